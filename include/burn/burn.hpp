@@ -1,0 +1,13 @@
+// burn-cpp: the umbrella header.
+#pragma once
+
+#include <burn/config.hpp>
+#include <burn/activation.hpp>
+#include <burn/device.hpp>
+#include <burn/dtype.hpp>
+#include <burn/error.hpp>
+#include <burn/kind.hpp>
+#include <burn/module/ops.hpp>
+#include <burn/shape.hpp>
+#include <burn/tensor.hpp>
+#include <burn/tensor_data.hpp>

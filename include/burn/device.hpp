@@ -1,0 +1,400 @@
+// Device: a cheap value naming a compute resource, plus the autodiff context
+// that newly created tensors inherit. See API.md "Device".
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <future>
+#include <memory>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <variant>
+#include <vector>
+
+#include <burn/config.hpp>
+#include <burn/dtype.hpp>
+#include <burn/error.hpp>
+
+namespace burn {
+
+class TensorData;
+namespace detail {
+class DeviceRuntime;
+}
+
+/// An index for indexed backends (CUDA, ROCm): `DeviceIndex::Default` or an integer.
+class DeviceIndex {
+ public:
+  static const DeviceIndex Default;
+  DeviceIndex(int index);  // NOLINT: plain integers convert, as in the seed
+  bool is_default() const noexcept { return !value_; }
+  /// The index; 0 for Default.
+  std::size_t value() const noexcept { return value_.value_or(0); }
+  friend bool operator==(const DeviceIndex&, const DeviceIndex&) = default;
+
+ private:
+  DeviceIndex() = default;
+  std::optional<std::size_t> value_;
+};
+
+/// Which adapter a wgpu-family constructor selects.
+class DeviceKind {
+ public:
+  enum class Type : std::uint8_t { Default, DiscreteGpu, IntegratedGpu, VirtualGpu, Cpu, BestAvailable };
+  DeviceKind() = default;
+  static DeviceKind default_device() { return {}; }
+  static DeviceKind discrete_gpu(std::size_t i) { return {Type::DiscreteGpu, i}; }
+  static DeviceKind integrated_gpu(std::size_t i) { return {Type::IntegratedGpu, i}; }
+  static DeviceKind virtual_gpu(std::size_t i) { return {Type::VirtualGpu, i}; }
+  static DeviceKind cpu() { return {Type::Cpu, 0}; }
+  static DeviceKind best_available() { return {Type::BestAvailable, 0}; }
+  Type type() const noexcept { return type_; }
+  std::size_t index() const noexcept { return index_; }
+  friend bool operator==(const DeviceKind&, const DeviceKind&) = default;
+
+ private:
+  DeviceKind(Type t, std::size_t i) : type_(t), index_(i) {}
+  Type type_ = Type::Default;
+  std::size_t index_ = 0;
+};
+
+/// Where a remote server listens ("host:port").
+struct RemoteHost {
+  std::string address;
+  friend bool operator==(const RemoteHost&, const RemoteHost&) = default;
+};
+
+class DeviceFilter;
+
+/// A family of devices, for enumeration and for naming a backend.
+class DeviceType {
+ public:
+  enum class Kind : std::uint8_t { Cuda, Rocm, Metal, Vulkan, WebGpu, Wgpu, Cpu, LibTorch, Flex, Remote, NdArray, Capture };
+  static const DeviceType Cuda, Rocm, Metal, Vulkan, WebGpu, Wgpu, Cpu, LibTorch, Flex, NdArray, Capture;
+  static DeviceType remote(RemoteHost host) { return DeviceType(Kind::Remote, std::move(host)); }
+
+  constexpr explicit DeviceType(Kind k) : kind_(k) {}
+  Kind kind() const noexcept { return kind_; }
+  const std::optional<RemoteHost>& host() const noexcept { return host_; }
+  /// "flex", "ndarray", "cuda", ... (the prefix of Device::to_string()).
+  std::string_view name() const noexcept;
+  friend bool operator==(const DeviceType&, const DeviceType&) = default;
+
+ private:
+  DeviceType(Kind k, RemoteHost h) : kind_(k), host_(std::move(h)) {}
+  Kind kind_;
+  std::optional<RemoteHost> host_;
+};
+
+/// A set of device types; `DeviceFilter{}.with(DeviceType::Flex)` or `a | b`.
+class DeviceFilter {
+ public:
+  DeviceFilter() = default;
+  DeviceFilter(DeviceType t) { types_.push_back(std::move(t)); }  // NOLINT
+  DeviceFilter with(DeviceType t) const {
+    DeviceFilter f = *this;
+    f.types_.push_back(std::move(t));
+    return f;
+  }
+  const std::vector<DeviceType>& types() const noexcept { return types_; }
+  friend DeviceFilter operator|(DeviceFilter a, DeviceType b) { return a.with(std::move(b)); }
+
+ private:
+  std::vector<DeviceType> types_;
+};
+inline DeviceFilter operator|(DeviceType a, DeviceType b) { return DeviceFilter(std::move(a)).with(std::move(b)); }
+
+/// The backend's default dtypes for tensors created without an explicit one.
+struct DeviceSettings {
+  FloatDType float_dtype = FloatDType::F32;
+  IntDType int_dtype = IntDType::I64;
+  BoolDType bool_dtype = BoolDType::Bool;
+  friend bool operator==(const DeviceSettings&, const DeviceSettings&) = default;
+};
+
+/// What `Device::configure` changes; unset fields keep the backend default.
+class DeviceConfig {
+ public:
+  DeviceConfig() = default;
+  DeviceConfig(FloatDType f, IntDType i) : float_(f), int_(i) {}
+  DeviceConfig float_dtype(FloatDType d) const { auto c = *this; c.float_ = d; return c; }
+  DeviceConfig int_dtype(IntDType d) const { auto c = *this; c.int_ = d; return c; }
+  DeviceConfig bool_dtype(BoolDType d) const { auto c = *this; c.bool_ = d; return c; }
+  std::optional<FloatDType> float_dtype() const { return float_; }
+  std::optional<IntDType> int_dtype() const { return int_; }
+  std::optional<BoolDType> bool_dtype() const { return bool_; }
+
+ private:
+  std::optional<FloatDType> float_;
+  std::optional<IntDType> int_;
+  std::optional<BoolDType> bool_;
+};
+
+enum class GradientCheckpointingStrategy : std::uint8_t { Balanced };
+
+/// One reading of a device allocator (see Device::memory_pool_usage).
+struct MemoryPoolUsage {
+  std::uint64_t number_allocs = 0;   ///< live allocations
+  std::uint64_t bytes_in_use = 0;    ///< bytes they use, excluding padding
+  std::uint64_t bytes_padding = 0;   ///< bytes of padding inside them
+  std::uint64_t bytes_reserved = 0;  ///< in use + cached for reuse
+};
+
+/// One pool's state (see Device::memory_pool_report).
+struct SlicedPoolReport {
+  std::uint64_t page_size = 0;      ///< 0 for a direct pool
+  std::uint64_t pages = 0;          ///< pages (direct pool: live allocations) held now
+  std::uint64_t pages_peak = 0;     ///< most ever held at once
+  std::uint64_t largest_alloc = 0;  ///< largest single request served, in bytes
+};
+
+/// A resolved measurement of a profile window.
+class ProfileTicks {
+ public:
+  explicit ProfileTicks(std::chrono::nanoseconds d) : d_(d) {}
+  std::chrono::nanoseconds duration() const noexcept { return d_; }
+
+ private:
+  std::chrono::nanoseconds d_;
+};
+
+/// The measurement of a profile window; resolve it once the run is over.
+class ProfileDuration {
+ public:
+  explicit ProfileDuration(std::shared_future<std::optional<ProfileTicks>> f) : f_(std::move(f)) {}
+  std::future<std::optional<ProfileTicks>> resolve() const;
+
+ private:
+  std::shared_future<std::optional<ProfileTicks>> f_;
+};
+
+struct ProfileOptions {
+  bool flush_queue = false;
+  /// Flush the device's queue before closing the window, so lazy work falls in.
+  ProfileOptions& flush(bool f) { flush_queue = f; return *this; }
+};
+
+/// A PCI address "dddd:bb:dd.f".
+struct PciAddress {
+  std::uint32_t domain = 0;
+  std::uint8_t bus = 0, device = 0, function = 0;
+  std::string to_string() const;
+  friend bool operator==(const PciAddress&, const PciAddress&) = default;
+};
+
+/// Which physical card or processor a device computes on.
+struct PhysicalIdentity {
+  std::optional<PciAddress> pci_address;
+  std::optional<std::uint64_t> luid;
+  /// Set when neither PCI address nor LUID is known ("host-cpu" for the CPU).
+  std::string label;
+  friend bool operator==(const PhysicalIdentity&, const PhysicalIdentity&) = default;
+};
+
+class Device;
+
+/// One card (or the host CPU) with every device that computes on it.
+struct PhysicalDevice {
+  std::string name;
+  PhysicalIdentity physical;
+  std::vector<Device> devices;
+};
+
+/// The backend-level device value: which backend and which instance.
+struct DispatchDevice {
+  DeviceType type;
+  std::size_t index = 0;
+  friend bool operator==(const DispatchDevice&, const DispatchDevice&) = default;
+};
+
+class Devices;
+
+class Device {
+ public:
+  /// The default device: BURN_DEVICE if set, else the first enabled backend
+  /// with a device on this machine (CUDA, Metal, ROCm, Vulkan, WebGPU, wgpu,
+  /// CPU, LibTorch, Flex, Remote, NdArray). Throws ConfigurationError when the
+  /// build has no execution backend.
+  Device();
+  explicit Device(DispatchDevice d);
+
+#if BURN_HAS_FLEX
+  /// Eager, optimised CPU backend.
+  static Device flex();
+#endif
+#if BURN_HAS_NDARRAY
+  /// Simple reference CPU backend (the oracle the tests compare with).
+  static Device ndarray();
+#endif
+#if BURN_HAS_CPU
+  static Device cpu();
+#endif
+#if BURN_HAS_CUDA
+  static Device cuda(DeviceIndex index = DeviceIndex::Default);
+#endif
+#if BURN_HAS_ROCM
+  static Device rocm(DeviceIndex index = DeviceIndex::Default);
+#endif
+#if BURN_HAS_LIBTORCH
+  static Device libtorch();
+  static Device libtorch_cuda(DeviceIndex index = DeviceIndex::Default);
+  static Device libtorch_mps();
+  static Device libtorch_vulkan();
+#endif
+#if BURN_HAS_WGPU
+  static Device wgpu(DeviceKind kind = {});
+#endif
+#if BURN_HAS_VULKAN
+  static Device vulkan(DeviceKind kind = {});
+#endif
+#if BURN_HAS_METAL
+  static Device metal(DeviceKind kind = {});
+#endif
+#if BURN_HAS_WEBGPU
+  static Device webgpu(DeviceKind kind = {});
+#endif
+#if BURN_HAS_CAPTURE
+  static Device capture();
+#endif
+
+  /// Parses "flex", "flex:0", "ndarray", "cuda:1"...; throws DeviceError if
+  /// the backend is not in this build or has no such device.
+  static Device parse(std::string_view text);
+
+  // ---- autodiff context -------------------------------------------------------
+#if BURN_HAS_AUTODIFF
+  /// A device whose new tensors have autodiff enabled (idempotent).
+  Device autodiff() const;
+  /// autodiff() with Balanced gradient checkpointing; throws burn::Error if
+  /// autodiff is not enabled on this device.
+  Device gradient_checkpointing() const;
+#endif
+  Device without_autodiff() const;
+  Device inner() const { return without_autodiff(); }
+  bool is_autodiff() const noexcept { return autodiff_; }
+  std::optional<GradientCheckpointingStrategy> gradient_checkpointing_strategy() const noexcept {
+    return checkpointing_;
+  }
+
+  // ---- execution ------------------------------------------------------------------
+  void seed(std::uint64_t seed) const;
+  void sync() const;
+  void flush() const;
+  bool supports_dtype(DType dtype) const;
+  bool supports_dtype(FloatDType d) const { return supports_dtype(to_dtype(d)); }
+  bool supports_dtype(IntDType d) const { return supports_dtype(to_dtype(d)); }
+  bool supports_dtype(BoolDType d) const { return supports_dtype(to_dtype(d)); }
+
+  template <class F>
+  auto profile(F&& f) const {
+    return profile_with(ProfileOptions{}, std::forward<F>(f));
+  }
+  /// Runs f and measures the device time it used. Returns {f's result (or
+  /// std::monostate for void), duration}.
+  template <class F>
+  auto profile_with(ProfileOptions options, F&& f) const {
+    using R = std::invoke_result_t<F>;
+    auto window = profile_begin(options);
+    if constexpr (std::is_void_v<R>) {
+      std::forward<F>(f)();
+      return std::pair<std::monostate, ProfileDuration>{std::monostate{}, profile_end(window, options)};
+    } else {
+      R out = std::forward<F>(f)();
+      return std::pair<R, ProfileDuration>{std::move(out), profile_end(window, options)};
+    }
+  }
+
+  // ---- memory -------------------------------------------------------------------------
+  void memory_cleanup() const;
+  std::optional<std::vector<SlicedPoolReport>> memory_pool_report() const;
+  std::optional<MemoryPoolUsage> memory_pool_usage() const;
+  /// Runs f(input) with allocations marked persistent: they are never returned
+  /// to the system by memory_cleanup (weights that live for the whole run).
+  template <class I, class F>
+  auto memory_persistent_allocations(I input, F f) const {
+    PersistentScope scope(*this);
+    return f(std::move(input));
+  }
+  /// Prepares host data for transfer to this device (pinned or aligned memory).
+  template <class R>
+  void staging(R&& data) const {
+    for (TensorData* d : data) stage(*d);
+  }
+
+  // ---- settings ---------------------------------------------------------------------------
+  DeviceSettings settings() const;
+  /// Throws DeviceError (UnsupportedDType or AlreadyInitialized).
+  void configure(const DeviceConfig& config);
+
+  // ---- enumeration ---------------------------------------------------------------------------
+  static Devices enumerate(const DeviceFilter& filter);
+  static std::vector<PhysicalDevice> enumerate_physical();
+  PhysicalIdentity identity() const;
+
+  // ---- identity ------------------------------------------------------------------------------
+  const DispatchDevice& as_dispatch() const noexcept { return dispatch_; }
+  DeviceType type() const noexcept { return dispatch_.type; }
+  std::size_t index() const noexcept { return dispatch_.index; }
+  /// "flex:0", "cuda:1", ...
+  std::string to_string() const;
+  /// Equal when both name the same compute resource (autodiff is ignored).
+  friend bool operator==(const Device& a, const Device& b) noexcept { return a.dispatch_ == b.dispatch_; }
+
+  /// Internal: the backend state this device names.
+  detail::DeviceRuntime& runtime() const;
+
+ private:
+  struct ProfileWindow {
+    std::chrono::steady_clock::time_point start;
+    std::uint64_t ops_before = 0;
+  };
+  class PersistentScope {
+   public:
+    explicit PersistentScope(const Device& d);
+    ~PersistentScope();
+    PersistentScope(const PersistentScope&) = delete;
+    PersistentScope& operator=(const PersistentScope&) = delete;
+
+   private:
+    const Device& device_;
+  };
+  ProfileWindow profile_begin(const ProfileOptions& o) const;
+  ProfileDuration profile_end(const ProfileWindow& w, const ProfileOptions& o) const;
+  void stage(TensorData& data) const;
+
+  DispatchDevice dispatch_{DeviceType::Flex, 0};
+  std::shared_ptr<detail::DeviceRuntime> runtime_;
+  bool autodiff_ = false;
+  std::optional<GradientCheckpointingStrategy> checkpointing_;
+};
+
+std::ostream& operator<<(std::ostream& os, const Device& d);
+
+/// The result of Device::enumerate: iterable, convertible to a vector.
+class Devices {
+ public:
+  Devices() = default;
+  explicit Devices(std::vector<Device> d) : devices_(std::move(d)) {}
+  auto begin() const { return devices_.begin(); }
+  auto end() const { return devices_.end(); }
+  std::size_t size() const noexcept { return devices_.size(); }
+  bool empty() const noexcept { return devices_.empty(); }
+  std::vector<Device> into_vec() && { return std::move(devices_); }
+  std::vector<Device> into_vec() const& { return devices_; }
+
+ private:
+  std::vector<Device> devices_;
+};
+
+}  // namespace burn
+
+template <>
+struct std::hash<burn::Device> {
+  std::size_t operator()(const burn::Device& d) const noexcept {
+    return std::hash<int>{}(static_cast<int>(d.type().kind())) * 31u + d.index();
+  }
+};

@@ -1,0 +1,200 @@
+// The operation IR: every primitive operation described once, as a value.
+//
+// Backends implement kernels for these values; decorators (autodiff, fusion,
+// remote, capture) consume the same values instead of forwarding hundreds of
+// virtual methods. Composite operations (softmax, gelu, var, linear, ...) are
+// written once in terms of these primitives in src/tensor/.
+//
+// Conventions shared by every op:
+// - Inputs are tensors on one device; outputs are described by
+//   `ir::infer_outputs` (shape and dtype), which also validates the inputs and
+//   throws `[op] ...` errors, so backends can assume valid inputs.
+// - Dimensions are already normalised (non-negative, in range).
+// - Reductions keep the reduced dimension with size 1.
+// - Elementwise ops broadcast numpy-style (shapes are right-aligned; inputs
+//   always have equal rank after the tensor layer's rank check).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include <burn/dtype.hpp>
+#include <burn/scalar.hpp>
+#include <burn/shape.hpp>
+
+namespace burn::ir {
+
+// ---- creation (no inputs) -----------------------------------------------------------------
+/// Every element set to `value`.
+struct Full { Shape shape; Scalar value; DType dtype; };
+/// start, start+step, ... (< end for step > 0, > end for step < 0).
+struct Arange { std::int64_t start; std::int64_t end; std::int64_t step; DType dtype; };
+enum class DistributionKind : std::uint8_t { Default, Uniform, Normal, Bernoulli };
+/// Default = uniform [0, 1); Uniform [a, b); Normal(mean a, std b); Bernoulli(p a).
+struct Random { Shape shape; DistributionKind dist; double a; double b; DType dtype; };
+
+// ---- elementwise ---------------------------------------------------------------------------
+enum class UnaryOp : std::uint8_t {
+  // float and int
+  Neg, Abs, Sign,
+  // float only
+  Recip, Exp, Log, Log1p, Expm1, Sqrt, Rsqrt, Sin, Cos, Tan, Asin, Acos, Atan, Sinh, Cosh, Tanh,
+  Asinh, Acosh, Atanh, Erf, Round, Floor, Ceil, Trunc,
+  IsNan, IsInf,  // -> Bool
+  // bool only
+  LogicalNot,
+  // int only
+  BitNot,
+};
+/// One input; output has the input's shape and dtype (IsNan/IsInf: Bool).
+/// Round is half-to-even, as in Burn and PyTorch.
+struct Unary { UnaryOp op; };
+
+enum class BinaryOp : std::uint8_t {
+  // numeric (float and int); Rem takes the divisor's sign (Python/PyTorch `remainder`)
+  Add, Sub, Mul, Div, Rem, Pow, Max, Min,
+  // float only
+  Atan2,
+  // int only
+  BitAnd, BitOr, BitXor, Shl, Shr,
+  // bool only
+  LogicalAnd, LogicalOr, LogicalXor,
+  // comparisons (any dtype) -> Bool
+  Equal, NotEqual, Greater, GreaterEqual, Less, LessEqual,
+};
+/// Two inputs broadcast together, or one input and `scalar` as the right-hand
+/// side. Output dtype: the inputs' (comparisons: Bool). Int Div truncates
+/// toward zero, int Pow with a negative exponent follows C integer rules.
+struct Binary { BinaryOp op; std::optional<Scalar> scalar; };
+
+/// Elementwise clamp to [min, max] (either bound optional).
+struct Clamp { std::optional<Scalar> min; std::optional<Scalar> max; };
+/// Converts to another dtype (float -> int truncates toward zero; -> Bool is != 0).
+struct Cast { DType dtype; };
+
+// ---- linear algebra ------------------------------------------------------------------------------
+/// [..., m, k] x [..., k, n] -> [..., m, n]; batch dims broadcast.
+struct Matmul {};
+
+// ---- reductions ------------------------------------------------------------------------------------
+enum class ReduceOp : std::uint8_t { Sum, Prod, Mean, Max, Min, ArgMax, ArgMin, Any, All };
+/// Reduces `dim`, keeping it with size 1. ArgMax/ArgMin -> the int dtype in
+/// `index_dtype`, first occurrence on ties; Any/All -> Bool. Mean on ints
+/// truncates. Reducing an empty dim: Sum 0, Prod 1, Any false, All true,
+/// float Mean NaN; Max/Min/Arg* (and int Mean) of an empty dim is an error
+/// raised by infer_outputs.
+struct Reduce { ReduceOp op; std::size_t dim; DType index_dtype = DType::I64; };
+
+enum class CumulativeOp : std::uint8_t { Sum, Prod, Max, Min };
+/// Inclusive scan along `dim`; same shape and dtype.
+struct Cumulative { CumulativeOp op; std::size_t dim; };
+
+/// Stable sort along `dim`. Outputs: values, indices (index_dtype).
+/// NaN sorts as the largest value.
+struct Sort { std::size_t dim; bool descending; DType index_dtype = DType::I64; };
+
+// ---- layout ----------------------------------------------------------------------------------------
+/// Same elements in row-major order, new shape (already resolved, no -1).
+struct Reshape { Shape shape; };
+/// Output dim i = input dim axes[i].
+struct Permute { std::vector<std::size_t> axes; };
+/// Broadcast size-1 dims to `shape` (same rank).
+struct Expand { Shape shape; };
+/// Reverses the listed dims.
+struct Flip { std::vector<std::size_t> axes; };
+/// One range per dim, normalised: 0 <= start, indices start + k*step for
+/// k < len (step may be negative: then start is the first index, counting down).
+struct SliceRange { std::size_t start; std::size_t len; std::int64_t step; };
+struct Slice { std::vector<SliceRange> ranges; };
+/// Inputs: tensor, values (shape = the slice's). Output: tensor with the slice replaced.
+struct SliceAssign { std::vector<SliceRange> ranges; };
+/// Concatenates every input along `dim`.
+struct Cat { std::size_t dim; };
+/// Sliding windows: dim `dim` becomes (size_dim - size)/step + 1 and a new last
+/// dim of length `size` is appended (PyTorch's Tensor.unfold).
+struct Unfold { std::size_t dim; std::size_t size; std::size_t step; };
+
+// ---- indexing ----------------------------------------------------------------------------------------
+/// Inputs: tensor, indices (int, same rank). out[i][j] = t[idx[i][j]][j] for dim 0.
+struct Gather { std::size_t dim; };
+enum class IndexReduce : std::uint8_t { Assign, Add };
+/// Inputs: tensor, indices, values (indices and values same shape).
+/// Writes values at the indexed positions of a copy of tensor (Add accumulates).
+struct Scatter { std::size_t dim; IndexReduce reduce; };
+/// Inputs: tensor, indices (1-D int). Picks entries of `dim`.
+struct Select { std::size_t dim; };
+/// Inputs: tensor, indices (1-D), values. Writes (or adds) values' slices to the
+/// indexed entries of `dim`.
+struct SelectAssign { std::size_t dim; IndexReduce reduce; };
+/// Inputs: tensor, mask (Bool), source. Where mask, take source (broadcast).
+struct MaskWhere {};
+/// Inputs: tensor, mask (Bool). Where mask, write `value`.
+struct MaskFill { Scalar value; };
+
+// ---- module operations (N spatial dims, channels-first) -------------------------------------------
+/// Inputs: x [N, C_in, *spatial], weight [C_out, C_in/groups, *kernel], optional bias [C_out].
+struct Conv {
+  std::vector<std::size_t> stride, padding, dilation;
+  std::size_t groups = 1;
+  bool has_bias = false;
+};
+/// Inputs: x [N, C_in, *spatial], weight [C_in, C_out/groups, *kernel], optional bias.
+struct ConvTranspose {
+  std::vector<std::size_t> stride, padding, padding_out, dilation;
+  std::size_t groups = 1;
+  bool has_bias = false;
+};
+/// Outputs: values and, when with_indices, flat indices into each input
+/// channel's spatial volume (index_dtype), as PyTorch returns them.
+struct MaxPool {
+  std::vector<std::size_t> kernel, stride, padding, dilation;
+  bool ceil_mode = false;
+  bool with_indices = false;
+  DType index_dtype = DType::I64;
+};
+struct AvgPool {
+  std::vector<std::size_t> kernel, stride, padding;
+  bool count_include_pad = true;
+  bool ceil_mode = false;
+};
+struct AdaptiveAvgPool { std::vector<std::size_t> output_size; };
+enum class InterpolateMode : std::uint8_t { Nearest, Bilinear, Bicubic };
+/// Input [N, C, H, W] (2 spatial dims; 1-D callers add a unit dim).
+/// Nearest uses floor(dst * in / out) (PyTorch "nearest"); bilinear and bicubic
+/// (A = -0.75, clamped borders) follow PyTorch with and without align_corners.
+struct Interpolate { std::vector<std::size_t> output_size; InterpolateMode mode; bool align_corners; };
+
+using Op = std::variant<Full, Arange, Random, Unary, Binary, Clamp, Cast, Matmul, Reduce, Cumulative,
+                        Sort, Reshape, Permute, Expand, Flip, Slice, SliceAssign, Cat, Unfold, Gather,
+                        Scatter, Select, SelectAssign, MaskWhere, MaskFill, Conv, ConvTranspose, MaxPool,
+                        AvgPool, AdaptiveAvgPool, Interpolate>;
+
+/// "add", "exp", "matmul", "sum_dim", "conv2d", ... (used in error messages).
+std::string_view op_name(const Op& op);
+std::string_view unary_name(UnaryOp op);
+std::string_view binary_name(BinaryOp op);
+std::string_view reduce_name(ReduceOp op);
+
+/// Whether recomputing this op is cheaper than storing its output
+/// (gradient checkpointing's Balanced strategy).
+bool is_memory_bound(const Op& op);
+
+/// An input or output's description.
+struct TensorSpec {
+  Shape shape;
+  DType dtype;
+  friend bool operator==(const TensorSpec&, const TensorSpec&) = default;
+};
+
+/// Validates `inputs` for `op` and returns the outputs' shapes and dtypes.
+/// Throws burn::Error "[op] ..." for invalid inputs.
+std::vector<TensorSpec> infer_outputs(const Op& op, const std::vector<TensorSpec>& inputs);
+
+/// Numpy-style broadcast of two equal-rank shapes; throws "[op] ..." if they
+/// are incompatible.
+Shape broadcast_shapes(std::string_view op, const Shape& a, const Shape& b);
+
+}  // namespace burn::ir

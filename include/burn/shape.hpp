@@ -1,0 +1,47 @@
+// Shape: the extent of each dimension.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <initializer_list>
+#include <ostream>
+#include <string>
+#include <vector>
+
+namespace burn {
+
+class Shape {
+ public:
+  Shape() = default;
+  Shape(std::initializer_list<std::size_t> dims) : dims_(dims) {}
+  explicit Shape(std::vector<std::size_t> dims) : dims_(std::move(dims)) {}
+  template <std::size_t D>
+  Shape(const std::array<std::size_t, D>& dims) : dims_(dims.begin(), dims.end()) {}
+
+  std::size_t rank() const noexcept { return dims_.size(); }
+  std::size_t num_elements() const noexcept {
+    std::size_t n = 1;
+    for (auto d : dims_) n *= d;
+    return n;
+  }
+  std::size_t operator[](std::size_t i) const { return dims_.at(i); }
+  std::size_t& operator[](std::size_t i) { return dims_.at(i); }
+  const std::vector<std::size_t>& dims() const noexcept { return dims_; }
+  std::vector<std::size_t>& dims() noexcept { return dims_; }
+  auto begin() const noexcept { return dims_.begin(); }
+  auto end() const noexcept { return dims_.end(); }
+
+  /// Row-major (C order) strides in elements.
+  std::vector<std::size_t> contiguous_strides() const;
+  /// "[2, 3]"
+  std::string to_string() const;
+
+  friend bool operator==(const Shape&, const Shape&) = default;
+
+ private:
+  std::vector<std::size_t> dims_;
+};
+
+std::ostream& operator<<(std::ostream& os, const Shape& s);
+
+}  // namespace burn

@@ -1,0 +1,124 @@
+#include "backends/cpu_common/allocator.hpp"
+
+#include <cstdlib>
+#include <fmt/format.h>
+
+#include <burn/error.hpp>
+
+namespace burn::cpu {
+
+Allocator::Allocator(bool caching, std::size_t cache_limit_bytes)
+    : caching_(caching), cache_limit_(cache_limit_bytes) {}
+
+Allocator::~Allocator() {
+  for (auto& [size, p] : cache_) std::free(p);
+  for (auto& [size, p] : persistent_cache_) std::free(p);
+}
+
+std::size_t Allocator::bucket_size(std::size_t bytes) {
+  if (bytes <= kAlignment) return kAlignment;
+  // Powers of two up to 1 MiB keep small-tensor reuse high; above that,
+  // multiples of 1 MiB bound the padding to < 1 MiB per block.
+  constexpr std::size_t kMiB = std::size_t(1) << 20;
+  if (bytes <= kMiB) {
+    std::size_t b = kAlignment;
+    while (b < bytes) b <<= 1;
+    return b;
+  }
+  return (bytes + kMiB - 1) / kMiB * kMiB;
+}
+
+Allocator::Block Allocator::allocate(std::size_t bytes) {
+  Block block;
+  block.requested = bytes;
+  if (bytes == 0) return block;
+  const std::size_t capacity = caching_ ? bucket_size(bytes) : (bytes + kAlignment - 1) / kAlignment * kAlignment;
+  std::lock_guard lock(mutex_);
+  block.persistent = persistent_mode_;
+  auto& cache = block.persistent ? persistent_cache_ : cache_;
+  if (auto it = cache.find(capacity); it != cache.end()) {
+    block.data = it->second;
+    cache.erase(it);
+    (block.persistent ? persistent_cached_bytes_ : cached_bytes_) -= capacity;
+  } else {
+    block.data = static_cast<std::byte*>(std::aligned_alloc(kAlignment, capacity));
+    if (!block.data && cached_bytes_ > 0) {  // retry after giving the cache back
+      release_until_(0);
+      block.data = static_cast<std::byte*>(std::aligned_alloc(kAlignment, capacity));
+    }
+    if (!block.data)
+      throw Error("allocate", fmt::format("out of host memory allocating {} bytes; free tensors or call "
+                                          "Device::memory_cleanup()",
+                                          capacity));
+  }
+  block.capacity = capacity;
+  ++live_allocs_;
+  bytes_in_use_ += bytes;
+  bytes_padding_ += capacity - bytes;
+  live_capacity_ += capacity;
+  auto& stats = block.persistent ? persistent_ : dynamic_;
+  stats.live += 1;
+  stats.peak = std::max(stats.peak, stats.live);
+  stats.largest = std::max<std::uint64_t>(stats.largest, bytes);
+  return block;
+}
+
+void Allocator::deallocate(const Block& block) {
+  if (!block.data) return;
+  std::lock_guard lock(mutex_);
+  --live_allocs_;
+  bytes_in_use_ -= block.requested;
+  bytes_padding_ -= block.capacity - block.requested;
+  live_capacity_ -= block.capacity;
+  (block.persistent ? persistent_ : dynamic_).live -= 1;
+  if (block.persistent) {
+    persistent_cache_.emplace(block.capacity, block.data);
+    persistent_cached_bytes_ += block.capacity;
+    return;
+  }
+  if (!caching_) {
+    std::free(block.data);
+    return;
+  }
+  cache_.emplace(block.capacity, block.data);
+  cached_bytes_ += block.capacity;
+  if (cached_bytes_ > cache_limit_) release_until_(cache_limit_ / 2);
+}
+
+void Allocator::release_until_(std::size_t limit) {
+  // Largest blocks first: they return the most memory for the fewest frees.
+  while (cached_bytes_ > limit && !cache_.empty()) {
+    auto it = std::prev(cache_.end());
+    cached_bytes_ -= it->first;
+    std::free(it->second);
+    cache_.erase(it);
+  }
+}
+
+void Allocator::cleanup() {
+  std::lock_guard lock(mutex_);
+  release_until_(0);
+}
+
+void Allocator::set_persistent(bool on) {
+  std::lock_guard lock(mutex_);
+  persistent_mode_ = on;
+}
+
+MemoryPoolUsage Allocator::usage() const {
+  std::lock_guard lock(mutex_);
+  return {live_allocs_, bytes_in_use_, bytes_padding_, live_capacity_ + cached_bytes_ + persistent_cached_bytes_};
+}
+
+std::vector<SlicedPoolReport> Allocator::report() const {
+  std::lock_guard lock(mutex_);
+  return {SlicedPoolReport{0, dynamic_.live, dynamic_.peak, dynamic_.largest},
+          SlicedPoolReport{0, persistent_.live, persistent_.peak, persistent_.largest}};
+}
+
+Buffer::Buffer(std::shared_ptr<Allocator> alloc, std::size_t bytes)
+    : alloc_(std::move(alloc)), block_(alloc_->allocate(bytes)) {}
+
+Buffer::~Buffer() { alloc_->deallocate(block_); }
+
+}  // namespace burn::cpu

@@ -1,0 +1,80 @@
+// A caching host allocator shared by the CPU backends: 64-byte aligned blocks
+// in size buckets, freed blocks kept for reuse up to a limit, reports for
+// Device::memory_pool_usage/memory_pool_report, and memory_cleanup.
+#pragma once
+
+#include <cstddef>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include <burn/device.hpp>
+
+namespace burn::cpu {
+
+class Allocator : public std::enable_shared_from_this<Allocator> {
+ public:
+  static constexpr std::size_t kAlignment = 64;
+
+  /// caching = false frees every block immediately (the reference backend).
+  explicit Allocator(bool caching, std::size_t cache_limit_bytes = std::size_t(1) << 30);
+  ~Allocator();
+  Allocator(const Allocator&) = delete;
+  Allocator& operator=(const Allocator&) = delete;
+
+  struct Block {
+    std::byte* data = nullptr;
+    std::size_t capacity = 0;
+    std::size_t requested = 0;
+    bool persistent = false;
+  };
+  /// Throws burn::Error when memory runs out.
+  Block allocate(std::size_t bytes);
+  void deallocate(const Block& block);
+
+  /// Frees every cached (unused) block except the persistent pool's.
+  void cleanup();
+  void set_persistent(bool on);
+
+  MemoryPoolUsage usage() const;
+  /// Pool 0: the dynamic cache; pool 1: persistent allocations.
+  std::vector<SlicedPoolReport> report() const;
+
+  /// The bucket a request is served from (rounded up for reuse).
+  static std::size_t bucket_size(std::size_t bytes);
+
+ private:
+  struct PoolStats {
+    std::uint64_t live = 0, peak = 0, largest = 0;
+  };
+  void release_until_(std::size_t limit);
+
+  const bool caching_;
+  const std::size_t cache_limit_;
+  mutable std::mutex mutex_;
+  std::multimap<std::size_t, std::byte*> cache_;             // capacity -> block
+  std::multimap<std::size_t, std::byte*> persistent_cache_;  // never released by cleanup
+  std::size_t cached_bytes_ = 0;
+  std::size_t persistent_cached_bytes_ = 0;
+  std::uint64_t live_allocs_ = 0, bytes_in_use_ = 0, bytes_padding_ = 0, live_capacity_ = 0;
+  PoolStats dynamic_, persistent_;
+  bool persistent_mode_ = false;
+};
+
+/// Owns one block; freed back to its allocator when the last view goes.
+class Buffer {
+ public:
+  Buffer(std::shared_ptr<Allocator> alloc, std::size_t bytes);
+  ~Buffer();
+  Buffer(const Buffer&) = delete;
+  Buffer& operator=(const Buffer&) = delete;
+  std::byte* data() const noexcept { return block_.data; }
+  std::size_t size() const noexcept { return block_.requested; }
+
+ private:
+  std::shared_ptr<Allocator> alloc_;
+  Allocator::Block block_;
+};
+
+}  // namespace burn::cpu

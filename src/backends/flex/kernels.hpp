@@ -1,0 +1,35 @@
+// Flex: the eager, optimised CPU backend. Views (reshape of contiguous data,
+// permute, expand, slice, flip, unfold) are zero-copy; kernels have
+// contiguous fast paths and run multi-threaded (OpenMP, the same pool oneDNN
+// uses) above a grain size. One overload of `kernel` per IR op; the backend
+// reports an op as supported exactly when its overload exists.
+#pragma once
+
+#include <span>
+#include <vector>
+
+#include <burn/backend/backend.hpp>
+
+#include "backends/cpu_common/cpu_tensor.hpp"
+
+namespace burn::flex {
+
+struct Context {
+  std::shared_ptr<cpu::Allocator> alloc;
+  cpu::CpuTensorPtr output(const ir::TensorSpec& spec) const { return cpu::CpuTensor::allocate(alloc, spec); }
+};
+
+using Inputs = std::span<const backend::Input>;
+using Outputs = std::span<const ir::TensorSpec>;
+using Result = std::vector<backend::PrimitivePtr>;
+
+/// Elements per thread below which a loop stays serial.
+inline constexpr std::size_t kGrainSize = 1 << 15;
+
+// creation.cpp
+Result kernel(const Context&, const ir::Full&, Inputs, Outputs);
+Result kernel(const Context&, const ir::Arange&, Inputs, Outputs);
+
+}  // namespace burn::flex
+
+#include "backends/flex/module_kernels.hpp"

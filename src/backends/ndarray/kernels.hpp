@@ -1,0 +1,35 @@
+// The reference backend's kernels: simple loops over strided element offsets,
+// computing in double (floats) or the integer type itself, written for
+// obvious correctness, not speed. One overload of `kernel` per IR op; the
+// backend reports an op as supported exactly when its overload exists.
+#pragma once
+
+#include <span>
+#include <vector>
+
+#include <burn/backend/backend.hpp>
+
+#include "backends/cpu_common/cpu_tensor.hpp"
+
+namespace burn::ndarray {
+
+struct Context {
+  std::shared_ptr<cpu::Allocator> alloc;
+  /// Fresh row-major output.
+  cpu::CpuTensorPtr output(const ir::TensorSpec& spec) const { return cpu::CpuTensor::allocate(alloc, spec); }
+};
+
+using Inputs = std::span<const backend::Input>;
+using Outputs = std::span<const ir::TensorSpec>;
+using Result = std::vector<backend::PrimitivePtr>;
+
+// creation.cpp
+Result kernel(const Context&, const ir::Full&, Inputs, Outputs);
+Result kernel(const Context&, const ir::Arange&, Inputs, Outputs);
+Result kernel(const Context&, const ir::Cast&, Inputs, Outputs);
+// layout.cpp
+Result kernel(const Context&, const ir::Reshape&, Inputs, Outputs);
+
+}  // namespace burn::ndarray
+
+#include "backends/ndarray/module_kernels.hpp"
