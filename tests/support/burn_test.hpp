@@ -1,0 +1,115 @@
+// Shared helpers for the test suites: the devices and dtypes each case runs
+// on (DESIGN.md "Testing": every enabled device x every dtype the op accepts).
+#pragma once
+
+#include <burn/burn.hpp>
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+namespace burn::testing {
+
+/// Every execution device compiled into this build.
+inline std::vector<Device> all_devices() {
+  std::vector<Device> out;
+#if BURN_HAS_NDARRAY
+  out.push_back(Device::ndarray());
+#endif
+#if BURN_HAS_FLEX
+  out.push_back(Device::flex());
+#endif
+  return out;
+}
+
+/// The reference device other backends are compared with.
+inline Device reference_device() {
+#if BURN_HAS_NDARRAY
+  return Device::ndarray();
+#else
+  return Device();
+#endif
+}
+
+inline const std::vector<DType>& float_dtypes() {
+  static const std::vector<DType> d{DType::F32, DType::F64, DType::F16, DType::BF16};
+  return d;
+}
+inline const std::vector<DType>& int_dtypes() {
+  static const std::vector<DType> d{DType::I64, DType::I32, DType::I16, DType::I8,
+                                    DType::U64, DType::U32, DType::U16, DType::U8};
+  return d;
+}
+inline const std::vector<DType>& signed_int_dtypes() {
+  static const std::vector<DType> d{DType::I64, DType::I32, DType::I16, DType::I8};
+  return d;
+}
+
+/// One test parameter: a device and a dtype.
+struct DeviceDType {
+  Device device;
+  DType dtype;
+};
+
+inline std::vector<DeviceDType> combos(const std::vector<DType>& dtypes) {
+  std::vector<DeviceDType> out;
+  for (const auto& d : all_devices())
+    for (auto t : dtypes) out.push_back({d, t});
+  return out;
+}
+
+/// gtest parameter name: "ndarray_f32".
+inline std::string combo_name(const ::testing::TestParamInfo<DeviceDType>& info) {
+  return std::string(info.param.device.type().name()) + "_" + std::string(dtype_name(info.param.dtype));
+}
+
+/// Host data of `dtype` from doubles (converted with the dtype's rounding).
+inline TensorData data_of(const std::vector<double>& values, Shape shape, DType dtype) {
+  return TensorData(values, std::move(shape)).convert(dtype);
+}
+
+/// A Float tensor of `dtype` on `device`.
+template <std::size_t D>
+Tensor<D> float_tensor(const std::vector<double>& values, Shape shape, const Device& device, DType dtype) {
+  return Tensor<D>::from_data(data_of(values, std::move(shape), dtype), {device, dtype});
+}
+/// An Int tensor of `dtype` on `device`.
+template <std::size_t D>
+Tensor<D, Int> int_tensor(const std::vector<std::int64_t>& values, Shape shape, const Device& device,
+                          DType dtype = DType::I64) {
+  return Tensor<D, Int>::from_data(TensorData(values, std::move(shape)).convert(dtype), {device, dtype});
+}
+template <std::size_t D>
+Tensor<D, Bool> bool_tensor(const std::vector<bool>& values, Shape shape, const Device& device) {
+  return Tensor<D, Bool>::from_data(TensorData(values, std::move(shape)), device);
+}
+
+/// Asserts `actual` matches expected doubles within the dtype's tolerance
+/// (exactly for int and bool dtypes).
+inline void expect_values(const TensorData& actual, const std::vector<double>& expected, Shape shape,
+                          Tolerance tol = {}) {
+  const TensorData want = TensorData(expected, std::move(shape));
+  if (is_float(actual.dtype())) {
+    const Tolerance t = (tol.relative == Tolerance{}.relative && tol.absolute == Tolerance{}.absolute)
+                            ? Tolerance::default_for(actual.dtype())
+                            : tol;
+    actual.assert_approx_eq(want, t);
+  } else {
+    actual.assert_eq(want.convert(actual.dtype()));
+  }
+}
+
+/// Runs `body` and expects a burn::Error whose message contains `fragment`.
+template <class F>
+void expect_error(F&& body, const std::string& fragment) {
+  try {
+    body();
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find(fragment), std::string::npos)
+        << "message \"" << e.what() << "\" lacks \"" << fragment << "\"";
+    return;
+  }
+  ADD_FAILURE() << "expected a burn::Error containing \"" << fragment << "\"";
+}
+
+}  // namespace burn::testing
