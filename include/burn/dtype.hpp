@@ -5,6 +5,8 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <limits>
+#include <type_traits>
 #include <ostream>
 #include <string_view>
 
@@ -158,6 +160,14 @@ inline To convert_element(From v) noexcept {
     return To(static_cast<float>(v));
   } else if constexpr (std::is_same_v<To, bool>) {
     return v != From(0);
+  } else if constexpr (std::is_integral_v<To> && std::is_floating_point_v<From>) {
+    // Float -> int is defined for every input (C++ leaves NaN and out-of-range
+    // values undefined): NaN becomes 0, out-of-range values saturate, the rest
+    // truncate toward zero. Every CPU backend casts through here.
+    if (v != v) return To(0);
+    if (v <= static_cast<From>(std::numeric_limits<To>::lowest())) return std::numeric_limits<To>::lowest();
+    if (v >= static_cast<From>(std::numeric_limits<To>::max())) return std::numeric_limits<To>::max();
+    return static_cast<To>(v);
   } else {
     return static_cast<To>(v);
   }
