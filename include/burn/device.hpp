@@ -18,6 +18,7 @@
 #include <burn/config.hpp>
 #include <burn/dtype.hpp>
 #include <burn/error.hpp>
+#include <burn/ir/op.hpp>
 
 namespace burn {
 
@@ -285,6 +286,9 @@ class Device {
   void sync() const;
   void flush() const;
   bool supports_dtype(DType dtype) const;
+  /// Whether this device's backend implements a primitive operation
+  /// (others throw "[op] not supported by the X backend").
+  bool supports_op(const ir::Op& op) const;
   bool supports_dtype(FloatDType d) const { return supports_dtype(to_dtype(d)); }
   bool supports_dtype(IntDType d) const { return supports_dtype(to_dtype(d)); }
   bool supports_dtype(BoolDType d) const { return supports_dtype(to_dtype(d)); }

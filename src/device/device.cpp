@@ -158,6 +158,7 @@ void Device::flush() const {
 }
 
 bool Device::supports_dtype(DType dtype) const { return runtime_->backend().supports_dtype(dtype); }
+bool Device::supports_op(const ir::Op& op) const { return runtime_->backend().supports_op(op); }
 
 Device::ProfileWindow Device::profile_begin(const ProfileOptions&) const {
   sync();  // work owed from before falls in the window, as on a device clock

@@ -1,5 +1,5 @@
 // Shape-changing ops: reshape, permute, flip, expand, (un)squeeze, cat, stack,
-// repeat, unfold. Slicing and splitting live in slicing.cpp.
+// repeat, unfold. Slicing and splitting live in slice.cpp.
 #include <fmt/ranges.h>
 
 #include <burn/detail/ops.hpp>

@@ -4,4 +4,16 @@
 
 namespace burn::ndarray {
 
+// matmul.cpp
+Result kernel(const Context&, const ir::Matmul&, Inputs, Outputs);
+// conv.cpp
+Result kernel(const Context&, const ir::Conv&, Inputs, Outputs);
+Result kernel(const Context&, const ir::ConvTranspose&, Inputs, Outputs);
+// pool.cpp
+Result kernel(const Context&, const ir::MaxPool&, Inputs, Outputs);
+Result kernel(const Context&, const ir::AvgPool&, Inputs, Outputs);
+Result kernel(const Context&, const ir::AdaptiveAvgPool&, Inputs, Outputs);
+// interpolate.cpp
+Result kernel(const Context&, const ir::Interpolate&, Inputs, Outputs);
+
 }  // namespace burn::ndarray
