@@ -482,6 +482,13 @@ std::vector<TensorSpec> infer_outputs(const Op& op_value, const std::vector<Tens
             Specs specs{{Shape(out), in[0].dtype}};
             if (p.with_indices) {
               expect_int(op, p.index_dtype);
+              std::size_t volume = 1;
+              for (std::size_t i = 0; i < n; ++i) volume *= in[0].shape[i + 2];
+              // Flat indices run up to volume - 1; a narrower dtype would wrap.
+              const std::size_t bits = dtype_size(p.index_dtype) * 8 - (is_signed_int(p.index_dtype) ? 1 : 0);
+              if (volume > 1 && bits < 64 && (volume - 1) >> bits)
+                fail(op, "index dtype {} cannot hold flat indices up to {}; use i64 or i32", dtype_name(p.index_dtype),
+                     volume - 1);
               specs.push_back({Shape(out), p.index_dtype});
             }
             return specs;
