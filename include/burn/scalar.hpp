@@ -25,7 +25,7 @@ class Scalar {
     } else if constexpr (std::is_floating_point_v<T>) {
       kind_ = Kind::Float;
       f_ = static_cast<double>(v);
-      i_ = static_cast<std::int64_t>(v);
+      i_ = convert_element<std::int64_t>(f_);  // NaN -> 0, saturating: never UB
     } else {
       kind_ = Kind::Int;
       i_ = static_cast<std::int64_t>(v);
@@ -44,7 +44,7 @@ class Scalar {
   template <class T>
   T as() const noexcept {
     if constexpr (std::is_same_v<T, bool>) return as_bool();
-    else if constexpr (std::is_integral_v<T>) return kind_ == Kind::Float ? static_cast<T>(f_) : static_cast<T>(i_);
+    else if constexpr (std::is_integral_v<T>) return kind_ == Kind::Float ? convert_element<T>(f_) : static_cast<T>(i_);
     else return convert_element<T>(f_);
   }
 
