@@ -27,8 +27,8 @@ std::vector<std::vector<std::int64_t>> nonzero_coords(const TensorRef& t) {
 }
 
 TensorRef int_tensor_on(const TensorRef& like, std::vector<std::int64_t> values, Shape shape) {
-  return from_data(TensorData(values, std::move(shape)), TensorCreationOptions(like->device, default_int_dtype(like)),
-                   TensorKind::Int);
+  // No explicit dtype: from_data converts to the device's default int dtype.
+  return from_data(TensorData(values, std::move(shape)), TensorCreationOptions(like->device), TensorKind::Int);
 }
 
 }  // namespace

@@ -1,5 +1,8 @@
 // Shape-changing ops: reshape, permute, flip, expand, (un)squeeze, cat, stack,
 // repeat, unfold. Slicing and splitting live in slice.cpp.
+#include <string>
+#include <variant>
+
 #include <fmt/ranges.h>
 
 #include <burn/detail/ops.hpp>
@@ -9,43 +12,49 @@
 namespace burn::detail {
 namespace {
 
-TensorRef reshape_to(const TensorRef& t, const Shape& shape) {
-  if (shape == shape_of(t)) return t;
-  return execute1(ir::Reshape{shape}, {t});
-}
-
-}  // namespace
-
-TensorRef reshape(const TensorRef& t, std::span<const std::int64_t> dims) {
-  const Shape& in = shape_of(t);
-  auto fail = [&](std::string_view why) {
-    throw Error("reshape", fmt::format("cannot reshape {} ({} elements) into [{}]: {}", in.to_string(),
-                                       in.num_elements(), fmt::join(dims, ", "), why));
-  };
+/// Resolves reshape dims to a shape, or returns why it cannot. `keep_zero`:
+/// Burn's rule that 0 keeps the input's size at that position.
+std::variant<Shape, std::string> resolve_reshape(const Shape& in, std::span<const std::int64_t> dims, bool keep_zero) {
   std::vector<std::size_t> out(dims.size());
   std::optional<std::size_t> inferred;
   std::size_t known = 1;
   for (std::size_t i = 0; i < dims.size(); ++i) {
     const std::int64_t d = dims[i];
     if (d == -1) {
-      if (inferred) fail("only one dim can be -1");
+      if (inferred) return std::string("only one dim can be -1");
       inferred = i;
       continue;
     }
-    if (d < -1) fail(fmt::format("dim {} is negative (only -1, meaning inferred, is allowed)", i));
-    // Burn: 0 keeps the input's size at that position; past the input's rank
-    // there is nothing to keep, so it is a literal empty dim.
-    out[i] = d == 0 && i < in.rank() ? in[i] : static_cast<std::size_t>(d);
+    if (d < -1) return fmt::format("dim {} is negative (only -1, meaning inferred, is allowed)", i);
+    // Past the input's rank there is nothing to keep: 0 is a literal empty dim.
+    out[i] = keep_zero && d == 0 && i < in.rank() ? in[i] : static_cast<std::size_t>(d);
     known *= out[i];
   }
   if (inferred) {
-    if (known == 0) fail("the -1 dim cannot be inferred when the other dims hold no elements");
-    if (in.num_elements() % known != 0) fail("the element count is not divisible by the other dims");
+    if (known == 0) return std::string("the -1 dim cannot be inferred when the other dims hold no elements");
+    if (in.num_elements() % known != 0) return std::string("the element count is not divisible by the other dims");
     out[*inferred] = in.num_elements() / known;
   } else if (known != in.num_elements()) {
-    fail("the element counts differ");
+    return std::string("the element counts differ");
   }
-  return reshape_to(t, Shape(std::move(out)));
+  return Shape(std::move(out));
+}
+
+}  // namespace
+
+TensorRef reshape(const TensorRef& t, std::span<const std::int64_t> dims) {
+  const Shape& in = shape_of(t);
+  auto resolved = resolve_reshape(in, dims, true);
+  // An empty input may also mean 0 literally (flatten of [3, 0] passes [0]);
+  // that reading is only tried where Burn's "keep" reading fails.
+  if (std::holds_alternative<std::string>(resolved) && in.num_elements() == 0) {
+    auto literal = resolve_reshape(in, dims, false);
+    if (std::holds_alternative<Shape>(literal)) resolved = std::move(literal);
+  }
+  if (auto* why = std::get_if<std::string>(&resolved))
+    throw Error("reshape", fmt::format("cannot reshape {} ({} elements) into [{}]: {}", in.to_string(),
+                                       in.num_elements(), fmt::join(dims, ", "), *why));
+  return reshape_exact(t, std::get<Shape>(std::move(resolved)));
 }
 
 TensorRef permute(const TensorRef& t, std::span<const std::int64_t> axes) {
@@ -106,7 +115,7 @@ TensorRef expand(const TensorRef& t, std::span<const std::int64_t> shape) {
       target[i] = static_cast<std::size_t>(shape[i]);
     }
   }
-  TensorRef r = reshape_to(t, Shape(padded));
+  TensorRef r = reshape_exact(t, Shape(padded));
   if (Shape(target) == shape_of(r)) return r;
   return execute1(ir::Expand{Shape(std::move(target))}, {r});
 }
@@ -115,7 +124,7 @@ TensorRef unsqueeze_dim(const TensorRef& t, std::int64_t dim) {
   const std::size_t d = normalize_insert_dim("unsqueeze_dim", dim, rank_of(t));
   std::vector<std::size_t> out = shape_of(t).dims();
   out.insert(out.begin() + static_cast<std::ptrdiff_t>(d), 1);
-  return reshape_to(t, Shape(std::move(out)));
+  return reshape_exact(t, Shape(std::move(out)));
 }
 
 TensorRef squeeze_dim(const TensorRef& t, std::int64_t dim) {
@@ -125,7 +134,7 @@ TensorRef squeeze_dim(const TensorRef& t, std::int64_t dim) {
                                        shape_of(t).to_string(), shape_of(t)[d]));
   std::vector<std::size_t> out = shape_of(t).dims();
   out.erase(out.begin() + static_cast<std::ptrdiff_t>(d));
-  return reshape_to(t, Shape(std::move(out)));
+  return reshape_exact(t, Shape(std::move(out)));
 }
 
 TensorRef cat(std::span<const TensorRef> tensors, std::int64_t dim) {
@@ -173,9 +182,9 @@ TensorRef repeat(const TensorRef& t, std::span<const std::size_t> sizes) {
     tiled_shape.insert(tiled_shape.end(), {sizes[i], in[i]});
     out_shape.push_back(sizes[i] * in[i]);
   }
-  TensorRef r = reshape_to(t, Shape(std::move(split_shape)));
+  TensorRef r = reshape_exact(t, Shape(std::move(split_shape)));
   r = execute1(ir::Expand{Shape(std::move(tiled_shape))}, {r});
-  return reshape_to(r, Shape(std::move(out_shape)));
+  return reshape_exact(r, Shape(std::move(out_shape)));
 }
 
 TensorRef unfold(const TensorRef& t, std::int64_t dim, std::size_t size, std::size_t step) {

@@ -45,9 +45,7 @@ TensorRef reduce_dim(ir::ReduceOp op, const TensorRef& t, std::int64_t dim) {
 }
 
 TensorRef reduce_all(ir::ReduceOp op, const TensorRef& t) {
-  const auto n = static_cast<std::int64_t>(shape_of(t).num_elements());
-  const std::int64_t flat[] = {n};
-  return reduce_normalized(op, reshape(t, flat), 0);
+  return reduce_normalized(op, reshape_exact(t, Shape{shape_of(t).num_elements()}), 0);
 }
 
 std::pair<TensorRef, TensorRef> var_mean_dim(const TensorRef& t, std::int64_t dim, std::size_t correction) {

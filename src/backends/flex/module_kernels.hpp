@@ -1,7 +1,24 @@
 // Kernels of the module operations (convolutions, pools, interpolation) and
-// matmul for the flex backend. Included by kernels.hpp.
+// matmul for the flex backend. Included by kernels.hpp. They use oneDNN
+// (dnnl_engine.hpp) where it supports the case exactly and fall back to
+// multi-threaded loops of their own elsewhere (f64, ints, layouts or modes
+// oneDNN lacks).
 #pragma once
 
 namespace burn::flex {
+
+// matmul.cpp
+Result kernel(const Context&, const ir::Matmul&, Inputs, Outputs);
+// conv.cpp
+Result kernel(const Context&, const ir::Conv&, Inputs, Outputs);
+// conv_transpose.cpp
+Result kernel(const Context&, const ir::ConvTranspose&, Inputs, Outputs);
+// max_pool.cpp
+Result kernel(const Context&, const ir::MaxPool&, Inputs, Outputs);
+// avg_pool.cpp
+Result kernel(const Context&, const ir::AvgPool&, Inputs, Outputs);
+Result kernel(const Context&, const ir::AdaptiveAvgPool&, Inputs, Outputs);
+// interpolate.cpp
+Result kernel(const Context&, const ir::Interpolate&, Inputs, Outputs);
 
 }  // namespace burn::flex

@@ -1,11 +1,13 @@
+// Creation ops and dtype casts.
 #include "backends/ndarray/kernels.hpp"
+#include "backends/ndarray/numeric.hpp"
 
 namespace burn::ndarray {
 
 Result kernel(const Context& ctx, const ir::Full& op, Inputs, Outputs out) {
   auto t = ctx.output(out[0]);
   visit_dtype(out[0].dtype, [&]<class T>() {
-    const T v = op.value.as<T>();
+    const T v = scalar_as<T>(op.value);
     T* p = t->data<T>();
     for (std::size_t i = 0; i < t->num_elements(); ++i) p[i] = v;
   });

@@ -27,8 +27,34 @@ using Result = std::vector<backend::PrimitivePtr>;
 Result kernel(const Context&, const ir::Full&, Inputs, Outputs);
 Result kernel(const Context&, const ir::Arange&, Inputs, Outputs);
 Result kernel(const Context&, const ir::Cast&, Inputs, Outputs);
+// unary.cpp
+Result kernel(const Context&, const ir::Unary&, Inputs, Outputs);
+Result kernel(const Context&, const ir::Clamp&, Inputs, Outputs);
+// binary.cpp
+Result kernel(const Context&, const ir::Binary&, Inputs, Outputs);
+// reduce.cpp
+Result kernel(const Context&, const ir::Reduce&, Inputs, Outputs);
+Result kernel(const Context&, const ir::Cumulative&, Inputs, Outputs);
+// sort.cpp
+Result kernel(const Context&, const ir::Sort&, Inputs, Outputs);
 // layout.cpp
 Result kernel(const Context&, const ir::Reshape&, Inputs, Outputs);
+Result kernel(const Context&, const ir::Permute&, Inputs, Outputs);
+Result kernel(const Context&, const ir::Expand&, Inputs, Outputs);
+Result kernel(const Context&, const ir::Flip&, Inputs, Outputs);
+Result kernel(const Context&, const ir::Unfold&, Inputs, Outputs);
+// slice.cpp
+Result kernel(const Context&, const ir::Slice&, Inputs, Outputs);
+Result kernel(const Context&, const ir::SliceAssign&, Inputs, Outputs);
+Result kernel(const Context&, const ir::Cat&, Inputs, Outputs);
+// indexing.cpp
+Result kernel(const Context&, const ir::Gather&, Inputs, Outputs);
+Result kernel(const Context&, const ir::Scatter&, Inputs, Outputs);
+Result kernel(const Context&, const ir::Select&, Inputs, Outputs);
+Result kernel(const Context&, const ir::SelectAssign&, Inputs, Outputs);
+// mask.cpp
+Result kernel(const Context&, const ir::MaskWhere&, Inputs, Outputs);
+Result kernel(const Context&, const ir::MaskFill&, Inputs, Outputs);
 
 }  // namespace burn::ndarray
 

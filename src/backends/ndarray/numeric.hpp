@@ -9,6 +9,7 @@
 
 #include <burn/dtype.hpp>
 #include <burn/error.hpp>
+#include <burn/scalar.hpp>
 
 namespace burn::ndarray {
 
@@ -50,6 +51,33 @@ T wrap_mul(T a, T b) noexcept {
 template <class T>
 T wrap_neg(T a) noexcept {
   return static_cast<T>(wrap_t<T>(0) - static_cast<wrap_t<T>>(a));
+}
+
+/// Sum and product in the compute type: ints wrap, floats follow IEEE.
+template <class A>
+A acc_add(A a, A b) noexcept {
+  if constexpr (std::is_floating_point_v<A>) return a + b;
+  else return wrap_add(a, b);
+}
+template <class A>
+A acc_mul(A a, A b) noexcept {
+  if constexpr (std::is_floating_point_v<A>) return a * b;
+  else return wrap_mul(a, b);
+}
+template <class A>
+bool is_nan(A a) noexcept {
+  if constexpr (std::is_floating_point_v<A>) return a != a;
+  else return false;
+}
+
+/// A scalar operand as element type T. Float scalars reach int types through
+/// convert_element (NaN -> 0, out-of-range values saturate) because a plain
+/// cast of those is undefined behaviour.
+template <class T>
+T scalar_as(const Scalar& s) noexcept {
+  if constexpr (is_int_v<T>)
+    if (s.kind() == Scalar::Kind::Float) return convert_element<T>(s.as_double());
+  return s.as<T>();
 }
 
 /// Raised when infer_outputs let through a dtype a kernel does not handle
