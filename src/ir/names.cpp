@@ -70,10 +70,18 @@ std::string_view op_name(const Op& op) {
             constexpr std::string_view n[] = {"conv_transpose1d", "conv_transpose2d", "conv_transpose3d"};
             return c.stride.size() >= 1 && c.stride.size() <= 3 ? n[c.stride.size() - 1] : "conv_transpose";
           },
-          [](const MaxPool& p) -> std::string_view { return p.kernel.size() == 1 ? "max_pool1d" : "max_pool2d"; },
-          [](const AvgPool& p) -> std::string_view { return p.kernel.size() == 1 ? "avg_pool1d" : "avg_pool2d"; },
+          [](const MaxPool& p) -> std::string_view {
+            constexpr std::string_view n[] = {"max_pool1d", "max_pool2d", "max_pool3d"};
+            return p.kernel.size() >= 1 && p.kernel.size() <= 3 ? n[p.kernel.size() - 1] : "max_pool";
+          },
+          [](const AvgPool& p) -> std::string_view {
+            constexpr std::string_view n[] = {"avg_pool1d", "avg_pool2d", "avg_pool3d"};
+            return p.kernel.size() >= 1 && p.kernel.size() <= 3 ? n[p.kernel.size() - 1] : "avg_pool";
+          },
           [](const AdaptiveAvgPool& p) -> std::string_view {
-            return p.output_size.size() == 1 ? "adaptive_avg_pool1d" : "adaptive_avg_pool2d";
+            constexpr std::string_view n[] = {"adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_avg_pool3d"};
+            return p.output_size.size() >= 1 && p.output_size.size() <= 3 ? n[p.output_size.size() - 1]
+                                                                           : "adaptive_avg_pool";
           },
           [](const Interpolate&) -> std::string_view { return "interpolate"; },
       },
