@@ -36,11 +36,12 @@ class TensorData {
   template <class T>
   TensorData(const std::vector<T>& values, Shape shape) : shape_(std::move(shape)), dtype_(dtype_of<T>()) {
     check_count(values.size());
-    bytes_.resize(values.size() * sizeof(T));
+    const std::size_t n_bytes = values.size() * sizeof(T);
+    bytes_.resize(n_bytes);
     if constexpr (std::is_same_v<T, bool>) {
       for (std::size_t i = 0; i < values.size(); ++i) bytes_[i] = std::byte(values[i] ? 1 : 0);
-    } else if (!values.empty()) {
-      std::memcpy(bytes_.data(), values.data(), bytes_.size());
+    } else if (n_bytes) {
+      std::memcpy(bytes_.data(), values.data(), n_bytes);
     }
   }
   template <class T>

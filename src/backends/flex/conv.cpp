@@ -1,0 +1,119 @@
+// Convolution (1-3 spatial dims, groups, dilation, symmetric padding).
+// f32 and bf16 run on oneDNN; f16 runs there through f32; f64 (and any case
+// oneDNN rejects) uses the direct loop below.
+#include <algorithm>
+
+#include "backends/flex/conv_common.hpp"
+#include "backends/flex/parallel.hpp"
+#include "backends/flex/window.hpp"
+
+namespace burn::flex {
+namespace {
+
+using cpu::CpuTensor;
+using dnn::ConvTensors;
+using cpu::CpuTensorPtr;
+
+bool dnnl_conv(const ConvTensors& t, CpuTensor& y, const ir::Conv& op, dnnl::memory::data_type dt) {
+  const std::size_t n = std::max<std::size_t>(op.stride.size(), 1);
+  const auto xs = dnn::unit_spatial(t.x->shape, n), ys = dnn::unit_spatial(y.shape, n);
+  auto ws = dnn::unit_spatial(t.w->shape, n);
+  if (op.groups > 1) {  // oneDNN's grouped weights: [G, OC/G, IC/G, k...], the same bytes as ours
+    ws[0] /= op.groups;
+    ws.insert(ws.begin(), op.groups);
+  }
+  try {
+    const auto x_md = dnn::plain_desc(xs, dt), y_md = dnn::plain_desc(ys, dt), w_md = dnn::plain_desc(ws, dt);
+    const auto g = dnn::conv_geometry(op.stride, op.padding, op.dilation, n);
+    using fwd = dnnl::convolution_forward;
+    const auto prop = dnnl::prop_kind::forward_inference;
+    const auto algo = dnnl::algorithm::convolution_direct;
+    auto desc = t.bias ? fwd::desc(prop, algo, x_md, w_md, dnn::plain_desc({y.shape[1]}, dt), y_md, g.strides,
+                                   g.dilates, g.pad, g.pad)
+                       : fwd::desc(prop, algo, x_md, w_md, y_md, g.strides, g.dilates, g.pad, g.pad);
+    const fwd::primitive_desc pd(desc, dnn::engine());
+    if (dnn::slow_half(pd, dt)) return false;
+    std::unordered_map<int, dnnl::memory> args{{DNNL_ARG_SRC, dnn::wrap(x_md, *t.x)},
+                                               {DNNL_ARG_WEIGHTS, dnn::wrap(w_md, *t.w)},
+                                               {DNNL_ARG_DST, dnn::wrap(y_md, y)}};
+    if (t.bias) args.emplace(DNNL_ARG_BIAS, dnn::wrap(pd.bias_desc(), *t.bias));
+    dnn::execute(fwd(pd), args);
+    return true;
+  } catch (const dnnl::error&) {
+    return false;
+  }
+}
+
+/// Direct convolution: each (batch, out channel) plane is owned by one
+/// thread and accumulated one weight at a time over contiguous output rows.
+template <class T>
+void loop_conv(const ConvTensors& t, CpuTensor& y, const ir::Conv& op) {
+  using Acc = compute_t<T>;
+  const auto& xs = t.x->shape;
+  const dnn::Window3 win =
+      dnn::make_window(ir::op_name(ir::Op(op)), std::span(xs).subspan(2), std::span(y.shape).subspan(2),
+                       std::span(t.w->shape).subspan(2), op.stride, op.padding, op.dilation);
+  const std::size_t batch = xs[0], c_in = xs[1], c_out = y.shape[1];
+  const std::size_t icg = c_in / op.groups, ocg = c_out / op.groups;
+  const std::size_t in_vol = win.in_volume(), out_vol = win.out_volume(), k_vol = win.k_volume();
+  const T* x = t.x->data<T>();
+  const T* w = t.w->data<T>();
+  const T* b = t.bias ? t.bias->data<T>() : nullptr;
+  T* out = y.data<T>();
+  parallel_for(
+      batch * c_out,
+      [&](std::size_t begin, std::size_t end) {
+        std::vector<Acc> acc(out_vol);
+        for (std::size_t plane = begin; plane < end; ++plane) {
+          const std::size_t ni = plane / c_out, oc = plane % c_out, g = oc / ocg;
+          std::fill(acc.begin(), acc.end(), b ? static_cast<Acc>(b[oc]) : Acc(0));
+          for (std::size_t icl = 0; icl < icg; ++icl) {
+            const T* xp = x + (ni * c_in + g * icg + icl) * in_vol;
+            const T* wp = w + (oc * icg + icl) * k_vol;
+            dnn::for_each_tap(win, [&](std::size_t tap, std::size_t od, std::size_t oh, std::size_t id, std::size_t ih,
+                                       std::size_t ow0, std::size_t ow1, std::int64_t iw0) {
+              const Acc wv = static_cast<Acc>(wp[tap]);
+              Acc* arow = acc.data() + (od * win.out[1] + oh) * win.out[2];
+              const T* xrow = xp + (id * win.in[1] + ih) * win.in[2];
+              const std::int64_t s = static_cast<std::int64_t>(win.s[2]);
+              for (std::size_t ow = ow0; ow < ow1; ++ow)
+                arow[ow] += wv * static_cast<Acc>(xrow[iw0 + static_cast<std::int64_t>(ow) * s]);
+            });
+          }
+          T* yp = out + plane * out_vol;
+          for (std::size_t i = 0; i < out_vol; ++i) yp[i] = convert_element<T>(acc[i]);
+        }
+      },
+      std::max<std::size_t>(1, kGrainSize / std::max<std::size_t>(1, out_vol * icg * k_vol)));
+}
+
+}  // namespace
+
+Result kernel(const Context& ctx, const ir::Conv& op, Inputs in, Outputs out) {
+  auto y = ctx.output(out[0]);
+  const std::string_view name = ir::op_name(ir::Op(op));
+  dnn::expect_at_most_3d(name, op.stride.size());
+  if (y->num_elements() == 0) return {y};
+  const ConvTensors t = dnn::conv_inputs(ctx, in, op.has_bias);
+  if (t.x->num_elements() == 0 || t.w->num_elements() == 0) {  // nothing to sum (all padding or no channels): bias only
+    dnn::fill_bias(t, *y);
+    return {y};
+  }
+  const DType dtype = out[0].dtype;
+  if (const auto dt = dnn::float_type(dtype)) {
+    if (dnnl_conv(t, *y, op, *dt)) return {y};
+  }
+  if (is_half(dtype)) {
+    const ConvTensors t32 = dnn::widen(ctx, t);
+    auto y32 = ctx.output({out[0].shape, DType::F32});
+    if (!dnnl_conv(t32, *y32, op, dnnl::memory::data_type::f32)) loop_conv<float>(t32, *y32, op);
+    dnn::narrow_from_f32(*y32, *y);
+    return {y};
+  }
+  dnn::visit_float(dtype, [&]<class T>() {
+    if constexpr (std::is_same_v<T, double> || std::is_same_v<T, float>) loop_conv<T>(t, *y, op);
+  });
+  return {y};
+}
+
+}  // namespace burn::flex

@@ -1,0 +1,51 @@
+#include "backends/flex/conv_common.hpp"
+
+#include <algorithm>
+
+#include "backends/flex/parallel.hpp"
+
+namespace burn::flex::dnn {
+
+ConvTensors conv_inputs(const Context& ctx, Inputs in, bool has_bias) {
+  ConvTensors t;
+  t.x = cpu::contiguous(ctx.alloc, cpu::as_cpu_ptr(in[0].primitive));
+  t.w = cpu::contiguous(ctx.alloc, cpu::as_cpu_ptr(in[1].primitive));
+  if (has_bias) t.bias = cpu::contiguous(ctx.alloc, cpu::as_cpu_ptr(in[2].primitive));
+  return t;
+}
+
+ConvTensors widen(const Context& ctx, const ConvTensors& t) {
+  return {to_f32(ctx, *t.x), to_f32(ctx, *t.w), t.bias ? to_f32(ctx, *t.bias) : nullptr};
+}
+
+void fill_bias(const ConvTensors& t, cpu::CpuTensor& y) {
+  const std::size_t channels = y.shape[1];
+  const std::size_t planes = y.shape[0] * channels;
+  const std::size_t vol = planes ? y.num_elements() / planes : 0;
+  visit_float(y.dtype, [&]<class T>() {
+    T* out = y.data<T>();
+    const T* b = t.bias ? t.bias->data<T>() : nullptr;
+    parallel_for(planes, [&](std::size_t begin, std::size_t end) {
+      for (std::size_t p = begin; p < end; ++p)
+        std::fill(out + p * vol, out + (p + 1) * vol, b ? b[p % channels] : T(0.0f));
+    });
+  });
+}
+
+std::vector<std::size_t> unit_spatial(std::vector<std::size_t> shape, std::size_t n) {
+  while (shape.size() < n + 2) shape.push_back(1);
+  return shape;
+}
+
+ConvGeometry conv_geometry(const std::vector<std::size_t>& stride, const std::vector<std::size_t>& padding,
+                           const std::vector<std::size_t>& dilation, std::size_t n) {
+  ConvGeometry g{dnnl::memory::dims(n, 1), dnnl::memory::dims(n, 0), dnnl::memory::dims(n, 0)};
+  for (std::size_t i = 0; i < stride.size(); ++i) {
+    g.strides[i] = static_cast<dnnl::memory::dim>(stride[i]);
+    g.dilates[i] = static_cast<dnnl::memory::dim>(dilation[i]) - 1;
+    g.pad[i] = static_cast<dnnl::memory::dim>(padding[i]);
+  }
+  return g;
+}
+
+}  // namespace burn::flex::dnn

@@ -1,0 +1,71 @@
+#include "backends/flex/dnnl_engine.hpp"
+
+#include "backends/flex/parallel.hpp"
+
+namespace burn::flex::dnn {
+
+const dnnl::engine& engine() {
+  static const dnnl::engine e(dnnl::engine::kind::cpu, 0);
+  return e;
+}
+
+std::optional<dnnl::memory::data_type> float_type(DType d) {
+  switch (d) {
+    case DType::F32:
+      return dnnl::memory::data_type::f32;
+    case DType::BF16:
+      return dnnl::memory::data_type::bf16;
+    case DType::F16:
+      return dnnl::memory::data_type::f16;
+    default:
+      return std::nullopt;
+  }
+}
+
+dnnl::memory::dims to_dims(const std::vector<std::size_t>& v) { return dnnl::memory::dims(v.begin(), v.end()); }
+
+dnnl::memory::desc plain_desc(const std::vector<std::size_t>& shape, dnnl::memory::data_type dt) {
+  const auto strides = cpu::contiguous_strides(shape);
+  return dnnl::memory::desc(to_dims(shape), dt, dnnl::memory::dims(strides.begin(), strides.end()));
+}
+
+dnnl::memory wrap(const dnnl::memory::desc& md, const cpu::CpuTensor& t) {
+  return dnnl::memory(md, engine(), static_cast<void*>(t.base()));
+}
+
+void execute(const dnnl::primitive& prim, const std::unordered_map<int, dnnl::memory>& args) {
+  thread_local dnnl::stream stream(engine());
+  prim.execute(stream, args);
+  stream.wait();
+}
+
+cpu::CpuTensorPtr to_f32(const Context& ctx, const cpu::CpuTensor& t) {
+  auto out = ctx.output({Shape(t.shape), DType::F32});
+  if (out->num_elements() == 0) return out;
+  float* dst = out->data<float>();
+  visit_float(t.dtype, [&]<class T>() {
+    if (t.is_contiguous()) {
+      const T* src = t.data<T>();
+      parallel_for(t.num_elements(), [&](std::size_t b, std::size_t e) {
+        for (std::size_t i = b; i < e; ++i) dst[i] = static_cast<float>(src[i]);
+      });
+    } else {
+      const T* src = reinterpret_cast<const T*>(t.buffer->data());
+      cpu::for_each_offset(t.shape, t.strides, t.offset,
+                           [&](std::size_t i, std::int64_t off) { dst[i] = static_cast<float>(src[off]); });
+    }
+  });
+  return out;
+}
+
+void narrow_from_f32(const cpu::CpuTensor& src, cpu::CpuTensor& dst) {
+  const float* s = src.data<float>();
+  visit_float(dst.dtype, [&]<class T>() {
+    T* d = dst.data<T>();
+    parallel_for(dst.num_elements(), [&](std::size_t b, std::size_t e) {
+      for (std::size_t i = b; i < e; ++i) d[i] = convert_element<T>(s[i]);
+    });
+  });
+}
+
+}  // namespace burn::flex::dnn

@@ -1,0 +1,105 @@
+// The process's oneDNN engine and the glue the flex module kernels share:
+// wrapping CpuTensor storage as dnnl::memory (no copies), running primitives,
+// and staging half-precision tensors through f32 where oneDNN lacks a kernel.
+#pragma once
+
+#include <dnnl.hpp>
+#include <optional>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "backends/flex/kernels.hpp"
+
+namespace burn::flex::dnn {
+
+/// One CPU engine for the process (oneDNN engines are thread-safe).
+const dnnl::engine& engine();
+
+/// oneDNN's element type for `d`, if it has one we may use (f32, bf16, f16).
+std::optional<dnnl::memory::data_type> float_type(DType d);
+
+dnnl::memory::dims to_dims(const std::vector<std::size_t>& v);
+
+/// Row-major descriptor of `shape`.
+dnnl::memory::desc plain_desc(const std::vector<std::size_t>& shape, dnnl::memory::data_type dt);
+
+/// A dnnl::memory viewing `t`'s storage (offset applied) through `md`.
+dnnl::memory wrap(const dnnl::memory::desc& md, const cpu::CpuTensor& t);
+
+/// Executes `prim` on a stream of the calling thread and waits for it.
+/// Streams are per thread because the backend may be called from several
+/// threads at once and a oneDNN stream must not be shared between them.
+void execute(const dnnl::primitive& prim, const std::unordered_map<int, dnnl::memory>& args);
+
+/// Creates a primitive descriptor, or nullopt when oneDNN has no
+/// implementation for this case (the caller then falls back).
+template <class PD, class... Args>
+std::optional<PD> try_create(Args&&... args) {
+  try {
+    return PD(std::forward<Args>(args)...);
+  } catch (const dnnl::error&) {
+    return std::nullopt;
+  }
+}
+
+/// True for a half-precision primitive that oneDNN would run with its
+/// reference (emulated) implementation: converting to f32 is faster then.
+inline bool slow_half(const dnnl::primitive_desc_base& pd, dnnl::memory::data_type dt) {
+  return dt != dnnl::memory::data_type::f32 && std::string_view(pd.impl_info_str()).starts_with("ref");
+}
+
+/// A contiguous f32 copy of any float tensor view (halves widened exactly).
+cpu::CpuTensorPtr to_f32(const Context& ctx, const cpu::CpuTensor& t);
+/// Writes the contiguous f32 tensor `src` into the contiguous tensor `dst`
+/// of a half dtype, rounding to nearest even.
+void narrow_from_f32(const cpu::CpuTensor& src, cpu::CpuTensor& dst);
+
+/// Calls f.template operator()<T>() for the float dtypes only (keeps template
+/// instantiation to the dtypes the float-only ops accept).
+template <class F>
+decltype(auto) visit_float(DType d, F&& f) {
+  switch (d) {
+    case DType::F64:
+      return f.template operator()<double>();
+    case DType::F16:
+      return f.template operator()<f16>();
+    case DType::BF16:
+      return f.template operator()<bf16>();
+    default:
+      return f.template operator()<float>();
+  }
+}
+
+/// Calls f.template operator()<T>() for the numeric (non-bool) dtypes.
+template <class F>
+decltype(auto) visit_numeric(DType d, F&& f) {
+  switch (d) {
+    case DType::F64:
+      return f.template operator()<double>();
+    case DType::F16:
+      return f.template operator()<f16>();
+    case DType::BF16:
+      return f.template operator()<bf16>();
+    case DType::I64:
+      return f.template operator()<std::int64_t>();
+    case DType::I32:
+      return f.template operator()<std::int32_t>();
+    case DType::I16:
+      return f.template operator()<std::int16_t>();
+    case DType::I8:
+      return f.template operator()<std::int8_t>();
+    case DType::U64:
+      return f.template operator()<std::uint64_t>();
+    case DType::U32:
+      return f.template operator()<std::uint32_t>();
+    case DType::U16:
+      return f.template operator()<std::uint16_t>();
+    case DType::U8:
+      return f.template operator()<std::uint8_t>();
+    default:
+      return f.template operator()<float>();
+  }
+}
+
+}  // namespace burn::flex::dnn

@@ -1,0 +1,205 @@
+// Element arithmetic shared by the flex kernels: dtype families, the compute
+// type (float for the half types, the type itself otherwise), wrap-around
+// integer arithmetic without undefined behaviour, and the generic row
+// functions of elementwise loops (see strided.hpp).
+#pragma once
+
+#include <atomic>
+#include <burn/dtype.hpp>
+#include <burn/error.hpp>
+#include <cstdint>
+#include <string_view>
+#include <type_traits>
+
+namespace burn::flex {
+
+template <class T>
+inline constexpr bool is_float_v = std::is_floating_point_v<T> || std::is_same_v<T, f16> || std::is_same_v<T, bf16>;
+template <class T>
+inline constexpr bool is_half_v = std::is_same_v<T, f16> || std::is_same_v<T, bf16>;
+template <class T>
+inline constexpr bool is_int_v = std::is_integral_v<T> && !std::is_same_v<T, bool>;
+
+/// Stored element -> compute type, and back (halves round to nearest even).
+template <class T>
+inline compute_t<T> load(T v) noexcept {
+  if constexpr (is_half_v<T>)
+    return static_cast<float>(v);
+  else
+    return v;
+}
+template <class T>
+inline T store(compute_t<T> v) noexcept {
+  if constexpr (is_half_v<T>)
+    return T(v);
+  else
+    return v;
+}
+
+/// Unsigned type integer arithmetic wraps in: at least `unsigned` wide so
+/// small types do not promote to (overflowing) signed int.
+template <class T>
+using wrap_t = std::conditional_t<(sizeof(T) < sizeof(unsigned)), unsigned, std::make_unsigned_t<T>>;
+
+template <class T>
+inline T wrap_add(T a, T b) noexcept {
+  return static_cast<T>(static_cast<wrap_t<T>>(a) + static_cast<wrap_t<T>>(b));
+}
+template <class T>
+inline T wrap_sub(T a, T b) noexcept {
+  return static_cast<T>(static_cast<wrap_t<T>>(a) - static_cast<wrap_t<T>>(b));
+}
+template <class T>
+inline T wrap_mul(T a, T b) noexcept {
+  return static_cast<T>(static_cast<wrap_t<T>>(a) * static_cast<wrap_t<T>>(b));
+}
+template <class T>
+inline T wrap_neg(T a) noexcept {
+  return static_cast<T>(wrap_t<T>(0) - static_cast<wrap_t<T>>(a));
+}
+
+/// + and * in a compute type: ints wrap, floats and bools as usual (bool + is or).
+template <class C>
+inline C add(C a, C b) noexcept {
+  if constexpr (std::is_same_v<C, bool>)
+    return a || b;
+  else if constexpr (std::is_integral_v<C>)
+    return wrap_add(a, b);
+  else
+    return a + b;
+}
+template <class C>
+inline C mul(C a, C b) noexcept {
+  if constexpr (std::is_same_v<C, bool>)
+    return a && b;
+  else if constexpr (std::is_integral_v<C>)
+    return wrap_mul(a, b);
+  else
+    return a * b;
+}
+template <class C>
+inline bool is_nan(C v) noexcept {
+  if constexpr (std::is_floating_point_v<C>)
+    return v != v;
+  else
+    return false;
+}
+
+/// Where a row function reports a failure with a value to name in the
+/// message (the first one recorded wins; rows run concurrently).
+struct ErrorSlot {
+  mutable std::atomic<bool> set{false};
+  mutable std::atomic<std::int64_t> value{0};
+  void record(std::int64_t v) const noexcept {
+    bool expected = false;
+    if (set.compare_exchange_strong(expected, true)) value.store(v);
+  }
+};
+
+/// Elementwise rows. `F(args...)` computes one element in the compute type;
+/// the contiguous cases are separate loops the compiler can vectorise.
+/// Unary: ptrs = {out R, in T}.
+template <class T, class R, auto F>
+int unary_row(const void*, std::byte* const* p, const std::int64_t* s, std::size_t n) {
+  auto* o = reinterpret_cast<R*>(p[0]);
+  const auto* a = reinterpret_cast<const T*>(p[1]);
+  const auto len = static_cast<std::int64_t>(n);
+  if (s[0] == 1 && s[1] == 1) {
+    for (std::int64_t i = 0; i < len; ++i) o[i] = store<R>(F(load(a[i])));
+  } else {
+    for (std::int64_t i = 0; i < len; ++i) o[i * s[0]] = store<R>(F(load(a[i * s[1]])));
+  }
+  return 0;
+}
+
+/// Binary: ptrs = {out R, lhs T, rhs T}; F(a, b, err_slot) may record an
+/// error and return a placeholder; the row then returns 1.
+template <class T, class R, auto F>
+int binary_row(const void* ctx, std::byte* const* p, const std::int64_t* s, std::size_t n) {
+  const auto& err = *static_cast<const ErrorSlot*>(ctx);
+  auto* o = reinterpret_cast<R*>(p[0]);
+  const auto* a = reinterpret_cast<const T*>(p[1]);
+  const auto* b = reinterpret_cast<const T*>(p[2]);
+  const auto len = static_cast<std::int64_t>(n);
+  if (s[0] == 1 && s[1] == 1 && s[2] == 1) {
+    for (std::int64_t i = 0; i < len; ++i) o[i] = store<R>(F(load(a[i]), load(b[i]), err));
+  } else if (s[0] == 1 && s[1] == 1 && s[2] == 0) {
+    const auto bv = load(b[0]);
+    for (std::int64_t i = 0; i < len; ++i) o[i] = store<R>(F(load(a[i]), bv, err));
+  } else if (s[0] == 1 && s[1] == 0 && s[2] == 1) {
+    const auto av = load(a[0]);
+    for (std::int64_t i = 0; i < len; ++i) o[i] = store<R>(F(av, load(b[i]), err));
+  } else {
+    for (std::int64_t i = 0; i < len; ++i) o[i * s[0]] = store<R>(F(load(a[i * s[1]]), load(b[i * s[2]]), err));
+  }
+  return err.set.load(std::memory_order_relaxed) ? 1 : 0;
+}
+
+/// visit_dtype restricted to dtypes a kernel handles; others are a bug
+/// (infer_outputs rejects them) reported as an error, never a crash.
+[[noreturn]] void no_kernel(std::string_view op, DType d);
+
+template <class F>
+decltype(auto) visit_float(std::string_view op, DType d, F&& f) {
+  switch (d) {
+    case DType::F64:
+      return f.template operator()<double>();
+    case DType::F32:
+      return f.template operator()<float>();
+    case DType::F16:
+      return f.template operator()<f16>();
+    case DType::BF16:
+      return f.template operator()<bf16>();
+    default:
+      no_kernel(op, d);
+  }
+}
+
+template <class F>
+decltype(auto) visit_int(std::string_view op, DType d, F&& f) {
+  switch (d) {
+    case DType::I64:
+      return f.template operator()<std::int64_t>();
+    case DType::I32:
+      return f.template operator()<std::int32_t>();
+    case DType::I16:
+      return f.template operator()<std::int16_t>();
+    case DType::I8:
+      return f.template operator()<std::int8_t>();
+    case DType::U64:
+      return f.template operator()<std::uint64_t>();
+    case DType::U32:
+      return f.template operator()<std::uint32_t>();
+    case DType::U16:
+      return f.template operator()<std::uint16_t>();
+    case DType::U8:
+      return f.template operator()<std::uint8_t>();
+    default:
+      no_kernel(op, d);
+  }
+}
+
+/// Float and int dtypes (not Bool).
+template <class F>
+decltype(auto) visit_numeric(std::string_view op, DType d, F&& f) {
+  if (is_float(d)) return visit_float(op, d, std::forward<F>(f));
+  return visit_int(op, d, std::forward<F>(f));
+}
+
+/// Element types by width only, for kernels that move elements without
+/// interpreting them (gather, select, masks).
+template <class F>
+decltype(auto) visit_width(DType d, F&& f) {
+  switch (dtype_size(d)) {
+    case 1:
+      return f.template operator()<std::uint8_t>();
+    case 2:
+      return f.template operator()<std::uint16_t>();
+    case 4:
+      return f.template operator()<std::uint32_t>();
+    default:
+      return f.template operator()<std::uint64_t>();
+  }
+}
+
+}  // namespace burn::flex

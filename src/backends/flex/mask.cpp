@@ -1,0 +1,72 @@
+// mask_where and mask_fill: elements are moved, never interpreted, so the
+// rows depend only on the element width. Tensor, mask and source broadcast.
+#include <array>
+#include <cstring>
+
+#include "backends/flex/element.hpp"
+#include "backends/flex/strided.hpp"
+
+namespace burn::flex {
+namespace {
+
+// ptrs = {out, tensor, mask, source}.
+template <class W>
+int where_row(const void*, std::byte* const* p, const std::int64_t* s, std::size_t n) {
+  auto* o = reinterpret_cast<W*>(p[0]);
+  const auto* t = reinterpret_cast<const W*>(p[1]);
+  const auto* m = reinterpret_cast<const bool*>(p[2]);
+  const auto* src = reinterpret_cast<const W*>(p[3]);
+  const auto len = static_cast<std::int64_t>(n);
+  if (s[0] == 1 && s[1] == 1 && s[2] == 1 && s[3] == 1) {
+    for (std::int64_t i = 0; i < len; ++i) o[i] = m[i] ? src[i] : t[i];
+  } else {
+    for (std::int64_t i = 0; i < len; ++i) o[i * s[0]] = m[i * s[2]] ? src[i * s[3]] : t[i * s[1]];
+  }
+  return 0;
+}
+
+// ptrs = {out, tensor, mask}; ctx = the fill value.
+template <class W>
+int fill_row(const void* ctx, std::byte* const* p, const std::int64_t* s, std::size_t n) {
+  const W value = *static_cast<const W*>(ctx);
+  auto* o = reinterpret_cast<W*>(p[0]);
+  const auto* t = reinterpret_cast<const W*>(p[1]);
+  const auto* m = reinterpret_cast<const bool*>(p[2]);
+  const auto len = static_cast<std::int64_t>(n);
+  if (s[0] == 1 && s[1] == 1 && s[2] == 1) {
+    for (std::int64_t i = 0; i < len; ++i) o[i] = m[i] ? value : t[i];
+  } else {
+    for (std::int64_t i = 0; i < len; ++i) o[i * s[0]] = m[i * s[2]] ? value : t[i * s[1]];
+  }
+  return 0;
+}
+
+}  // namespace
+
+Result kernel(const Context& ctx, const ir::MaskWhere&, Inputs in, Outputs out) {
+  const auto& t = cpu::as_cpu(in[0].primitive);
+  const auto& mask = cpu::as_cpu(in[1].primitive);
+  const auto& source = cpu::as_cpu(in[2].primitive);
+  auto y = ctx.output(out[0]);
+  const Operand ops[] = {operand(*y), broadcast_operand(t, y->shape), broadcast_operand(mask, y->shape),
+                         broadcast_operand(source, y->shape)};
+  for_each_run(y->shape, ops, visit_width(t.dtype, [&]<class W>() -> RowFn { return where_row<W>; }), nullptr);
+  return {y};
+}
+
+Result kernel(const Context& ctx, const ir::MaskFill& op, Inputs in, Outputs out) {
+  const auto& t = cpu::as_cpu(in[0].primitive);
+  const auto& mask = cpu::as_cpu(in[1].primitive);
+  auto y = ctx.output(out[0]);
+  // The value in the tensor's element type, as bytes the width-only row copies.
+  alignas(8) std::array<std::byte, 8> value{};
+  visit_dtype(t.dtype, [&]<class T>() {
+    const T v = op.value.as<T>();
+    std::memcpy(value.data(), &v, sizeof(T));
+  });
+  const Operand ops[] = {operand(*y), broadcast_operand(t, y->shape), broadcast_operand(mask, y->shape)};
+  for_each_run(y->shape, ops, visit_width(t.dtype, [&]<class W>() -> RowFn { return fill_row<W>; }), value.data());
+  return {y};
+}
+
+}  // namespace burn::flex

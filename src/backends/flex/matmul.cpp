@@ -1,0 +1,230 @@
+// Batched matmul with broadcast batch dims. Float types go to oneDNN, which
+// reads strided operands in place (transposed views need no copy); f64, ints
+// and layouts oneDNN cannot describe use the strided loop in gemm.hpp.
+#include <algorithm>
+#include <cstring>
+
+#include "backends/flex/dnnl_engine.hpp"
+#include "backends/flex/gemm.hpp"
+#include "backends/flex/parallel.hpp"
+
+namespace burn::flex {
+namespace {
+
+using cpu::CpuTensor;
+using cpu::CpuTensorPtr;
+
+/// An operand as oneDNN will see it: dims (1 where broadcast) and strides.
+struct Operand {
+  CpuTensorPtr t;
+  std::vector<std::size_t> dims;
+  std::vector<std::int64_t> strides;
+};
+
+/// Makes the matrix part (last two dims) a layout oneDNN's gemm reads
+/// directly: one unit stride and a leading dimension covering the other.
+bool normalise_matrix(Operand& o) {
+  const std::size_t r = o.dims.size();
+  const std::size_t rows = o.dims[r - 2], cols = o.dims[r - 1];
+  auto& rs = o.strides[r - 2];
+  auto& cs = o.strides[r - 1];
+  if (rows == 1 && cols == 1)
+    rs = cs = 1;
+  else if (rows == 1)
+    rs = (cs == 1) ? static_cast<std::int64_t>(cols) : 1;
+  else if (cols == 1)
+    cs = (rs == 1) ? static_cast<std::int64_t>(rows) : 1;
+  if (cs == 1 && rs >= static_cast<std::int64_t>(std::max<std::size_t>(cols, 1))) return true;
+  if (rs == 1 && cs >= static_cast<std::int64_t>(std::max<std::size_t>(rows, 1))) return true;
+  return false;
+}
+
+Operand make_operand(const Context& ctx, CpuTensorPtr t, bool force_copy) {
+  if (force_copy) t = cpu::contiguous(ctx.alloc, t, true);
+  Operand o{t, t->shape, t->strides};
+  for (std::size_t i = 0; i + 2 < o.dims.size(); ++i)
+    if (o.strides[i] == 0) o.dims[i] = 1;  // an expanded dim: oneDNN broadcasts it instead
+  return o;
+}
+
+bool has_negative_stride(const CpuTensor& t) {
+  for (std::size_t i = 0; i < t.rank(); ++i)
+    if (t.shape[i] > 1 && t.strides[i] < 0) return true;
+  return false;
+}
+
+/// Describes both operands and the output for oneDNN with batch dims of size
+/// one in the output dropped and mergeable neighbours fused (fewer, larger
+/// batch dims keep oneDNN on its batched-gemm path). False if the case
+/// cannot be described.
+bool describe(const Context& ctx, const CpuTensorPtr& a_t, const CpuTensorPtr& b_t, const std::vector<std::size_t>& out,
+              Operand& a, Operand& b, std::vector<std::size_t>& out_dims) {
+  const std::size_t r = out.size();
+  a = make_operand(ctx, a_t, has_negative_stride(*a_t));
+  b = make_operand(ctx, b_t, has_negative_stride(*b_t));
+  // A layout gemm cannot read (both matrix strides non-unit, a zero row
+  // stride): copy to row-major, which always can.
+  if (!normalise_matrix(a)) {
+    a = make_operand(ctx, a_t, true);
+    normalise_matrix(a);
+  }
+  if (!normalise_matrix(b)) {
+    b = make_operand(ctx, b_t, true);
+    normalise_matrix(b);
+  }
+  // A dim that both operands broadcast but the output does not (an expanded
+  // operand): materialise that operand.
+  for (std::size_t i = 0; i + 2 < r; ++i) {
+    if (out[i] > 1 && a.dims[i] == 1 && b.dims[i] == 1) {
+      Operand& x = (a_t->shape[i] == out[i]) ? a : b;
+      const CpuTensorPtr& src = (a_t->shape[i] == out[i]) ? a_t : b_t;
+      x = make_operand(ctx, src, true);
+      normalise_matrix(x);
+    }
+  }
+  // Batch dims, outermost first, without the output's unit dims.
+  struct Dim {
+    std::size_t size;
+    bool a_full, b_full;
+    std::int64_t as, bs;
+  };
+  std::vector<Dim> batch;
+  for (std::size_t i = 0; i + 2 < r; ++i) {
+    if (out[i] == 1) continue;
+    batch.push_back({out[i], a.dims[i] != 1, b.dims[i] != 1, a.strides[i], b.strides[i]});
+  }
+  std::vector<Dim> merged;
+  for (const Dim& d : batch) {
+    if (!merged.empty()) {
+      Dim& p = merged.back();
+      const bool fits_a = p.a_full == d.a_full && (!d.a_full || p.as == d.as * static_cast<std::int64_t>(d.size));
+      const bool fits_b = p.b_full == d.b_full && (!d.b_full || p.bs == d.bs * static_cast<std::int64_t>(d.size));
+      if (fits_a && fits_b) {
+        p.size *= d.size;
+        p.as = d.as;
+        p.bs = d.bs;
+        continue;
+      }
+    }
+    merged.push_back(d);
+  }
+  if (merged.size() + 2 > DNNL_MAX_NDIMS) return false;
+  auto rebuild = [&](Operand& o, bool is_a) {
+    std::vector<std::size_t> dims;
+    std::vector<std::int64_t> strides;
+    for (const Dim& d : merged) {
+      const bool full = is_a ? d.a_full : d.b_full;
+      dims.push_back(full ? d.size : 1);
+      strides.push_back(full ? (is_a ? d.as : d.bs) : 0);
+    }
+    dims.push_back(o.dims[r - 2]);
+    dims.push_back(o.dims[r - 1]);
+    strides.push_back(o.strides[r - 2]);
+    strides.push_back(o.strides[r - 1]);
+    // Broadcast dims get the stride a dense layout would have; oneDNN ignores
+    // it but validates it.
+    for (std::size_t i = dims.size() - 2; i-- > 0;) {
+      if (dims[i] != 1) continue;
+      std::int64_t span = 1;
+      for (std::size_t j = i + 1; j < dims.size(); ++j)
+        span = std::max(span, strides[j] * static_cast<std::int64_t>(dims[j]));
+      strides[i] = span;
+    }
+    o.dims = std::move(dims);
+    o.strides = std::move(strides);
+  };
+  rebuild(a, true);
+  rebuild(b, false);
+  out_dims.clear();
+  for (const Dim& d : merged) out_dims.push_back(d.size);
+  out_dims.push_back(out[r - 2]);
+  out_dims.push_back(out[r - 1]);
+  return true;
+}
+
+/// oneDNN matmul of float operands into the contiguous `c`; false when
+/// oneDNN has no implementation for this dtype or layout.
+bool dnnl_matmul(const Context& ctx, const CpuTensorPtr& a_t, const CpuTensorPtr& b_t, CpuTensor& c,
+                 dnnl::memory::data_type dt) {
+  Operand a, b;
+  std::vector<std::size_t> out_dims;
+  if (!describe(ctx, a_t, b_t, c.shape, a, b, out_dims)) return false;
+  auto md = [&](const Operand& o) {
+    return dnnl::memory::desc(dnn::to_dims(o.dims), dt, dnnl::memory::dims(o.strides.begin(), o.strides.end()));
+  };
+  const auto a_md = md(a), b_md = md(b);
+  const auto c_md = dnn::plain_desc(out_dims, dt);
+  auto pd = dnn::try_create<dnnl::matmul::primitive_desc>(dnnl::matmul::desc(a_md, b_md, c_md), dnn::engine());
+  if (!pd || dnn::slow_half(*pd, dt)) return false;
+  dnn::execute(dnnl::matmul(*pd), {{DNNL_ARG_SRC, dnn::wrap(a_md, *a.t)},
+                                   {DNNL_ARG_WEIGHTS, dnn::wrap(b_md, *b.t)},
+                                   {DNNL_ARG_DST, dnn::wrap(c_md, c)}});
+  return true;
+}
+
+/// The fallback: strided loops over output rows, batch dims broadcast by
+/// giving size-1 operand dims a zero stride.
+template <class T>
+void loop_matmul(const CpuTensor& a, const CpuTensor& b, CpuTensor& c) {
+  const std::size_t r = c.rank();
+  const std::size_t m = c.shape[r - 2], n = c.shape[r - 1], k = a.shape[r - 1];
+  std::size_t batch = 1;
+  for (std::size_t i = 0; i + 2 < r; ++i) batch *= c.shape[i];
+  auto batch_offset = [&](const CpuTensor& t, std::size_t bi) {
+    std::int64_t off = 0;
+    for (std::size_t i = r - 2; i-- > 0;) {
+      const std::size_t idx = bi % c.shape[i];
+      bi /= c.shape[i];
+      if (t.shape[i] != 1) off += static_cast<std::int64_t>(idx) * t.strides[i];
+    }
+    return off;
+  };
+  const T* ap = a.data<T>();
+  const T* bp = b.data<T>();
+  T* cp = c.data<T>();
+  parallel_for(
+      batch * m,
+      [&](std::size_t begin, std::size_t end) {
+        while (begin < end) {
+          const std::size_t bi = begin / m, row = begin % m;
+          const std::size_t stop = std::min(end - begin, m - row) + row;
+          dnn::MatRef<T> am{ap + batch_offset(a, bi), a.strides[r - 2], a.strides[r - 1]};
+          dnn::MatRef<T> bm{bp + batch_offset(b, bi), b.strides[r - 2], b.strides[r - 1]};
+          dnn::gemm_rows<T>(row, stop, n, k, am, bm, cp + bi * m * n, static_cast<std::int64_t>(n));
+          begin += stop - row;
+        }
+      },
+      std::max<std::size_t>(1, kGrainSize / std::max<std::size_t>(1, n * k)));
+}
+
+}  // namespace
+
+Result kernel(const Context& ctx, const ir::Matmul&, Inputs in, Outputs out) {
+  auto a = cpu::as_cpu_ptr(in[0].primitive);
+  auto b = cpu::as_cpu_ptr(in[1].primitive);
+  auto c = ctx.output(out[0]);
+  const std::size_t r = c->rank();
+  if (c->num_elements() == 0) return {c};
+  if (a->shape[r - 1] == 0) {  // empty inner dim: every sum is empty
+    std::memset(c->base(), 0, c->num_elements() * dtype_size(c->dtype));
+    return {c};
+  }
+  const DType dtype = out[0].dtype;
+  if (const auto dt = dnn::float_type(dtype)) {
+    if (dnnl_matmul(ctx, a, b, *c, *dt)) return {c};
+  }
+  if (is_half(dtype)) {
+    // No native half kernel on this CPU: run f32 and round once at the end.
+    auto a32 = dnn::to_f32(ctx, *a), b32 = dnn::to_f32(ctx, *b);
+    auto c32 = ctx.output({out[0].shape, DType::F32});
+    if (!dnnl_matmul(ctx, a32, b32, *c32, dnnl::memory::data_type::f32)) loop_matmul<float>(*a32, *b32, *c32);
+    dnn::narrow_from_f32(*c32, *c);
+    return {c};
+  }
+  dnn::visit_numeric(dtype, [&]<class T>() {
+    if constexpr (!std::is_same_v<T, f16> && !std::is_same_v<T, bf16>) loop_matmul<T>(*a, *b, *c);
+  });
+  return {c};
+}
+
+}  // namespace burn::flex

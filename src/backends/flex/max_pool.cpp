@@ -1,0 +1,147 @@
+// Max pooling with PyTorch's semantics: padding is never selected, a value
+// wins when greater than the current maximum or NaN (so NaN propagates),
+// and indices are flat positions in the input channel's spatial volume.
+// One loop for every dtype: oneDNN's max pooling neither reports PyTorch
+// indices nor promises NaN propagation, and the op is memory-bound anyway.
+#include <fmt/format.h>
+
+#include <limits>
+
+#include "backends/flex/dnnl_engine.hpp"
+#include "backends/flex/parallel.hpp"
+#include "backends/flex/window.hpp"
+
+namespace burn::flex {
+namespace {
+
+using cpu::CpuTensor;
+
+/// Per axis and output position: the first input position inside the input
+/// and the end of the window's reach (positions first, first + d, ... < end).
+struct AxisWindows {
+  std::vector<std::size_t> first, end;
+};
+
+AxisWindows axis_windows(const dnn::Window3& w, std::size_t a) {
+  AxisWindows r;
+  for (std::size_t o = 0; o < w.out[a]; ++o) {
+    auto start = static_cast<std::int64_t>(o * w.s[a]) - static_cast<std::int64_t>(w.p[a]);
+    const auto stop =
+        std::min(start + static_cast<std::int64_t>((w.k[a] - 1) * w.d[a] + 1), static_cast<std::int64_t>(w.in[a]));
+    while (start < 0) start += static_cast<std::int64_t>(w.d[a]);
+    r.first.push_back(static_cast<std::size_t>(start));
+    r.end.push_back(static_cast<std::size_t>(std::max(stop, start)));
+  }
+  return r;
+}
+
+template <class T>
+void max_pool(const CpuTensor& x, CpuTensor& y, std::int64_t* indices, const dnn::Window3& w) {
+  using C = compute_t<T>;
+  constexpr bool kFloat = !std::is_integral_v<T>;
+  // An empty window (not produced by valid shapes) keeps this value and its first position.
+  const C lowest = kFloat ? -std::numeric_limits<C>::infinity() : std::numeric_limits<C>::lowest();
+  const AxisWindows wd = axis_windows(w, 0), wh = axis_windows(w, 1), ww = axis_windows(w, 2);
+  const std::size_t planes = x.shape[0] * x.shape[1], in_vol = w.in_volume(), out_vol = w.out_volume();
+  const std::size_t rows = planes * w.out[0] * w.out[1];
+  const T* src = x.data<T>();
+  T* dst = y.data<T>();
+  const std::size_t dd = w.d[0], dh = w.d[1], dw = w.d[2];
+  parallel_for(
+      rows,
+      [&](std::size_t begin, std::size_t end) {
+        for (std::size_t row = begin; row < end; ++row) {
+          const std::size_t oh = row % w.out[1], od = (row / w.out[1]) % w.out[0], plane = row / (w.out[0] * w.out[1]);
+          const T* xp = src + plane * in_vol;
+          const std::size_t out_at = plane * out_vol + (od * w.out[1] + oh) * w.out[2];
+          const std::size_t d_lo = wd.first[od], d_hi = wd.end[od], h_lo = wh.first[oh], h_hi = wh.end[oh];
+          // Visits the window's input positions in row-major order; f returns false to stop.
+          auto scan = [&](std::size_t w_lo, std::size_t w_hi, auto&& f) {
+            for (std::size_t id = d_lo; id < d_hi; id += dd)
+              for (std::size_t ih = h_lo; ih < h_hi; ih += dh) {
+                const std::size_t base = (id * w.in[1] + ih) * w.in[2];
+                for (std::size_t iw = w_lo; iw < w_hi; iw += dw)
+                  if (!f(base + iw, static_cast<C>(xp[base + iw]))) return;
+              }
+          };
+          for (std::size_t ow = 0; ow < w.out[2]; ++ow) {
+            const std::size_t w_lo = ww.first[ow], w_hi = ww.end[ow];
+            // First pass without data-dependent branches (random data would
+            // mispredict them): the maximum and whether a NaN was seen.
+            C best = lowest;
+            bool nan = false;
+            scan(w_lo, w_hi, [&](std::size_t, C v) {
+              best = v > best ? v : best;
+              if constexpr (kFloat) nan |= v != v;
+              return true;
+            });
+            if (nan) best = std::numeric_limits<C>::quiet_NaN();
+            std::size_t best_at = (d_lo * w.in[1] + h_lo) * w.in[2] + w_lo;
+            if (indices) {
+              // PyTorch's rule picks the first maximum, or the last NaN when
+              // there is one (every NaN replaces the current winner).
+              if (nan) {
+                scan(w_lo, w_hi, [&](std::size_t at, C v) {
+                  if (v != v) best_at = at;
+                  return true;
+                });
+              } else {
+                scan(w_lo, w_hi, [&](std::size_t at, C v) {
+                  if (v != best) return true;
+                  best_at = at;
+                  return false;
+                });
+              }
+            }
+            dst[out_at + ow] = convert_element<T>(best);
+            if (indices) indices[out_at + ow] = static_cast<std::int64_t>(best_at);
+          }
+        }
+      },
+      std::max<std::size_t>(1, kGrainSize / std::max<std::size_t>(1, w.out[2] * w.k_volume())));
+}
+
+}  // namespace
+
+Result kernel(const Context& ctx, const ir::MaxPool& op, Inputs in, Outputs out) {
+  const std::string_view name = ir::op_name(ir::Op(op));
+  auto x = cpu::contiguous(ctx.alloc, cpu::as_cpu_ptr(in[0].primitive));
+  auto y = ctx.output(out[0]);
+  const dnn::Window3 w = dnn::make_window(name, std::span(x->shape).subspan(2), std::span(y->shape).subspan(2),
+                                          op.kernel, op.stride, op.padding, op.dilation);
+  Result result{y};
+  cpu::CpuTensorPtr idx;
+  if (op.with_indices) {
+    const auto max_index = w.in_volume() ? w.in_volume() - 1 : 0;
+    visit_dtype(op.index_dtype, [&]<class I>() {
+      if constexpr (std::is_integral_v<I> && !std::is_same_v<I, bool>) {
+        if (static_cast<std::uint64_t>(max_index) > static_cast<std::uint64_t>(std::numeric_limits<I>::max()))
+          throw Error(name, fmt::format("index dtype {} cannot hold flat indices up to {}; use i64 or i32",
+                                        dtype_name(op.index_dtype), max_index));
+      }
+    });
+    // Indices are computed as i64 and narrowed once when another dtype is asked for.
+    idx = ctx.output({out[1].shape, DType::I64});
+  }
+  if (y->num_elements() != 0)
+    dnn::visit_numeric(x->dtype, [&]<class T>() { max_pool<T>(*x, *y, idx ? idx->data<std::int64_t>() : nullptr, w); });
+  if (!idx) return result;
+  if (op.index_dtype == DType::I64) {
+    result.push_back(idx);
+    return result;
+  }
+  auto narrow = ctx.output(out[1]);
+  const std::int64_t* s = idx->data<std::int64_t>();
+  visit_dtype(op.index_dtype, [&]<class I>() {
+    if constexpr (std::is_integral_v<I> && !std::is_same_v<I, bool>) {
+      I* d = narrow->data<I>();
+      parallel_for(narrow->num_elements(), [&](std::size_t b, std::size_t e) {
+        for (std::size_t i = b; i < e; ++i) d[i] = static_cast<I>(s[i]);
+      });
+    }
+  });
+  result.push_back(narrow);
+  return result;
+}
+
+}  // namespace burn::flex

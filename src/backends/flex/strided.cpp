@@ -1,0 +1,165 @@
+#include "backends/flex/strided.hpp"
+
+#include <algorithm>
+#include <array>
+#include <atomic>
+#include <cstring>
+
+#include "backends/flex/parallel.hpp"
+
+namespace burn::flex {
+namespace {
+
+constexpr std::size_t kMaxOperands = 4;
+using Strides = std::array<std::int64_t, kMaxOperands>;
+
+// The loop after dropping size-1 dims and merging dims that are dense for
+// every operand: fewer, longer runs.
+struct Plan {
+  std::vector<std::size_t> dims;
+  std::vector<Strides> strides;  // strides[d][k]: operand k along dim d
+};
+
+Plan plan(const std::vector<std::size_t>& shape, std::span<const Operand> ops) {
+  Plan p;
+  for (std::size_t d = 0; d < shape.size(); ++d) {
+    if (shape[d] == 1) continue;
+    Strides s{};
+    for (std::size_t k = 0; k < ops.size(); ++k) s[k] = ops[k].strides[d];
+    bool merge = !p.dims.empty();
+    for (std::size_t k = 0; merge && k < ops.size(); ++k)
+      merge = p.strides.back()[k] == s[k] * static_cast<std::int64_t>(shape[d]);
+    if (merge) {
+      p.dims.back() *= shape[d];
+      p.strides.back() = s;
+    } else {
+      p.dims.push_back(shape[d]);
+      p.strides.push_back(s);
+    }
+  }
+  if (p.dims.empty()) {
+    p.dims.push_back(1);
+    p.strides.push_back(Strides{});
+  }
+  return p;
+}
+
+// Runs the flat element range [begin, end) of the plan.
+int run_range(const Plan& p, std::span<const Operand> ops, RowFn fn, const void* ctx, std::size_t begin,
+              std::size_t end, const std::atomic<int>& stop) {
+  const std::size_t rank = p.dims.size();
+  const std::size_t nops = ops.size();
+  const std::size_t inner = p.dims[rank - 1];
+  std::vector<std::size_t> idx(rank);
+  std::size_t rem = begin;
+  for (std::size_t d = rank; d-- > 0;) {
+    idx[d] = rem % p.dims[d];
+    rem /= p.dims[d];
+  }
+  std::array<std::byte*, kMaxOperands> ptr{};
+  std::array<std::int64_t, kMaxOperands> width{};
+  for (std::size_t k = 0; k < nops; ++k) {
+    width[k] = static_cast<std::int64_t>(ops[k].width);
+    std::int64_t off = 0;
+    for (std::size_t d = 0; d < rank; ++d) off += static_cast<std::int64_t>(idx[d]) * p.strides[d][k];
+    ptr[k] = ops[k].base + off * width[k];
+  }
+  const Strides& s = p.strides[rank - 1];
+  std::size_t i = begin;
+  while (i < end) {
+    const std::size_t n = std::min(inner - idx[rank - 1], end - i);
+    if (const int code = fn(ctx, ptr.data(), s.data(), n)) return code;
+    i += n;
+    if (i >= end || stop.load(std::memory_order_relaxed)) break;
+    // The run reached the end of the innermost dim: rewind it, carry outwards.
+    for (std::size_t k = 0; k < nops; ++k) ptr[k] -= static_cast<std::int64_t>(idx[rank - 1]) * s[k] * width[k];
+    idx[rank - 1] = 0;
+    for (std::size_t d = rank - 1; d-- > 0;) {
+      for (std::size_t k = 0; k < nops; ++k) ptr[k] += p.strides[d][k] * width[k];
+      if (++idx[d] < p.dims[d]) break;
+      for (std::size_t k = 0; k < nops; ++k)
+        ptr[k] -= static_cast<std::int64_t>(p.dims[d]) * p.strides[d][k] * width[k];
+      idx[d] = 0;
+    }
+  }
+  return 0;
+}
+
+// Copies by element width: the bytes are moved, never interpreted.
+template <std::size_t W>
+int copy_row(const void*, std::byte* const* p, const std::int64_t* s, std::size_t n) {
+  std::byte* dst = p[0];
+  const std::byte* src = p[1];
+  if (s[0] == 1 && s[1] == 1) {
+    std::memcpy(dst, src, n * W);
+  } else {
+    const std::int64_t ds = s[0] * static_cast<std::int64_t>(W), ss = s[1] * static_cast<std::int64_t>(W);
+    for (std::size_t i = 0; i < n; ++i)
+      std::memcpy(dst + static_cast<std::int64_t>(i) * ds, src + static_cast<std::int64_t>(i) * ss, W);
+  }
+  return 0;
+}
+
+}  // namespace
+
+Operand operand(const cpu::CpuTensor& t) { return {t.base(), dtype_size(t.dtype), t.strides}; }
+
+Operand broadcast_operand(const cpu::CpuTensor& t, const std::vector<std::size_t>& shape) {
+  Operand o = operand(t);
+  for (std::size_t d = 0; d < shape.size(); ++d)
+    if (t.shape[d] != shape[d]) o.strides[d] = 0;
+  return o;
+}
+
+int for_each_run(const std::vector<std::size_t>& shape, std::span<const Operand> operands, RowFn fn, const void* ctx,
+                 std::size_t grain) {
+  if (operands.size() > kMaxOperands)
+    throw Error("flex", "an elementwise loop takes at most 4 operands (a kernel bug, please report it)");
+  std::size_t total = 1;
+  for (auto d : shape) total *= d;
+  if (total == 0) return 0;
+  const Plan p = plan(shape, operands);
+  std::atomic<int> error{0};
+  parallel_for(
+      total,
+      [&](std::size_t begin, std::size_t end) {
+        if (const int code = run_range(p, operands, fn, ctx, begin, end, error)) {
+          int expected = 0;
+          error.compare_exchange_strong(expected, code);
+        }
+      },
+      grain);
+  return error.load();
+}
+
+void copy_into(const cpu::CpuTensor& dst, const cpu::CpuTensor& src) {
+  const Operand ops[] = {operand(dst), operand(src)};
+  RowFn fn = nullptr;
+  switch (dtype_size(dst.dtype)) {
+    case 1:
+      fn = copy_row<1>;
+      break;
+    case 2:
+      fn = copy_row<2>;
+      break;
+    case 4:
+      fn = copy_row<4>;
+      break;
+    default:
+      fn = copy_row<8>;
+      break;
+  }
+  for_each_run(dst.shape, ops, fn, nullptr);
+}
+
+cpu::CpuTensorPtr contiguous_copy(const Context& ctx, const cpu::CpuTensor& src) {
+  auto out = ctx.output({Shape(src.shape), src.dtype});
+  copy_into(*out, src);
+  return out;
+}
+
+cpu::CpuTensorPtr make_contiguous(const Context& ctx, const cpu::CpuTensorPtr& t) {
+  return t->is_contiguous() ? t : contiguous_copy(ctx, *t);
+}
+
+}  // namespace burn::flex

@@ -1,0 +1,101 @@
+// Module operation frontends: convolutions, pools and interpolation map onto
+// their IR ops (which validate shapes); embedding and linear are composites.
+#include <burn/module/ops.hpp>
+
+#include "tensor/normalize.hpp"
+
+namespace burn::detail {
+namespace {
+
+std::vector<std::size_t> vec(std::span<const std::size_t> s) { return {s.begin(), s.end()}; }
+
+std::vector<TensorRef> conv_inputs(const TensorRef& x, const TensorRef& w, const OptRef& bias) {
+  std::vector<TensorRef> in{x, w};
+  if (bias) in.push_back(*bias);
+  return in;
+}
+
+ir::InterpolateMode to_ir(module::InterpolateMode mode) {
+  switch (mode) {
+    case module::InterpolateMode::Nearest: return ir::InterpolateMode::Nearest;
+    case module::InterpolateMode::Bilinear: return ir::InterpolateMode::Bilinear;
+    case module::InterpolateMode::Bicubic: return ir::InterpolateMode::Bicubic;
+  }
+  throw Error("interpolate", "unknown interpolation mode");
+}
+
+}  // namespace
+
+TensorRef conv(const TensorRef& x, const TensorRef& w, const OptRef& bias, std::span<const std::size_t> stride,
+               std::span<const std::size_t> padding, std::span<const std::size_t> dilation, std::size_t groups) {
+  ir::Conv op{vec(stride), vec(padding), vec(dilation), groups, bias.has_value()};
+  return execute1(op, conv_inputs(x, w, bias));
+}
+
+TensorRef conv_transpose(const TensorRef& x, const TensorRef& w, const OptRef& bias, std::span<const std::size_t> stride,
+                         std::span<const std::size_t> padding, std::span<const std::size_t> padding_out,
+                         std::span<const std::size_t> dilation, std::size_t groups) {
+  ir::ConvTranspose op{vec(stride), vec(padding), vec(padding_out), vec(dilation), groups, bias.has_value()};
+  return execute1(op, conv_inputs(x, w, bias));
+}
+
+std::pair<TensorRef, std::optional<TensorRef>> max_pool(const TensorRef& x, std::span<const std::size_t> kernel,
+                                                        std::span<const std::size_t> stride,
+                                                        std::span<const std::size_t> padding,
+                                                        std::span<const std::size_t> dilation, bool ceil_mode,
+                                                        bool with_indices) {
+  ir::MaxPool op{vec(kernel), vec(stride), vec(padding), vec(dilation), ceil_mode, with_indices, default_int_dtype(x)};
+  auto out = execute(op, std::span<const TensorRef>(&x, 1));
+  if (!with_indices) return {std::move(out.at(0)), std::nullopt};
+  return {std::move(out.at(0)), std::move(out.at(1))};
+}
+
+TensorRef avg_pool(const TensorRef& x, std::span<const std::size_t> kernel, std::span<const std::size_t> stride,
+                   std::span<const std::size_t> padding, bool count_include_pad, bool ceil_mode) {
+  return execute1(ir::AvgPool{vec(kernel), vec(stride), vec(padding), count_include_pad, ceil_mode}, {x});
+}
+
+TensorRef adaptive_avg_pool(const TensorRef& x, std::span<const std::size_t> output_size) {
+  return execute1(ir::AdaptiveAvgPool{vec(output_size)}, {x});
+}
+
+TensorRef interpolate(const TensorRef& x, std::span<const std::size_t> output_size, module::InterpolateMode mode,
+                      bool align_corners) {
+  return execute1(ir::Interpolate{vec(output_size), to_ir(mode), align_corners}, {x});
+}
+
+TensorRef embedding(const TensorRef& weights, const TensorRef& indices) {
+  if (rank_of(weights) != 2)
+    throw Error("embedding", fmt::format("weights must have shape [n_embedding, d_model], got {}",
+                                         shape_of(weights).to_string()));
+  if (rank_of(indices) != 2)
+    throw Error("embedding", fmt::format("indices must have shape [batch, seq], got {}", shape_of(indices).to_string()));
+  const std::size_t b = shape_of(indices)[0], s = shape_of(indices)[1], d = shape_of(weights)[1];
+  return reshape_exact(select(weights, 0, reshape_exact(indices, Shape{b * s})), Shape{b, s, d});
+}
+
+TensorRef linear(const TensorRef& x, const TensorRef& weight, const OptRef& bias) {
+  const std::size_t rank = rank_of(x);
+  if (rank_of(weight) != 2)
+    throw Error("linear", fmt::format("weight must have shape [d_in, d_out], got {}", shape_of(weight).to_string()));
+  const std::size_t d_in = shape_of(weight)[0], d_out = shape_of(weight)[1];
+  if (shape_of(x)[rank - 1] != d_in)
+    throw Error("linear", fmt::format("input {} has {} features but the weight {} expects {}",
+                                      shape_of(x).to_string(), shape_of(x)[rank - 1], shape_of(weight).to_string(),
+                                      d_in));
+  if (bias && shape_of(*bias) != Shape{d_out})
+    throw Error("linear", fmt::format("bias must have shape [{}], got {}", d_out, shape_of(*bias).to_string()));
+
+  // A 1-D input is one row; matmul needs rank 2.
+  const TensorRef rows = rank == 1 ? unsqueeze_dim(x, 0) : x;
+  const std::size_t r = rank_of(rows);
+  // Weight and bias get leading unit dims so matmul and add broadcast over the batch dims.
+  std::vector<std::size_t> w_shape(r, 1), b_shape(r, 1);
+  w_shape[r - 2] = d_in;
+  w_shape[r - 1] = b_shape[r - 1] = d_out;
+  TensorRef y = matmul(rows, reshape_exact(weight, Shape(std::move(w_shape))));
+  if (bias) y = binary(ir::BinaryOp::Add, y, reshape_exact(*bias, Shape(std::move(b_shape))));
+  return rank == 1 ? squeeze_dim(y, 0) : y;
+}
+
+}  // namespace burn::detail
