@@ -166,6 +166,8 @@ class ProfileTicks {
 /// The measurement of a profile window; resolve it once the run is over.
 class ProfileDuration {
  public:
+  /// An empty measurement (a placeholder); resolve() on it throws burn::Error.
+  ProfileDuration() = default;
   explicit ProfileDuration(std::shared_future<std::optional<ProfileTicks>> f) : f_(std::move(f)) {}
   std::future<std::optional<ProfileTicks>> resolve() const;
 

@@ -16,6 +16,7 @@
 #include <initializer_list>
 #include <ostream>
 #include <span>
+#include <string>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -56,6 +57,8 @@ TensorData nested_to_data(const typename nested_list<T, D>::type& list) {
 }
 void check_rank(const TensorRef& t, std::size_t rank, std::string_view what);
 void check_kind(const TensorRef& t, TensorKind kind, std::string_view what);
+/// Throws "[cast] ..." when `dtype` is not of `kind`.
+void check_cast_kind(DType dtype, TensorKind kind);
 template <class T>
 std::vector<TensorRef> refs_of(std::span<const T> tensors) {
   std::vector<TensorRef> refs;
@@ -164,7 +167,11 @@ class Tensor {
   }
 
   Tensor to_device(const Device& device) const { return Tensor(detail::to_device(ref_, device)); }
-  Tensor cast(DType dtype) const { return Tensor(detail::cast(ref_, dtype)); }
+  /// Converts to another dtype of the same kind (use to_int()/to_float()/to_bool() to change kind).
+  Tensor cast(DType dtype) const {
+    detail::check_cast_kind(dtype, kind_of<K>());
+    return Tensor(detail::cast(ref_, dtype));
+  }
   Tensor cast(FloatDType dtype) const requires is_float_kind { return cast(to_dtype(dtype)); }
   Tensor cast(IntDType dtype) const requires is_int_kind { return cast(to_dtype(dtype)); }
   Tensor<D, Float> to_float() const { return Tensor<D, Float>(detail::to_kind(ref_, TensorKind::Float)); }
@@ -359,22 +366,24 @@ class Tensor {
   Tensor<D2, K> reshape(const std::int64_t (&dims)[D2]) const {
     return Tensor<D2, K>(detail::reshape(ref_, std::span<const std::int64_t>(dims, D2)));
   }
+  /// Reshape to exact sizes (no -1; 0 is an empty dim).
   template <std::size_t D2>
   Tensor<D2, K> reshape(const std::array<std::size_t, D2>& dims) const {
-    std::array<std::int64_t, D2> d{};
-    for (std::size_t i = 0; i < D2; ++i) d[i] = static_cast<std::int64_t>(dims[i]);
-    return Tensor<D2, K>(detail::reshape(ref_, d));
+    return Tensor<D2, K>(detail::reshape_exact(ref_, Shape(dims)));
   }
   /// Flattens dims [start, end] into one.
   template <std::size_t D2>
   Tensor<D2, K> flatten(std::size_t start, std::size_t end) const {
-    std::vector<std::int64_t> d;
-    for (std::size_t i = 0; i < start; ++i) d.push_back(static_cast<std::int64_t>(shape()[i]));
-    std::int64_t n = 1;
-    for (std::size_t i = start; i <= end && i < D; ++i) n *= static_cast<std::int64_t>(shape()[i]);
+    if (start > end || end >= D)
+      throw Error("flatten", "dims [" + std::to_string(start) + ", " + std::to_string(end) +
+                                 "] are not a valid range for a tensor of rank " + std::to_string(D));
+    std::vector<std::size_t> d;
+    for (std::size_t i = 0; i < start; ++i) d.push_back(shape()[i]);
+    std::size_t n = 1;
+    for (std::size_t i = start; i <= end; ++i) n *= shape()[i];
     d.push_back(n);
-    for (std::size_t i = end + 1; i < D; ++i) d.push_back(static_cast<std::int64_t>(shape()[i]));
-    return Tensor<D2, K>(detail::reshape(ref_, d));
+    for (std::size_t i = end + 1; i < D; ++i) d.push_back(shape()[i]);
+    return Tensor<D2, K>(detail::reshape_exact(ref_, Shape(std::move(d))));
   }
   /// Output dim i is input dim axes[i] (negative counts from the end).
   Tensor permute(const std::int64_t (&axes)[D]) const { return Tensor(detail::permute(ref_, std::span<const std::int64_t>(axes, D))); }

@@ -35,6 +35,8 @@ std::string PciAddress::to_string() const {
 }
 
 std::future<std::optional<ProfileTicks>> ProfileDuration::resolve() const {
+  if (!f_.valid())
+    throw Error("ProfileDuration::resolve", "this duration is empty: it did not come from Device::profile");
   auto shared = f_;
   return std::async(std::launch::deferred, [shared] { return shared.get(); });
 }
@@ -105,7 +107,11 @@ Device Device::parse(std::string_view text) {
                       fmt::format("unknown backend '{}' in '{}'; known: flex, ndarray, cpu, cuda, rocm, vulkan, "
                                   "wgpu, metal, webgpu, libtorch, remote, capture",
                                   name, text));
-  return Device(DispatchDevice{*type, index});
+  try {
+    return Device(DispatchDevice{*type, index});
+  } catch (const DeviceError& e) {
+    throw DeviceError(e.kind(), "Device::parse", fmt::format("'{}': {}", text, e.what()));
+  }
 }
 
 // ---- autodiff context ---------------------------------------------------------------------------------------

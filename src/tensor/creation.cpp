@@ -30,6 +30,12 @@ void check_kind(const TensorRef& t, TensorKind kind, std::string_view what) {
     throw Error(what, fmt::format("a {} tensor cannot hold dtype {}", kind_name(kind), dtype_name(t->spec.dtype)));
 }
 
+void check_cast_kind(DType dtype, TensorKind kind) {
+  if (!dtype_matches_kind(dtype, kind))
+    throw Error("cast", fmt::format("dtype {} is not a {} dtype; use to_float(), to_int() or to_bool() to change kind",
+                                    dtype_name(dtype), kind_name(kind)));
+}
+
 DType creation_dtype(const TensorCreationOptions& options, TensorKind kind, std::string_view op) {
   const DeviceSettings settings = options.device.runtime().lock_settings();
   if (options.dtype) {

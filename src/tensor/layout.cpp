@@ -10,6 +10,12 @@
 #include "tensor/normalize.hpp"
 
 namespace burn::detail {
+
+TensorRef reshape_exact(const TensorRef& t, Shape shape) {
+  if (shape == t->spec.shape) return t;
+  return execute1(ir::Reshape{std::move(shape)}, {t});
+}
+
 namespace {
 
 /// Resolves reshape dims to a shape, or returns why it cannot. `keep_zero`:

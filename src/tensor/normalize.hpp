@@ -44,12 +44,6 @@ inline TensorRef full_on(const TensorRef& t, const Shape& shape, Scalar value) {
   return create(ir::Full{shape, value, t->spec.dtype}, t->device);
 }
 
-/// Reshape to a fully resolved shape (no -1 or keep-0 interpretation).
-inline TensorRef reshape_exact(const TensorRef& t, Shape shape) {
-  if (shape == t->spec.shape) return t;
-  return execute1(ir::Reshape{std::move(shape)}, {t});
-}
-
 inline void expect_float_tensor(std::string_view op, const TensorRef& t) {
   if (!is_float(t->spec.dtype))
     throw Error(op, fmt::format("needs a float tensor, got {}; convert with to_float() or cast()",

@@ -10,11 +10,6 @@
 #include <string>
 #include <vector>
 
-namespace burn::testing {
-/// Readable parameter values in gtest failure messages ("flex:0 / f16").
-inline void PrintTo(const DeviceDType& p, std::ostream* os) { *os << p.device.to_string() << " / " << p.dtype; }
-}  // namespace burn::testing
-
 namespace burn::conformance {
 
 using burn::testing::DeviceDType;

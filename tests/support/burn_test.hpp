@@ -58,6 +58,9 @@ inline std::vector<DeviceDType> combos(const std::vector<DType>& dtypes) {
   return out;
 }
 
+/// Readable parameter values in gtest output ("flex:0 / f16").
+inline void PrintTo(const DeviceDType& p, std::ostream* os) { *os << p.device.to_string() << " / " << p.dtype; }
+
 /// gtest parameter name: "ndarray_f32".
 inline std::string combo_name(const ::testing::TestParamInfo<DeviceDType>& info) {
   return std::string(info.param.device.type().name()) + "_" + std::string(dtype_name(info.param.dtype));

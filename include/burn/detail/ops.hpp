@@ -72,6 +72,8 @@ std::pair<TensorRef, TensorRef> topk(const TensorRef& t, std::size_t k, std::int
 // ---- layout (src/tensor/layout.cpp) ------------------------------------------------------------------------
 /// `dims` may hold one -1 (inferred) and 0 (keep the input's size, as in Burn).
 TensorRef reshape(const TensorRef& t, std::span<const std::int64_t> dims);
+/// Reshape to a fully resolved shape (sizes taken literally: 0 is an empty dim).
+TensorRef reshape_exact(const TensorRef& t, Shape shape);
 TensorRef permute(const TensorRef& t, std::span<const std::int64_t> axes);
 TensorRef swap_dims(const TensorRef& t, std::int64_t a, std::int64_t b);
 TensorRef flip(const TensorRef& t, std::span<const std::int64_t> axes);
