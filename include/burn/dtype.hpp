@@ -8,7 +8,11 @@
 #include <limits>
 #include <type_traits>
 #include <ostream>
+#include <string>
 #include <string_view>
+#include <utility>
+
+#include <burn/error.hpp>
 
 namespace burn {
 
@@ -141,6 +145,50 @@ decltype(auto) visit_dtype(DType d, F&& f) {
     case DType::Bool: return f.template operator()<bool>();
   }
   return f.template operator()<float>();  // unreachable: every enumerator is handled
+}
+
+/// Thrown by the family visitors below for a dtype outside the family: the
+/// op's dtype check (infer_outputs) should have rejected it, so this is a bug
+/// reported as an error rather than a crash or a kernel for the wrong type.
+[[noreturn]] inline void throw_no_kernel(std::string_view op, DType d) {
+  throw Error(op, "this backend has no kernel for dtype " + std::string(dtype_name(d)) +
+                      " (the op's dtype check should have rejected it)");
+}
+
+/// visit_dtype restricted to the float dtypes (instantiates f only for them);
+/// any other dtype throws burn::Error naming `op`.
+template <class F>
+decltype(auto) visit_float_dtype(std::string_view op, DType d, F&& f) {
+  switch (d) {
+    case DType::F64: return f.template operator()<double>();
+    case DType::F32: return f.template operator()<float>();
+    case DType::F16: return f.template operator()<f16>();
+    case DType::BF16: return f.template operator()<bf16>();
+    default: throw_no_kernel(op, d);
+  }
+}
+
+/// visit_dtype restricted to the int dtypes; any other dtype throws.
+template <class F>
+decltype(auto) visit_int_dtype(std::string_view op, DType d, F&& f) {
+  switch (d) {
+    case DType::I64: return f.template operator()<std::int64_t>();
+    case DType::I32: return f.template operator()<std::int32_t>();
+    case DType::I16: return f.template operator()<std::int16_t>();
+    case DType::I8: return f.template operator()<std::int8_t>();
+    case DType::U64: return f.template operator()<std::uint64_t>();
+    case DType::U32: return f.template operator()<std::uint32_t>();
+    case DType::U16: return f.template operator()<std::uint16_t>();
+    case DType::U8: return f.template operator()<std::uint8_t>();
+    default: throw_no_kernel(op, d);
+  }
+}
+
+/// visit_dtype over the float and int dtypes; Bool throws.
+template <class F>
+decltype(auto) visit_numeric_dtype(std::string_view op, DType d, F&& f) {
+  if (is_float(d)) return visit_float_dtype(op, d, std::forward<F>(f));
+  return visit_int_dtype(op, d, std::forward<F>(f));
 }
 
 /// The type arithmetic is done in: float for the half types, T otherwise.

@@ -124,7 +124,7 @@ Result kernel(const Context& ctx, const ir::AvgPool& op, Inputs in, Outputs out)
       dnnl_avg_pool(*x, *y, op, *dnn::float_type(x->dtype)))
     return {y};
   const AxisRanges r[3] = {avg_ranges(w, 0), avg_ranges(w, 1), avg_ranges(w, 2)};
-  dnn::visit_float(x->dtype, [&]<class T>() { window_mean<T>(*x, *y, w, r, op.count_include_pad); });
+  visit_float_dtype(name, x->dtype, [&]<class T>() { window_mean<T>(*x, *y, w, r, op.count_include_pad); });
   return {y};
 }
 
@@ -136,7 +136,7 @@ Result kernel(const Context& ctx, const ir::AdaptiveAvgPool& op, Inputs in, Outp
       dnn::make_window(name, std::span(x->shape).subspan(2), std::span(y->shape).subspan(2), {}, {}, {}, {});
   if (y->num_elements() == 0) return {y};
   const AxisRanges r[3] = {adaptive_ranges(w, 0), adaptive_ranges(w, 1), adaptive_ranges(w, 2)};
-  dnn::visit_float(x->dtype, [&]<class T>() { window_mean<T>(*x, *y, w, r, false); });
+  visit_float_dtype(name, x->dtype, [&]<class T>() { window_mean<T>(*x, *y, w, r, false); });
   return {y};
 }
 

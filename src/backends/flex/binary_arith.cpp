@@ -46,7 +46,7 @@ RowFn float_row(BinaryOp op) {
     case BinaryOp::Atan2:
       return binary_row<T, T, [](C a, C b, E) { return std::atan2(a, b); }>;
     default:
-      no_kernel(ir::binary_name(op), dtype_of<T>());
+      throw_no_kernel(ir::binary_name(op), dtype_of<T>());
   }
 }
 
@@ -149,7 +149,7 @@ RowFn int_row(BinaryOp op) {
         return static_cast<T>(a >> b);  // arithmetic for signed types (C++20)
       }>;
     default:
-      no_kernel(ir::binary_name(op), dtype_of<T>());
+      throw_no_kernel(ir::binary_name(op), dtype_of<T>());
   }
 }
 
@@ -163,7 +163,7 @@ RowFn bool_row(BinaryOp op) {
     case BinaryOp::LogicalXor:
       return binary_row<bool, bool, [](bool a, bool b, E) { return a != b; }>;
     default:
-      no_kernel(ir::binary_name(op), DType::Bool);
+      throw_no_kernel(ir::binary_name(op), DType::Bool);
   }
 }
 

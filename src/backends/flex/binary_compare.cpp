@@ -34,7 +34,7 @@ RowFn compare_row(BinaryOp op) {
         break;
     }
   }
-  no_kernel(ir::binary_name(op), dtype_of<T>());
+  throw_no_kernel(ir::binary_name(op), dtype_of<T>());
 }
 
 }  // namespace

@@ -12,7 +12,6 @@ namespace {
 
 using cpu::CpuTensor;
 using dnn::ConvTensors;
-using cpu::CpuTensorPtr;
 
 bool dnnl_conv(const ConvTensors& t, CpuTensor& y, const ir::Conv& op, dnnl::memory::data_type dt) {
   const std::size_t n = std::max<std::size_t>(op.stride.size(), 1);
@@ -90,30 +89,10 @@ void loop_conv(const ConvTensors& t, CpuTensor& y, const ir::Conv& op) {
 }  // namespace
 
 Result kernel(const Context& ctx, const ir::Conv& op, Inputs in, Outputs out) {
-  auto y = ctx.output(out[0]);
-  const std::string_view name = ir::op_name(ir::Op(op));
-  dnn::expect_at_most_3d(name, op.stride.size());
-  if (y->num_elements() == 0) return {y};
-  const ConvTensors t = dnn::conv_inputs(ctx, in, op.has_bias);
-  if (t.x->num_elements() == 0 || t.w->num_elements() == 0) {  // nothing to sum (all padding or no channels): bias only
-    dnn::fill_bias(t, *y);
-    return {y};
-  }
-  const DType dtype = out[0].dtype;
-  if (const auto dt = dnn::float_type(dtype)) {
-    if (dnnl_conv(t, *y, op, *dt)) return {y};
-  }
-  if (is_half(dtype)) {
-    const ConvTensors t32 = dnn::widen(ctx, t);
-    auto y32 = ctx.output({out[0].shape, DType::F32});
-    if (!dnnl_conv(t32, *y32, op, dnnl::memory::data_type::f32)) loop_conv<float>(t32, *y32, op);
-    dnn::narrow_from_f32(*y32, *y);
-    return {y};
-  }
-  dnn::visit_float(dtype, [&]<class T>() {
-    if constexpr (std::is_same_v<T, double> || std::is_same_v<T, float>) loop_conv<T>(t, *y, op);
-  });
-  return {y};
+  return dnn::run_conv(
+      ctx, op, in, out,
+      [&](const ConvTensors& t, CpuTensor& y, dnnl::memory::data_type dt) { return dnnl_conv(t, y, op, dt); },
+      [&]<class T>(const ConvTensors& t, CpuTensor& y) { loop_conv<T>(t, y, op); });
 }
 
 }  // namespace burn::flex

@@ -22,7 +22,7 @@ void fill_bias(const ConvTensors& t, cpu::CpuTensor& y) {
   const std::size_t channels = y.shape[1];
   const std::size_t planes = y.shape[0] * channels;
   const std::size_t vol = planes ? y.num_elements() / planes : 0;
-  visit_float(y.dtype, [&]<class T>() {
+  visit_float_dtype("fill_bias", y.dtype, [&]<class T>() {
     T* out = y.data<T>();
     const T* b = t.bias ? t.bias->data<T>() : nullptr;
     parallel_for(planes, [&](std::size_t begin, std::size_t end) {

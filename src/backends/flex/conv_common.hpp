@@ -1,8 +1,12 @@
 // Shared pieces of conv.cpp and conv_transpose.cpp: contiguous operands,
-// oneDNN geometry vectors, the bias-only result of an empty reduction.
+// oneDNN geometry vectors, the bias-only result of an empty reduction, and
+// the dtype plan both follow (run_conv).
 #pragma once
 
+#include <type_traits>
+
 #include "backends/flex/dnnl_engine.hpp"
+#include "backends/flex/window.hpp"
 
 namespace burn::flex::dnn {
 
@@ -28,5 +32,38 @@ struct ConvGeometry {
 /// missing axes (a 0-D problem run as 1-D) get stride 1, no dilation, no pad.
 ConvGeometry conv_geometry(const std::vector<std::size_t>& stride, const std::vector<std::size_t>& padding,
                            const std::vector<std::size_t>& dilation, std::size_t n);
+
+/// The kernel body of conv and conv_transpose: an empty output or an empty
+/// reduction (bias only), then oneDNN at the output dtype, halves through
+/// f32 when oneDNN has no fast kernel for them, and the direct loop for
+/// f32 / f64. `onednn(t, y, data_type)` returns false where oneDNN declines;
+/// `loop.template operator()<T>(t, y)` runs the direct loop for T.
+template <class Op, class OneDnn, class Loop>
+Result run_conv(const Context& ctx, const Op& op, Inputs in, Outputs out, OneDnn&& onednn, Loop&& loop) {
+  auto y = ctx.output(out[0]);
+  const std::string_view name = ir::op_name(ir::Op(op));
+  expect_at_most_3d(name, op.stride.size());
+  if (y->num_elements() == 0) return {y};
+  const ConvTensors t = conv_inputs(ctx, in, op.has_bias);
+  if (t.x->num_elements() == 0 || t.w->num_elements() == 0) {  // nothing to sum (all padding or no channels)
+    fill_bias(t, *y);
+    return {y};
+  }
+  const DType dtype = out[0].dtype;
+  if (const auto dt = float_type(dtype)) {
+    if (onednn(t, *y, *dt)) return {y};
+  }
+  if (is_half(dtype)) {
+    const ConvTensors t32 = widen(ctx, t);
+    auto y32 = ctx.output({out[0].shape, DType::F32});
+    if (!onednn(t32, *y32, dnnl::memory::data_type::f32)) loop.template operator()<float>(t32, *y32);
+    narrow_from_f32(*y32, *y);
+    return {y};
+  }
+  visit_float_dtype(name, dtype, [&]<class T>() {
+    if constexpr (std::is_same_v<T, double> || std::is_same_v<T, float>) loop.template operator()<T>(t, *y);
+  });
+  return {y};
+}
 
 }  // namespace burn::flex::dnn

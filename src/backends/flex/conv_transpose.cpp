@@ -127,29 +127,10 @@ void loop_deconv(const ConvTensors& t, CpuTensor& y, const ir::ConvTranspose& op
 }  // namespace
 
 Result kernel(const Context& ctx, const ir::ConvTranspose& op, Inputs in, Outputs out) {
-  auto y = ctx.output(out[0]);
-  dnn::expect_at_most_3d(ir::op_name(ir::Op(op)), op.stride.size());
-  if (y->num_elements() == 0) return {y};
-  const ConvTensors t = dnn::conv_inputs(ctx, in, op.has_bias);
-  if (t.x->num_elements() == 0 || t.w->num_elements() == 0) {  // nothing to scatter: bias only
-    dnn::fill_bias(t, *y);
-    return {y};
-  }
-  const DType dtype = out[0].dtype;
-  if (const auto dt = dnn::float_type(dtype)) {
-    if (dnnl_deconv(t, *y, op, *dt)) return {y};
-  }
-  if (is_half(dtype)) {
-    const ConvTensors t32 = dnn::widen(ctx, t);
-    auto y32 = ctx.output({out[0].shape, DType::F32});
-    if (!dnnl_deconv(t32, *y32, op, dnnl::memory::data_type::f32)) loop_deconv<float>(t32, *y32, op);
-    dnn::narrow_from_f32(*y32, *y);
-    return {y};
-  }
-  dnn::visit_float(dtype, [&]<class T>() {
-    if constexpr (std::is_same_v<T, double> || std::is_same_v<T, float>) loop_deconv<T>(t, *y, op);
-  });
-  return {y};
+  return dnn::run_conv(
+      ctx, op, in, out,
+      [&](const ConvTensors& t, CpuTensor& y, dnnl::memory::data_type dt) { return dnnl_deconv(t, y, op, dt); },
+      [&]<class T>(const ConvTensors& t, CpuTensor& y) { loop_deconv<T>(t, y, op); });
 }
 
 }  // namespace burn::flex

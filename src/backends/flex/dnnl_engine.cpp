@@ -43,7 +43,7 @@ cpu::CpuTensorPtr to_f32(const Context& ctx, const cpu::CpuTensor& t) {
   auto out = ctx.output({Shape(t.shape), DType::F32});
   if (out->num_elements() == 0) return out;
   float* dst = out->data<float>();
-  visit_float(t.dtype, [&]<class T>() {
+  visit_float_dtype("to_f32", t.dtype, [&]<class T>() {
     if (t.is_contiguous()) {
       const T* src = t.data<T>();
       parallel_for(t.num_elements(), [&](std::size_t b, std::size_t e) {
@@ -60,7 +60,7 @@ cpu::CpuTensorPtr to_f32(const Context& ctx, const cpu::CpuTensor& t) {
 
 void narrow_from_f32(const cpu::CpuTensor& src, cpu::CpuTensor& dst) {
   const float* s = src.data<float>();
-  visit_float(dst.dtype, [&]<class T>() {
+  visit_float_dtype("narrow_from_f32", dst.dtype, [&]<class T>() {
     T* d = dst.data<T>();
     parallel_for(dst.num_elements(), [&](std::size_t b, std::size_t e) {
       for (std::size_t i = b; i < e; ++i) d[i] = convert_element<T>(s[i]);

@@ -8,7 +8,6 @@
 #include <burn/dtype.hpp>
 #include <burn/error.hpp>
 #include <cstdint>
-#include <string_view>
 #include <type_traits>
 
 namespace burn::flex {
@@ -133,57 +132,6 @@ int binary_row(const void* ctx, std::byte* const* p, const std::int64_t* s, std:
     for (std::int64_t i = 0; i < len; ++i) o[i * s[0]] = store<R>(F(load(a[i * s[1]]), load(b[i * s[2]]), err));
   }
   return err.set.load(std::memory_order_relaxed) ? 1 : 0;
-}
-
-/// visit_dtype restricted to dtypes a kernel handles; others are a bug
-/// (infer_outputs rejects them) reported as an error, never a crash.
-[[noreturn]] void no_kernel(std::string_view op, DType d);
-
-template <class F>
-decltype(auto) visit_float(std::string_view op, DType d, F&& f) {
-  switch (d) {
-    case DType::F64:
-      return f.template operator()<double>();
-    case DType::F32:
-      return f.template operator()<float>();
-    case DType::F16:
-      return f.template operator()<f16>();
-    case DType::BF16:
-      return f.template operator()<bf16>();
-    default:
-      no_kernel(op, d);
-  }
-}
-
-template <class F>
-decltype(auto) visit_int(std::string_view op, DType d, F&& f) {
-  switch (d) {
-    case DType::I64:
-      return f.template operator()<std::int64_t>();
-    case DType::I32:
-      return f.template operator()<std::int32_t>();
-    case DType::I16:
-      return f.template operator()<std::int16_t>();
-    case DType::I8:
-      return f.template operator()<std::int8_t>();
-    case DType::U64:
-      return f.template operator()<std::uint64_t>();
-    case DType::U32:
-      return f.template operator()<std::uint32_t>();
-    case DType::U16:
-      return f.template operator()<std::uint16_t>();
-    case DType::U8:
-      return f.template operator()<std::uint8_t>();
-    default:
-      no_kernel(op, d);
-  }
-}
-
-/// Float and int dtypes (not Bool).
-template <class F>
-decltype(auto) visit_numeric(std::string_view op, DType d, F&& f) {
-  if (is_float(d)) return visit_float(op, d, std::forward<F>(f));
-  return visit_int(op, d, std::forward<F>(f));
 }
 
 /// Element types by width only, for kernels that move elements without

@@ -117,7 +117,7 @@ Result kernel(const Context& ctx, const ir::Interpolate& op, Inputs in, Outputs 
   auto x = cpu::contiguous(ctx.alloc, cpu::as_cpu_ptr(in[0].primitive));
   auto y = ctx.output(out[0]);
   if (y->num_elements() == 0) return {y};
-  dnn::visit_float(x->dtype, [&]<class T>() { resize<T>(*x, *y, op); });
+  visit_float_dtype("interpolate", x->dtype, [&]<class T>() { resize<T>(*x, *y, op); });
   return {y};
 }
 

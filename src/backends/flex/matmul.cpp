@@ -221,7 +221,7 @@ Result kernel(const Context& ctx, const ir::Matmul&, Inputs in, Outputs out) {
     dnn::narrow_from_f32(*c32, *c);
     return {c};
   }
-  dnn::visit_numeric(dtype, [&]<class T>() {
+  visit_numeric_dtype("matmul", dtype, [&]<class T>() {
     if constexpr (!std::is_same_v<T, f16> && !std::is_same_v<T, bf16>) loop_matmul<T>(*a, *b, *c);
   });
   return {c};

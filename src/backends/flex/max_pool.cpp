@@ -124,7 +124,8 @@ Result kernel(const Context& ctx, const ir::MaxPool& op, Inputs in, Outputs out)
     idx = ctx.output({out[1].shape, DType::I64});
   }
   if (y->num_elements() != 0)
-    dnn::visit_numeric(x->dtype, [&]<class T>() { max_pool<T>(*x, *y, idx ? idx->data<std::int64_t>() : nullptr, w); });
+    visit_numeric_dtype(name, x->dtype,
+                        [&]<class T>() { max_pool<T>(*x, *y, idx ? idx->data<std::int64_t>() : nullptr, w); });
   if (!idx) return result;
   if (op.index_dtype == DType::I64) {
     result.push_back(idx);

@@ -7,14 +7,14 @@ void reduce_select_like(ir::ReduceOp op, DType dtype, const Lines& v, const cpu:
   using ir::ReduceOp;
   using reduce_engine::reduce;
   if (op == ReduceOp::Any || op == ReduceOp::All) {
-    if (dtype != DType::Bool) no_kernel(ir::reduce_name(op), dtype);
+    if (dtype != DType::Bool) throw_no_kernel(ir::reduce_name(op), dtype);
     if (op == ReduceOp::Any)
       reduce<LogicR<bool, true>>(v, y.data<bool>());
     else
       reduce<LogicR<bool, false>>(v, y.data<bool>());
     return;
   }
-  visit_numeric(ir::reduce_name(op), dtype, [&]<class T>() {
+  visit_numeric_dtype(ir::reduce_name(op), dtype, [&]<class T>() {
     switch (op) {
       case ReduceOp::Max:
         return reduce<ExtremeR<T, true>>(v, y.data<T>());
@@ -25,7 +25,7 @@ void reduce_select_like(ir::ReduceOp op, DType dtype, const Lines& v, const cpu:
       case ReduceOp::ArgMin:
         return reduce<ArgR<T, false>>(v, indices);
       default:
-        no_kernel(ir::reduce_name(op), dtype_of<T>());
+        throw_no_kernel(ir::reduce_name(op), dtype_of<T>());
     }
   });
 }

@@ -6,7 +6,7 @@ namespace burn::flex {
 void reduce_sum_like(ir::ReduceOp op, const Lines& v, const cpu::CpuTensor& y) {
   using ir::ReduceOp;
   using reduce_engine::reduce;
-  visit_numeric(ir::reduce_name(op), y.dtype, [&]<class T>() {
+  visit_numeric_dtype(ir::reduce_name(op), y.dtype, [&]<class T>() {
     T* out = y.data<T>();
     switch (op) {
       case ReduceOp::Sum:
@@ -16,7 +16,7 @@ void reduce_sum_like(ir::ReduceOp op, const Lines& v, const cpu::CpuTensor& y) {
       case ReduceOp::Mean:
         return reduce<MeanR<T>>(v, out);
       default:
-        no_kernel(ir::reduce_name(op), dtype_of<T>());
+        throw_no_kernel(ir::reduce_name(op), dtype_of<T>());
     }
   });
 }

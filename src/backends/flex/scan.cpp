@@ -68,7 +68,7 @@ Result kernel(const Context& ctx, const ir::Cumulative& op, Inputs in, Outputs o
   const Lines v = lines_of(ctx, x, op.dim, keep);
   auto y = ctx.output(out[0]);
   if (y->num_elements() == 0) return {y};
-  visit_numeric("cumulative", x->dtype, [&]<class T>() {
+  visit_numeric_dtype("cumulative", x->dtype, [&]<class T>() {
     T* dst = y->data<T>();
     switch (op.op) {
       case CumulativeOp::Sum:

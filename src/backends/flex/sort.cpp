@@ -57,8 +57,9 @@ Result kernel(const Context& ctx, const ir::Sort& op, Inputs in, Outputs out) {
   // Positions are produced as i64 and converted when another int dtype is asked for.
   auto idx = out[1].dtype == DType::I64 ? indices : ctx.output({out[1].shape, DType::I64});
   if (values->num_elements() != 0) {
-    visit_numeric("sort", x->dtype,
-                  [&]<class T>() { sort_lines<T>(v, op.descending, values->data<T>(), idx->data<std::int64_t>()); });
+    visit_numeric_dtype("sort", x->dtype, [&]<class T>() {
+      sort_lines<T>(v, op.descending, values->data<T>(), idx->data<std::int64_t>());
+    });
     if (idx != indices) convert_into(*indices, *idx);
   }
   return {values, indices};

@@ -78,7 +78,7 @@ RowFn float_unary(UnaryOp op) {
     case UnaryOp::IsInf:
       return unary_row<T, bool, [](C x) { return std::isinf(x); }>;
     default:
-      no_kernel(ir::unary_name(op), dtype_of<T>());
+      throw_no_kernel(ir::unary_name(op), dtype_of<T>());
   }
 }
 
@@ -100,7 +100,7 @@ RowFn int_unary(UnaryOp op) {
     case UnaryOp::BitNot:
       return unary_row<T, T, [](T x) { return static_cast<T>(~static_cast<wrap_t<T>>(x)); }>;
     default:
-      no_kernel(ir::unary_name(op), dtype_of<T>());
+      throw_no_kernel(ir::unary_name(op), dtype_of<T>());
   }
 }
 
@@ -160,7 +160,7 @@ Result kernel(const Context& ctx, const ir::Unary& op, Inputs in, Outputs out) {
     } else if constexpr (is_int_v<T>) {
       return int_unary<T>(op.op);
     } else {
-      if (op.op != UnaryOp::LogicalNot) no_kernel(ir::unary_name(op.op), DType::Bool);
+      if (op.op != UnaryOp::LogicalNot) throw_no_kernel(ir::unary_name(op.op), DType::Bool);
       return unary_row<bool, bool, [](bool v) { return !v; }>;
     }
   });
@@ -172,7 +172,7 @@ Result kernel(const Context& ctx, const ir::Unary& op, Inputs in, Outputs out) {
 Result kernel(const Context& ctx, const ir::Clamp& op, Inputs in, Outputs out) {
   const auto& x = cpu::as_cpu(in[0].primitive);
   auto y = ctx.output(out[0]);
-  visit_numeric("clamp", x.dtype, [&]<class T>() {
+  visit_numeric_dtype("clamp", x.dtype, [&]<class T>() {
     // Bounds take the element type first, like any scalar operand.
     const Bounds<T> b{op.min ? load(op.min->as<T>()) : compute_t<T>{}, op.max ? load(op.max->as<T>()) : compute_t<T>{},
                       op.min.has_value(), op.max.has_value()};

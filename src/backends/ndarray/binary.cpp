@@ -16,7 +16,7 @@ namespace {
 
 using ir::BinaryOp;
 
-[[noreturn]] void wrong_kind(BinaryOp op, DType d) { unsupported_dtype(ir::binary_name(op), d); }
+[[noreturn]] void wrong_kind(BinaryOp op, DType d) { throw_no_kernel(ir::binary_name(op), d); }
 
 bool is_comparison(BinaryOp op) { return op >= BinaryOp::Equal; }
 

@@ -14,7 +14,7 @@ namespace {
 std::vector<std::size_t> read_indices(std::string_view op, const cpu::CpuTensor& indices, std::size_t dim,
                                       std::size_t size) {
   std::vector<std::size_t> out(indices.num_elements());
-  visit_int(op, indices.dtype, [&]<class I>() {
+  visit_int_dtype(op, indices.dtype, [&]<class I>() {
     using Wide = std::conditional_t<std::is_signed_v<I>, std::int64_t, std::uint64_t>;
     for_each_index(indices.shape, [&](std::size_t i, const Index& o) {
       // NOLINTNEXTLINE(bugprone-signed-char-misuse): i8 indices are numbers, not characters

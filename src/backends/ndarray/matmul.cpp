@@ -60,7 +60,7 @@ Result kernel(const Context& ctx, const ir::Matmul&, Inputs in, Outputs out) {
     return {detail::write_doubles(ctx, out[0], values)};
   }
   auto result = ctx.output(out[0]);
-  detail::visit_int(a.dtype, [&]<class T>() {
+  visit_int_dtype("matmul", a.dtype, [&]<class T>() {
     const auto values = matmul(detail::read_as<std::uint64_t, T>(a), a.shape, detail::read_as<std::uint64_t, T>(b),
                                b.shape, out_shape);
     T* dst = result->data<T>();

@@ -13,33 +13,6 @@
 
 namespace burn::ndarray::detail {
 
-/// Calls f.template operator()<T>() for the float dtypes only (the module ops
-/// accept floats; infer_outputs has rejected everything else).
-template <class F>
-decltype(auto) visit_float(DType d, F&& f) {
-  switch (d) {
-    case DType::F64: return f.template operator()<double>();
-    case DType::F16: return f.template operator()<f16>();
-    case DType::BF16: return f.template operator()<bf16>();
-    default: return f.template operator()<float>();
-  }
-}
-
-/// Calls f.template operator()<T>() for the int dtypes only.
-template <class F>
-decltype(auto) visit_int(DType d, F&& f) {
-  switch (d) {
-    case DType::I32: return f.template operator()<std::int32_t>();
-    case DType::I16: return f.template operator()<std::int16_t>();
-    case DType::I8: return f.template operator()<std::int8_t>();
-    case DType::U64: return f.template operator()<std::uint64_t>();
-    case DType::U32: return f.template operator()<std::uint32_t>();
-    case DType::U16: return f.template operator()<std::uint16_t>();
-    case DType::U8: return f.template operator()<std::uint8_t>();
-    default: return f.template operator()<std::int64_t>();
-  }
-}
-
 /// The elements of a strided view of storage type T, row-major, as `To`.
 template <class To, class T>
 std::vector<To> read_as(const cpu::CpuTensor& t) {
@@ -55,14 +28,14 @@ std::vector<To> read_as(const cpu::CpuTensor& t) {
 /// A float input's elements, row-major, in double.
 inline std::vector<double> read_doubles(const backend::Input& in) {
   const auto& t = cpu::as_cpu(in.primitive);
-  return visit_float(t.dtype, [&]<class T>() { return read_as<double, T>(t); });
+  return visit_float_dtype("read_doubles", t.dtype, [&]<class T>() { return read_as<double, T>(t); });
 }
 
 /// A fresh row-major float output holding `values` (rounded to its dtype).
 inline cpu::CpuTensorPtr write_doubles(const Context& ctx, const ir::TensorSpec& spec,
                                        const std::vector<double>& values) {
   auto out = ctx.output(spec);
-  visit_float(spec.dtype, [&]<class T>() {
+  visit_float_dtype("write_doubles", spec.dtype, [&]<class T>() {
     T* dst = out->data<T>();
     for (std::size_t i = 0; i < values.size(); ++i) dst[i] = convert_element<T>(values[i]);
   });

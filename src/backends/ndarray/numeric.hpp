@@ -1,10 +1,9 @@
-// Element arithmetic of the reference kernels: which dtypes an op family is
-// instantiated for, and the type values are computed in (double for every
-// float dtype, the integer type itself for ints, bool for bools).
+// Element arithmetic of the reference kernels: the type values are computed
+// in (double for every float dtype, the integer type itself for ints, bool for
+// bools). The dtype-family visitors are burn's own (visit_float_dtype, ...).
 #pragma once
 
 #include <limits>
-#include <string_view>
 #include <type_traits>
 
 #include <burn/dtype.hpp>
@@ -78,47 +77,6 @@ T scalar_as(const Scalar& s) noexcept {
   if constexpr (is_int_v<T>)
     if (s.kind() == Scalar::Kind::Float) return convert_element<T>(s.as_double());
   return s.as<T>();
-}
-
-/// Raised when infer_outputs let through a dtype a kernel does not handle
-/// (a bug, not a user error, but still an exception rather than a crash).
-[[noreturn]] inline void unsupported_dtype(std::string_view op, DType d) {
-  throw Error(op, std::string("the ndarray backend has no kernel for dtype ") + std::string(dtype_name(d)));
-}
-
-/// visit_dtype restricted to the float dtypes.
-template <class F>
-decltype(auto) visit_float(std::string_view op, DType d, F&& f) {
-  switch (d) {
-    case DType::F64: return f.template operator()<double>();
-    case DType::F32: return f.template operator()<float>();
-    case DType::F16: return f.template operator()<f16>();
-    case DType::BF16: return f.template operator()<bf16>();
-    default: unsupported_dtype(op, d);
-  }
-}
-
-/// visit_dtype restricted to the int dtypes.
-template <class F>
-decltype(auto) visit_int(std::string_view op, DType d, F&& f) {
-  switch (d) {
-    case DType::I64: return f.template operator()<std::int64_t>();
-    case DType::I32: return f.template operator()<std::int32_t>();
-    case DType::I16: return f.template operator()<std::int16_t>();
-    case DType::I8: return f.template operator()<std::int8_t>();
-    case DType::U64: return f.template operator()<std::uint64_t>();
-    case DType::U32: return f.template operator()<std::uint32_t>();
-    case DType::U16: return f.template operator()<std::uint16_t>();
-    case DType::U8: return f.template operator()<std::uint8_t>();
-    default: unsupported_dtype(op, d);
-  }
-}
-
-/// visit_dtype over float and int dtypes (not Bool).
-template <class F>
-decltype(auto) visit_numeric(std::string_view op, DType d, F&& f) {
-  if (is_float(d)) return visit_float(op, d, std::forward<F>(f));
-  return visit_int(op, d, std::forward<F>(f));
 }
 
 }  // namespace burn::ndarray

@@ -116,7 +116,7 @@ cpu::CpuTensorPtr write_ints(const Context& ctx, const ir::TensorSpec& spec, con
 cpu::CpuTensorPtr write_indices(const Context& ctx, const ir::MaxPool& op, const ir::TensorSpec& spec,
                                 const std::vector<std::int64_t>& indices, std::size_t in_vol) {
   auto out = ctx.output(spec);
-  detail::visit_int(spec.dtype, [&]<class I>() {
+  visit_int_dtype(ir::op_name(op), spec.dtype, [&]<class I>() {
     // A narrow index dtype must hold the largest flat index of the plane.
     if (in_vol > 0 && static_cast<std::uint64_t>(in_vol - 1) > static_cast<std::uint64_t>(std::numeric_limits<I>::max()))
       throw Error(ir::op_name(op), fmt::format("index dtype {} cannot hold flat indices up to {}; use i64 or i32",
@@ -125,6 +125,32 @@ cpu::CpuTensorPtr write_indices(const Context& ctx, const ir::MaxPool& op, const
     for (std::size_t i = 0; i < indices.size(); ++i) dst[i] = static_cast<I>(indices[i]);
   });
   return out;
+}
+
+// Average pooling: `window_of(in_extent, o, w)` sets the window of output
+// position o in `w` and returns its divisor; 0 (a window with no input
+// element) leaves the output 0.
+template <class WindowOf>
+Result average_pool(const Context& ctx, Inputs in, Outputs out, WindowOf&& window_of) {
+  const auto& xs = in[0].spec.shape.dims();
+  const auto& os = out[0].shape.dims();
+  const auto x = detail::read_doubles(in[0]);
+  const Index in_extent = spatial(xs), out_extent = spatial(os);
+  const std::size_t planes = xs[0] * xs[1], in_vol = volume(in_extent), out_vol = volume(out_extent);
+  const std::size_t n = in_extent.size();
+  std::vector<double> y(planes * out_vol, 0.0);
+  for_each_output(out_extent, [&](const Index& o, std::size_t o_flat) {
+    Window w{Index(n), Index(n), Index(n, 1)};
+    const std::size_t divisor = window_of(in_extent, o, w);
+    if (divisor == 0) return;
+    for (std::size_t p = 0; p < planes; ++p) {
+      const double* plane = x.data() + p * in_vol;
+      double sum = 0.0;
+      for_each_in_window(w, in_extent, [&](std::size_t off) { sum += plane[off]; });
+      y[p * out_vol + o_flat] = sum / static_cast<double>(divisor);
+    }
+  });
+  return {detail::write_doubles(ctx, out[0], y)};
 }
 
 }  // namespace
@@ -140,7 +166,7 @@ Result kernel(const Context& ctx, const ir::MaxPool& op, Inputs in, Outputs out)
     max_pool(op, detail::read_doubles(in[0]), xs, os, values, indices);
     result.push_back(detail::write_doubles(ctx, out[0], values));
   } else {
-    detail::visit_int(t.dtype, [&]<class T>() {
+    visit_int_dtype(ir::op_name(op), t.dtype, [&]<class T>() {
       std::vector<T> values;
       max_pool(op, detail::read_as<T, T>(t), xs, os, values, indices);
       result.push_back(write_ints(ctx, out[0], values));
@@ -155,17 +181,9 @@ Result kernel(const Context& ctx, const ir::MaxPool& op, Inputs in, Outputs out)
 // otherwise the number of real input elements in the window. A window with no
 // real element (possible in ceil_mode) averages to 0.
 Result kernel(const Context& ctx, const ir::AvgPool& op, Inputs in, Outputs out) {
-  const auto& xs = in[0].spec.shape.dims();
-  const auto& os = out[0].shape.dims();
-  const auto x = detail::read_doubles(in[0]);
-  const Index in_extent = spatial(xs), out_extent = spatial(os);
-  const std::size_t planes = xs[0] * xs[1], in_vol = volume(in_extent), out_vol = volume(out_extent);
-  const std::size_t n = in_extent.size();
-  std::vector<double> y(planes * out_vol, 0.0);
-  for_each_output(out_extent, [&](const Index& o, std::size_t o_flat) {
-    Window w{Index(n), Index(n), Index(n, 1)};
+  return average_pool(ctx, in, out, [&](const Index& in_extent, const Index& o, Window& w) -> std::size_t {
     std::size_t padded = 1, real = 1;
-    for (std::size_t d = 0; d < n; ++d) {
+    for (std::size_t d = 0; d < in_extent.size(); ++d) {
       const auto in_d = static_cast<std::int64_t>(in_extent[d]), pad = static_cast<std::int64_t>(op.padding[d]);
       auto start = static_cast<std::int64_t>(o[d] * op.stride[d]) - pad;
       auto end = std::min(start + static_cast<std::int64_t>(op.kernel[d]), in_d + pad);
@@ -176,43 +194,22 @@ Result kernel(const Context& ctx, const ir::AvgPool& op, Inputs in, Outputs out)
       w.lo[d] = static_cast<std::size_t>(start);
       w.hi[d] = static_cast<std::size_t>(std::max(end, start));
     }
-    if (real == 0) return;
-    const double divisor = static_cast<double>(op.count_include_pad ? padded : real);
-    for (std::size_t p = 0; p < planes; ++p) {
-      const double* plane = x.data() + p * in_vol;
-      double sum = 0.0;
-      for_each_in_window(w, in_extent, [&](std::size_t off) { sum += plane[off]; });
-      y[p * out_vol + o_flat] = sum / divisor;
-    }
+    return real == 0 ? 0 : op.count_include_pad ? padded : real;
   });
-  return {detail::write_doubles(ctx, out[0], y)};
 }
 
 // Output cell i of a dim covers [floor(i * in / out), ceil((i + 1) * in / out)).
-Result kernel(const Context& ctx, const ir::AdaptiveAvgPool&, Inputs in, Outputs out) {
-  const auto& xs = in[0].spec.shape.dims();
-  const auto& os = out[0].shape.dims();
-  const auto x = detail::read_doubles(in[0]);
-  const Index in_extent = spatial(xs), out_extent = spatial(os);
-  const std::size_t planes = xs[0] * xs[1], in_vol = volume(in_extent), out_vol = volume(out_extent);
-  const std::size_t n = in_extent.size();
-  std::vector<double> y(planes * out_vol, 0.0);
-  for_each_output(out_extent, [&](const Index& o, std::size_t o_flat) {
-    Window w{Index(n), Index(n), Index(n, 1)};
+Result kernel(const Context& ctx, const ir::AdaptiveAvgPool& op, Inputs in, Outputs out) {
+  return average_pool(ctx, in, out, [&](const Index& in_extent, const Index& o, Window& w) {
     std::size_t count = 1;
-    for (std::size_t d = 0; d < n; ++d) {
-      w.lo[d] = o[d] * in_extent[d] / out_extent[d];
-      w.hi[d] = ((o[d] + 1) * in_extent[d] + out_extent[d] - 1) / out_extent[d];
+    for (std::size_t d = 0; d < in_extent.size(); ++d) {
+      const std::size_t out_d = op.output_size[d];
+      w.lo[d] = o[d] * in_extent[d] / out_d;
+      w.hi[d] = ((o[d] + 1) * in_extent[d] + out_d - 1) / out_d;
       count *= w.hi[d] - w.lo[d];
     }
-    for (std::size_t p = 0; p < planes; ++p) {
-      const double* plane = x.data() + p * in_vol;
-      double sum = 0.0;
-      for_each_in_window(w, in_extent, [&](std::size_t off) { sum += plane[off]; });
-      y[p * out_vol + o_flat] = sum / static_cast<double>(count);
-    }
+    return count;
   });
-  return {detail::write_doubles(ctx, out[0], y)};
 }
 
 }  // namespace burn::ndarray

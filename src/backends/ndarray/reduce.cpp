@@ -91,7 +91,8 @@ void reduce_numeric(const ir::Reduce& op, const cpu::CpuTensor& x, const cpu::Cp
       case ReduceOp::Mean: *dst = mean_of(line); break;
       case ReduceOp::Max: *dst = store<T>(extreme_of(line, true)); break;
       case ReduceOp::Min: *dst = store<T>(extreme_of(line, false)); break;
-      default: unsupported_dtype(ir::reduce_name(op.op), x.dtype);
+      default:
+        throw_no_kernel(ir::reduce_name(op.op), x.dtype);
     }
   });
 }
@@ -118,7 +119,7 @@ Result kernel(const Context& ctx, const ir::Reduce& op, Inputs in, Outputs out) 
       });
     });
   } else {
-    visit_numeric(ir::reduce_name(op.op), x.dtype, [&]<class T>() { reduce_numeric<T>(op, x, *t); });
+    visit_numeric_dtype(ir::reduce_name(op.op), x.dtype, [&]<class T>() { reduce_numeric<T>(op, x, *t); });
   }
   return {t};
 }
@@ -130,7 +131,7 @@ Result kernel(const Context& ctx, const ir::Cumulative& op, Inputs in, Outputs o
   lines[op.dim] = 1;
   const std::size_t n = x.shape[op.dim];
   const std::int64_t out_step = t->strides[op.dim];
-  visit_numeric("cumulative", x.dtype, [&]<class T>() {
+  visit_numeric_dtype("cumulative", x.dtype, [&]<class T>() {
     for_each_index(lines, [&](std::size_t, const Index& idx) {
       const Line<T> line{elements<T>(x), offset_of(x, idx), x.strides[op.dim], n};
       const std::size_t first = flat_index(t->shape, idx);

@@ -27,7 +27,7 @@ Result kernel(const Context& ctx, const ir::Sort& op, Inputs in, Outputs out) {
   lines[op.dim] = 1;
   const std::size_t n = x.shape[op.dim];
   const auto out_step = static_cast<std::size_t>(values->strides[op.dim]);
-  visit_numeric("sort", x.dtype, [&]<class T>() {
+  visit_numeric_dtype("sort", x.dtype, [&]<class T>() {
     struct Entry {
       acc_t<T> key;
       T value;  // written back bit for bit

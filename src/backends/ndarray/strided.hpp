@@ -64,7 +64,7 @@ inline void copy_element(const cpu::CpuTensor& src, std::int64_t src_off, const 
 /// Writes position `v` as element `i` of a row-major tensor of any int dtype
 /// (the index outputs of argmax, sort, ...).
 inline void store_index(const cpu::CpuTensor& t, std::size_t i, std::size_t v) {
-  visit_int("index", t.dtype, [&]<class I>() { t.data<I>()[i] = static_cast<I>(v); });
+  visit_int_dtype("index", t.dtype, [&]<class I>() { t.data<I>()[i] = static_cast<I>(v); });
 }
 
 /// Row-major element index of `idx` in a tensor of `shape`.

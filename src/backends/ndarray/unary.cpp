@@ -12,7 +12,7 @@ namespace {
 
 using ir::UnaryOp;
 
-[[noreturn]] void wrong_kind(UnaryOp op, DType d) { unsupported_dtype(ir::unary_name(op), d); }
+[[noreturn]] void wrong_kind(UnaryOp op, DType d) { throw_no_kernel(ir::unary_name(op), d); }
 
 double float_unary(UnaryOp op, double a) {
   switch (op) {
@@ -89,7 +89,7 @@ Result kernel(const Context& ctx, const ir::Unary& op, Inputs in, Outputs out) {
 Result kernel(const Context& ctx, const ir::Clamp& op, Inputs in, Outputs out) {
   const auto& x = cpu::as_cpu(in[0].primitive);
   auto t = ctx.output(out[0]);
-  visit_numeric("clamp", x.dtype, [&]<class T>() {
+  visit_numeric_dtype("clamp", x.dtype, [&]<class T>() {
     // Bounds are converted to the element type first, like any scalar operand.
     const acc_t<T> lo = op.min ? load(scalar_as<T>(*op.min)) : acc_t<T>{};
     const acc_t<T> hi = op.max ? load(scalar_as<T>(*op.max)) : acc_t<T>{};
