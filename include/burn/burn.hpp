@@ -3,6 +3,7 @@
 
 #include <burn/config.hpp>
 #include <burn/activation.hpp>
+#include <burn/autodiff.hpp>
 #include <burn/device.hpp>
 #include <burn/dtype.hpp>
 #include <burn/error.hpp>

@@ -21,6 +21,7 @@
 #include <utility>
 #include <vector>
 
+#include <burn/autodiff.hpp>
 #include <burn/detail/ops.hpp>
 #include <burn/kind.hpp>
 
@@ -184,6 +185,28 @@ class Tensor {
   Tensor autodiff() const { return Tensor(detail::with_context(ref_, device().autodiff())); }
 #endif
   Tensor without_autodiff() const { return Tensor(detail::with_context(ref_, device().without_autodiff())); }
+
+  // ---- gradients (float tensors on an autodiff device) -----------------------------------------------
+  /// Marks this tensor as a leaf whose gradient backward() collects.
+  Tensor require_grad() const requires is_float_kind { return Tensor(detail::require_grad(ref_, true)); }
+  Tensor set_require_grad(bool require) const requires is_float_kind {
+    return Tensor(detail::require_grad(ref_, require));
+  }
+  bool is_require_grad() const noexcept { return detail::is_require_grad(ref_); }
+  /// The same values without any autodiff graph.
+  Tensor detach() const { return Tensor(detail::detach(ref_)); }
+  /// Backward pass from this tensor; a non-scalar output is seeded with ones.
+  Gradients backward() const requires is_float_kind { return detail::backward(ref_); }
+  /// This leaf's gradient in `grads` (nullopt if none reached it).
+  std::optional<Tensor> grad(const Gradients& grads) const requires is_float_kind {
+    auto g = detail::grad(ref_, grads);
+    return g ? std::optional<Tensor>(Tensor(*g)) : std::nullopt;
+  }
+  /// Removes and returns this leaf's gradient.
+  std::optional<Tensor> grad_remove(Gradients& grads) const requires is_float_kind {
+    auto g = detail::grad_remove(ref_, grads);
+    return g ? std::optional<Tensor>(Tensor(*g)) : std::nullopt;
+  }
 
   // ---- arithmetic ------------------------------------------------------------------------------------------
   Tensor add(const Tensor& o) const requires is_numeric { return bin(ir::BinaryOp::Add, o); }

@@ -1,10 +1,11 @@
 // Dispatch: checks devices, infers outputs through the IR, and runs the op on
-// the backend the device names. The autodiff layer will hook in here: record
-// a node, then redispatch to the inner device.
+// the backend the device names, then lets the autodiff layer record a node
+// when an input is tracked.
 #include <fmt/format.h>
 
 #include <burn/detail/ops.hpp>
 
+#include "autodiff/graph.hpp"
 #include "device/runtime.hpp"
 
 namespace burn::detail {
@@ -38,6 +39,13 @@ std::vector<TensorRef> run(const ir::Op& op, std::span<const TensorRef> inputs, 
   out.reserve(prims.size());
   for (std::size_t i = 0; i < prims.size(); ++i)
     out.push_back(std::make_shared<const TensorImpl>(TensorImpl{outputs[i], device, std::move(prims[i])}));
+
+  // Autodiff: with a tracked input, the float outputs join the graph.
+  if (auto node = autodiff::record(op, inputs, out)) {
+    for (std::size_t i = 0; i < out.size(); ++i)
+      if (is_float(out[i]->spec.dtype))
+        out[i] = std::make_shared<const TensorImpl>(TensorImpl{out[i]->spec, out[i]->device, out[i]->primitive, node, i});
+  }
   return out;
 }
 
@@ -45,7 +53,14 @@ std::vector<TensorRef> run(const ir::Op& op, std::span<const TensorRef> inputs, 
 
 std::vector<TensorRef> execute(const ir::Op& op, std::span<const TensorRef> inputs) {
   if (inputs.empty()) throw Error(ir::op_name(op), "needs at least one input tensor");
-  const Device& device = inputs[0]->device;
+  // Outputs take the autodiff context of the first tracked input (else the first input).
+  const TensorRef* context = &inputs[0];
+  for (const auto& t : inputs)
+    if (t->node) {
+      context = &t;
+      break;
+    }
+  const Device& device = (*context)->device;
   for (const auto& t : inputs.subspan(1))
     if (!(t->device == device))
       throw Error(ir::op_name(op),

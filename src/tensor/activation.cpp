@@ -39,8 +39,9 @@ TensorRef softplus_thresholded(const TensorRef& x, double beta) {
 
 TensorRef relu(const TensorRef& t) {
   expect_float_tensor("relu", t);
-  // mask_fill leaves NaN in place (NaN < 0 is false), unlike a max() kernel might.
-  return mask_fill(t, binary_scalar(BinaryOp::Less, t, 0.0), 0.0);
+  // mask_fill leaves NaN in place (NaN <= 0 is false), unlike a max() kernel might;
+  // masking x == 0 too makes the gradient at 0 zero, as in PyTorch and Burn.
+  return mask_fill(t, binary_scalar(BinaryOp::LessEqual, t, 0.0), 0.0);
 }
 
 TensorRef leaky_relu(const TensorRef& t, double negative_slope) {

@@ -3,6 +3,7 @@
 
 #include <burn/tensor.hpp>
 
+#include "autodiff/graph.hpp"
 #include "device/runtime.hpp"
 
 namespace burn::detail {
@@ -127,7 +128,8 @@ TensorRef to_device(const TensorRef& t, const Device& device) {
                                          dtype_name(data.dtype())));
   auto prim = runtime.backend().from_data(std::move(data));
   runtime.count_op();
-  return std::make_shared<const TensorImpl>(TensorImpl{t->spec, target, std::move(prim)});
+  // A tracked tensor stays tracked: backward moves its gradient back here.
+  return autodiff::track_to_device(t, std::make_shared<const TensorImpl>(TensorImpl{t->spec, target, std::move(prim)}));
 }
 
 TensorRef cast(const TensorRef& t, DType dtype) {
@@ -147,7 +149,11 @@ TensorRef to_kind(const TensorRef& t, TensorKind kind) {
 }
 
 TensorRef with_context(const TensorRef& t, const Device& device_with_context) {
-  return std::make_shared<const TensorImpl>(TensorImpl{t->spec, device_with_context, t->primitive});
+  // Leaving autodiff drops the graph; staying keeps it.
+  if (!device_with_context.is_autodiff())
+    return std::make_shared<const TensorImpl>(TensorImpl{t->spec, device_with_context, t->primitive});
+  return std::make_shared<const TensorImpl>(
+      TensorImpl{t->spec, device_with_context, t->primitive, t->node, t->node_output});
 }
 
 }  // namespace burn::detail

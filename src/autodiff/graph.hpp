@@ -1,0 +1,68 @@
+// The autodiff graph: one node per recorded operation (or leaf, or device
+// move). Tensors point at the node that produced them; nodes point at their
+// parents, so a graph lives exactly as long as the tensors that reach it, and
+// backward frees each node as it consumes it.
+#pragma once
+
+#include <atomic>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include <burn/autodiff.hpp>
+#include <burn/detail/ops.hpp>
+
+namespace burn::autodiff {
+
+using detail::TensorRef;
+
+enum class NodeKind : std::uint8_t {
+  Leaf,      ///< a tensor that required grad: gradients are collected here
+  Op,        ///< a recorded primitive op
+  ToDevice,  ///< a move between devices: the gradient moves back
+};
+
+struct Node {
+  std::uint64_t id = 0;
+  NodeKind kind = NodeKind::Leaf;
+  std::optional<ir::Op> op;
+  /// Per input: the node that produced it (null for untracked inputs) and which output.
+  std::vector<std::shared_ptr<Node>> parents;
+  std::vector<std::size_t> parent_outputs;
+  /// Saved input values (untracked); null where a checkpointed node recomputes them.
+  std::vector<TensorRef> inputs;
+  /// Saved output values (untracked); empty when checkpointed (recomputed in backward).
+  std::vector<TensorRef> outputs;
+  std::vector<ir::TensorSpec> output_specs;
+  /// ToDevice: where the gradient goes back to.
+  std::optional<Device> source_device;
+  std::optional<GradientCheckpointingStrategy> strategy;
+  /// A memory-bound op under Balanced checkpointing: keeps nothing it can recompute.
+  bool checkpointed = false;
+  /// Backward ran through this node and freed it.
+  bool consumed = false;
+
+  Node() = default;
+  Node(const Node&) = delete;
+  Node& operator=(const Node&) = delete;
+  /// Releases the ancestors iteratively: a graph tens of thousands of nodes
+  /// deep must not recurse once per node when it is dropped.
+  ~Node();
+};
+
+std::uint64_t next_node_id();
+
+/// A handle to the same storage with no graph.
+TensorRef untracked(const TensorRef& t);
+
+/// Called by dispatch after an op ran: records a node when any input is
+/// tracked and recording is enabled. Returns the node to attach to the float
+/// outputs, or null.
+std::shared_ptr<Node> record(const ir::Op& op, std::span<const TensorRef> inputs,
+                             std::span<const TensorRef> untracked_outputs);
+
+/// Called by to_device: the moved tensor carries a node whose backward moves
+/// the gradient back to the source device.
+TensorRef track_to_device(const TensorRef& source, TensorRef moved);
+
+}  // namespace burn::autodiff
