@@ -6,7 +6,10 @@ packages=(
   cmake ninja-build g++ pkg-config   # build
   libfmt-dev                         # formatting
   libdnnl-dev                        # oneDNN: matmul, convolution, pooling on flex
+  zlib1g-dev                         # gzip-compressed datasets (IDX files)
+  nlohmann-json3-dev                 # safetensors headers
   libgtest-dev libgmock-dev          # tests
+  libbenchmark-dev                   # bench/
 )
 
 missing=()
