@@ -181,3 +181,25 @@ INSTANTIATE_TEST_SUITE_P(AllDevices, Staging, ::testing::ValuesIn(burn::testing:
                          });
 
 }  // namespace
+
+#if BURN_HAS_FLEX
+namespace {
+// Staging on flex warms a cached buffer of each data's size: the upload that
+// follows reuses it, so the reserved pool does not grow.
+TEST(FlexStaging, WarmsTheBufferTheUploadReuses) {
+  const Device flex = Device::flex();
+  flex.memory_cleanup();
+  // An odd size no other test uses, so its bucket starts empty.
+  burn::TensorData data(std::vector<float>(3'000'017, 0.5f), burn::Shape{3'000'017});
+  const auto before = flex.memory_pool_usage()->bytes_reserved;
+  flex.staging(std::vector<burn::TensorData*>{&data});
+  const auto staged = flex.memory_pool_usage()->bytes_reserved;
+  EXPECT_GE(staged, before + data.bytes().size()) << "staging reserved no buffer";
+  {
+    auto t = Tensor<1>::from_data(data, flex);
+    EXPECT_EQ(flex.memory_pool_usage()->bytes_reserved, staged) << "the upload did not reuse the staged buffer";
+    EXPECT_EQ(t.to_data().to_vec<float>()[3'000'016], 0.5f);
+  }
+}
+}  // namespace
+#endif

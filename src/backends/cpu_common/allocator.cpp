@@ -1,6 +1,7 @@
 #include "backends/cpu_common/allocator.hpp"
 
 #include <cstdlib>
+#include <cstring>
 #include <fmt/format.h>
 
 #include <burn/error.hpp>
@@ -98,6 +99,13 @@ void Allocator::release_until_(std::size_t limit) {
 void Allocator::cleanup() {
   std::lock_guard lock(mutex_);
   release_until_(0);
+}
+
+void Allocator::prefault(std::size_t bytes) {
+  if (!caching_ || bytes == 0) return;
+  Block block = allocate(bytes);
+  std::memset(block.data, 0, block.capacity);  // fault every page in now
+  deallocate(block);
 }
 
 void Allocator::set_persistent(bool on) {

@@ -35,6 +35,9 @@ class Allocator : public std::enable_shared_from_this<Allocator> {
 
   /// Frees every cached (unused) block except the persistent pool's.
   void cleanup();
+  /// Puts a block able to serve `bytes` into the cache with its pages already
+  /// touched, so a later allocation of that size costs no page faults.
+  void prefault(std::size_t bytes);
   void set_persistent(bool on);
 
   MemoryPoolUsage usage() const;
