@@ -1,0 +1,103 @@
+// DataLoader: batches of a dataset, optionally shuffled with a seed, prepared
+// ahead by worker threads while the consumer trains.
+//
+//   DataLoader<MnistItem, MnistBatch> loader(dataset, MnistBatcher{device},
+//       {.batch_size = 64, .shuffle = true, .seed = 42, .num_workers = 2});
+//   for (std::size_t epoch = 0; epoch < 10; ++epoch)
+//     for (auto& batch : loader.iter()) train_step(batch);
+#pragma once
+
+#include <algorithm>
+#include <burn/data/batch_queue.hpp>
+#include <burn/data/dataset.hpp>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <utility>
+#include <vector>
+
+namespace burn::data {
+
+namespace detail {
+/// 0..size-1, shuffled when asked by a generator seeded from (seed, epoch);
+/// identical on every platform and standard library.
+std::vector<std::size_t> epoch_order(std::size_t size, bool shuffle, std::uint64_t seed, std::uint64_t epoch);
+/// "[DataLoader] <what>"
+[[noreturn]] void throw_bad_options(const char* what);
+}  // namespace detail
+
+struct DataLoaderOptions {
+  std::size_t batch_size = 1;
+  /// Shuffle the items each epoch; the order depends only on (seed, epoch).
+  bool shuffle = false;
+  std::uint64_t seed = 0;
+  /// Drop the last batch when it has fewer than batch_size items.
+  bool drop_last = false;
+  /// Threads preparing batches ahead; 0 prepares each batch on the consumer's
+  /// thread when it is asked for. The batch order never depends on this.
+  std::size_t num_workers = 0;
+  /// Batches each worker may have ready ahead of the consumer (>= 1).
+  std::size_t prefetch_per_worker = 2;
+};
+
+/// Turns a batch's items into a batch (e.g. tensors on a device). Called from
+/// worker threads when num_workers > 0.
+template <class Item, class Batch>
+using Batcher = std::function<Batch(std::vector<Item>)>;
+
+template <class Item, class Batch>
+class DataLoader {
+ public:
+  /// One pass over the dataset; its worker threads stop (and are joined) when
+  /// it is destroyed, also when the loop is left early.
+  using Epoch = detail::BatchQueue<Batch>;
+
+  DataLoader(std::shared_ptr<const Dataset<Item>> dataset, Batcher<Item, Batch> batcher, DataLoaderOptions options = {})
+      : dataset_(std::move(dataset)), batcher_(std::move(batcher)), options_(options) {
+    if (!dataset_) detail::throw_bad_options("the dataset is null");
+    if (!batcher_) detail::throw_bad_options("the batcher is empty");
+    if (options_.batch_size == 0) detail::throw_bad_options("batch_size must be at least 1");
+    if (options_.prefetch_per_worker == 0) detail::throw_bad_options("prefetch_per_worker must be at least 1");
+  }
+
+  const DataLoaderOptions& options() const noexcept { return options_; }
+  std::size_t num_items() const { return dataset_->size(); }
+  std::size_t num_batches() const {
+    const std::size_t n = dataset_->size(), b = options_.batch_size;
+    return options_.drop_last ? n / b : (n + b - 1) / b;
+  }
+  /// The epoch the next iter() will run.
+  std::size_t epoch() const noexcept { return next_epoch_; }
+
+  /// The next epoch (0, 1, 2, ... on successive calls), reshuffled from
+  /// (seed, epoch) when shuffling.
+  Epoch iter() { return iter_epoch(next_epoch_++); }
+  /// A given epoch, without advancing the counter: the same epoch always
+  /// yields the same batches.
+  Epoch iter_epoch(std::size_t epoch) const {
+    auto order = std::make_shared<const std::vector<std::size_t>>(
+        detail::epoch_order(dataset_->size(), options_.shuffle, options_.seed, epoch));
+    const std::size_t batch_size = options_.batch_size;
+    const std::size_t total = order->size();
+    // Captures shared state by value so the epoch outlives the loader safely.
+    auto make_batch = [dataset = dataset_, batcher = batcher_, order, batch_size, total](std::size_t k) {
+      const std::size_t begin = k * batch_size;
+      const std::size_t end = std::min(total, begin + batch_size);
+      std::vector<Item> items;
+      items.reserve(end - begin);
+      for (std::size_t i = begin; i < end; ++i) items.push_back(dataset->get((*order)[i]));
+      return batcher(std::move(items));
+    };
+    return Epoch(num_batches(), std::move(make_batch), options_.num_workers,
+                 options_.num_workers * options_.prefetch_per_worker);
+  }
+
+ private:
+  std::shared_ptr<const Dataset<Item>> dataset_;
+  Batcher<Item, Batch> batcher_;
+  DataLoaderOptions options_;
+  std::size_t next_epoch_ = 0;
+};
+
+}  // namespace burn::data
