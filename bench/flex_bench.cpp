@@ -1,0 +1,287 @@
+// burn's side of the CPU benchmark (issue 4): the same workloads as
+// bench/torch_bench.py, on Device::flex(). Run through bench/run.sh, which
+// compares both in one table; the benchmark names here are the row keys.
+//
+// Every timed iteration ends with device.sync() so queued work is counted.
+// Inputs are created (and synced) outside the timed loop with a fixed seed.
+#include <benchmark/benchmark.h>
+
+#include <burn/activation.hpp>
+#include <burn/burn.hpp>
+#include <burn/module/ops.hpp>
+
+#include <cstdint>
+#include <vector>
+
+namespace {
+
+using burn::Device;
+using burn::Tensor;
+
+constexpr std::uint64_t kSeed = 42;
+
+Device flex() {
+  Device d = Device::flex();
+  d.seed(kSeed);
+  return d;
+}
+
+template <std::size_t D>
+Tensor<D> randn(const burn::Shape& shape, const Device& device) {
+  return Tensor<D>::random(shape, burn::Distribution::normal(0.0, 1.0), device);
+}
+
+// ---- matmul -------------------------------------------------------------------
+void sgemm(benchmark::State& state) {
+  const auto n = static_cast<std::size_t>(state.range(0));
+  auto device = flex();
+  auto a = randn<2>({n, n}, device);
+  auto b = randn<2>({n, n}, device);
+  device.sync();
+  for (auto _ : state) {
+    auto c = a.matmul(b);
+    device.sync();
+    benchmark::DoNotOptimize(c);
+  }
+}
+
+void batched_matmul(benchmark::State& state) {
+  auto device = flex();
+  auto a = randn<3>({32, 256, 256}, device);
+  auto b = randn<3>({32, 256, 256}, device);
+  device.sync();
+  for (auto _ : state) {
+    auto c = a.matmul(b);
+    device.sync();
+    benchmark::DoNotOptimize(c);
+  }
+}
+
+// ---- elementwise on 16M floats ---------------------------------------------------
+constexpr std::size_t k16M = std::size_t{1} << 24;
+
+void add_fresh(benchmark::State& state) {
+  auto device = flex();
+  auto a = randn<1>({k16M}, device);
+  auto b = randn<1>({k16M}, device);
+  device.sync();
+  for (auto _ : state) {
+    auto c = a + b;
+    device.sync();
+    benchmark::DoNotOptimize(c);
+  }
+}
+
+// burn has no in-place API yet: `a = a + b` drops the old buffer as the new
+// one is assigned, which is the closest a user can get today.
+void add_inplace(benchmark::State& state) {
+  auto device = flex();
+  auto a = randn<1>({k16M}, device);
+  auto b = randn<1>({k16M}, device);
+  device.sync();
+  for (auto _ : state) {
+    a = a + b;
+    device.sync();
+  }
+  benchmark::DoNotOptimize(a);
+}
+
+void exp_fresh(benchmark::State& state) {
+  auto device = flex();
+  // Small values so repeated exp stays finite in the in-place variant.
+  auto a = Tensor<1>::random({k16M}, burn::Distribution::uniform(-0.5, 0.5), device);
+  device.sync();
+  for (auto _ : state) {
+    auto c = a.exp();
+    device.sync();
+    benchmark::DoNotOptimize(c);
+  }
+}
+
+void exp_inplace(benchmark::State& state) {
+  auto device = flex();
+  auto a = Tensor<1>::random({k16M}, burn::Distribution::uniform(-0.5, 0.5), device);
+  device.sync();
+  for (auto _ : state) {
+    // Repeated exp overflows after four rounds; a reset every third round,
+    // outside the timer, keeps the input finite (torch_bench.py does the same).
+    state.PauseTiming();
+    if (state.iterations() % 3 == 0) {
+      a = Tensor<1>::random({k16M}, burn::Distribution::uniform(-0.5, 0.5), device);
+      device.sync();
+    }
+    state.ResumeTiming();
+    a = a.exp();
+    device.sync();
+  }
+  benchmark::DoNotOptimize(a);
+}
+
+// ---- reductions and normalisations ------------------------------------------------
+void sum_16m(benchmark::State& state) {
+  auto device = flex();
+  auto a = randn<1>({k16M}, device);
+  device.sync();
+  for (auto _ : state) {
+    auto s = a.sum();
+    device.sync();
+    benchmark::DoNotOptimize(s);
+  }
+}
+
+void softmax_last(benchmark::State& state) {
+  auto device = flex();
+  auto a = randn<3>({256, 256, 256}, device);
+  device.sync();
+  for (auto _ : state) {
+    auto s = burn::activation::softmax(a, -1);
+    device.sync();
+    benchmark::DoNotOptimize(s);
+  }
+}
+
+// burn has no layer_norm op yet: this is the composite a user writes today.
+Tensor<2> layer_norm(const Tensor<2>& x, const Tensor<1>& gamma, const Tensor<1>& beta, double eps) {
+  auto mean = x.mean_dim(-1);
+  auto var = x.var_bias(-1);
+  auto normed = (x - mean) / (var + eps).sqrt();
+  return normed * gamma.unsqueeze<2>() + beta.unsqueeze<2>();
+}
+
+void layer_norm_composite(benchmark::State& state) {
+  auto device = flex();
+  auto x = randn<2>({4096, 1024}, device);
+  auto gamma = Tensor<1>::ones({1024}, device);
+  auto beta = Tensor<1>::zeros({1024}, device);
+  device.sync();
+  for (auto _ : state) {
+    auto y = layer_norm(x, gamma, beta, 1e-5);
+    device.sync();
+    benchmark::DoNotOptimize(y);
+  }
+}
+
+// ---- convolution and pooling ---------------------------------------------------
+burn::module::ConvOptions<2> pad1() { return burn::module::ConvOptions<2>({1, 1}, {1, 1}, {1, 1}, 1); }
+
+void conv2d_forward(benchmark::State& state) {
+  auto device = flex();
+  auto x = randn<4>({32, 64, 56, 56}, device);
+  auto w = randn<4>({64, 64, 3, 3}, device) * 0.05;
+  auto bias = Tensor<1>::zeros({64}, device);
+  device.sync();
+  for (auto _ : state) {
+    auto y = burn::module::conv2d(x, w, bias, pad1());
+    device.sync();
+    benchmark::DoNotOptimize(y);
+  }
+}
+
+void conv2d_forward_backward(benchmark::State& state) {
+  auto device = Device::flex().autodiff();
+  device.seed(kSeed);
+  auto x = randn<4>({32, 64, 56, 56}, device).require_grad();
+  auto w = (randn<4>({64, 64, 3, 3}, device) * 0.05).detach().require_grad();
+  auto bias = Tensor<1>::zeros({64}, device).require_grad();
+  device.sync();
+  for (auto _ : state) {
+    auto y = burn::module::conv2d(x, w, bias, pad1());
+    auto grads = y.sum().backward();  // seeds dy with ones, like torch's y.sum().backward()
+    device.sync();
+    benchmark::DoNotOptimize(grads);
+  }
+}
+
+void max_pool2d_k5s2(benchmark::State& state) {
+  auto device = flex();
+  auto x = randn<4>({2, 32, 512, 512}, device);
+  device.sync();
+  for (auto _ : state) {
+    auto y = burn::module::max_pool2d(x, {5, 5}, {2, 2});
+    device.sync();
+    benchmark::DoNotOptimize(y);
+  }
+}
+
+// ---- MLP training step -----------------------------------------------------------
+// 784-1024-1024-10, batch 256, relu, cross-entropy as log_softmax + gather
+// (mean of -log p[label]), backward, plain SGD written by hand.
+struct Mlp {
+  Tensor<2> w1, w2, w3;
+  Tensor<1> b1, b2, b3;
+};
+
+Tensor<2> param(std::size_t in, std::size_t out, const Device& device) {
+  // Kaiming-like scale keeps the loss finite over many steps.
+  const double scale = 1.0 / static_cast<double>(in);
+  return Tensor<2>::random({in, out}, burn::Distribution::uniform(-scale * 2, scale * 2), device).detach().require_grad();
+}
+
+void mlp_train_step(benchmark::State& state) {
+  auto device = Device::flex().autodiff();
+  device.seed(kSeed);
+  Mlp m{param(784, 1024, device), param(1024, 1024, device), param(1024, 10, device),
+        Tensor<1>::zeros({1024}, device).require_grad(), Tensor<1>::zeros({1024}, device).require_grad(),
+        Tensor<1>::zeros({10}, device).require_grad()};
+  auto x = randn<2>({256, 784}, device).detach();
+  std::vector<std::int64_t> label_values(256);
+  for (std::size_t i = 0; i < label_values.size(); ++i) label_values[i] = static_cast<std::int64_t>((i * 7) % 10);
+  auto labels = Tensor<2, burn::Int>::from_data(burn::TensorData(label_values, {256, 1}), device);
+  device.sync();
+  const double lr = 0.01;
+  auto sgd = [lr](auto& p, const burn::Gradients& g) {
+    auto grad = p.grad(g);
+    if (grad) p = (p.detach() - grad->detach() * lr).require_grad();
+  };
+  for (auto _ : state) {
+    auto h1 = burn::activation::relu(burn::module::linear(x, m.w1, m.b1));
+    auto h2 = burn::activation::relu(burn::module::linear(h1, m.w2, m.b2));
+    auto logits = burn::module::linear(h2, m.w3, m.b3);
+    auto loss = burn::activation::log_softmax(logits, 1).gather(1, labels).mean().neg();
+    auto grads = loss.backward();
+    sgd(m.w1, grads); sgd(m.w2, grads); sgd(m.w3, grads);
+    sgd(m.b1, grads); sgd(m.b2, grads); sgd(m.b3, grads);
+    device.sync();
+  }
+  benchmark::DoNotOptimize(m);
+}
+
+// ---- per-op overhead --------------------------------------------------------------
+void tiny_add_latency(benchmark::State& state) {
+  auto device = flex();
+  auto a = Tensor<1>::from_floats({1.0, 2.0, 3.0, 4.0}, device);
+  auto b = Tensor<1>::from_floats({4.0, 3.0, 2.0, 1.0}, device);
+  device.sync();
+  for (auto _ : state) {
+    auto c = a + b;
+    device.sync();
+    benchmark::DoNotOptimize(c);
+  }
+}
+
+// Iterations x repetitions are fixed so the whole run stays within minutes on
+// two cores; run.sh reads the median of the repetitions.
+void big(benchmark::internal::Benchmark* b, int iters, int reps) {
+  b->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(iters)->Repetitions(reps);
+}
+
+}  // namespace
+
+BENCHMARK(sgemm)->Name("sgemm_256")->Arg(256)->Apply([](auto* b) { big(b, 50, 3); });
+BENCHMARK(sgemm)->Name("sgemm_1024")->Arg(1024)->Apply([](auto* b) { big(b, 2, 3); });
+BENCHMARK(sgemm)->Name("sgemm_2048")->Arg(2048)->Apply([](auto* b) { big(b, 1, 3); });
+BENCHMARK(batched_matmul)->Name("bmm_32x256")->Apply([](auto* b) { big(b, 2, 3); });
+BENCHMARK(add_fresh)->Name("add_16m_fresh")->Apply([](auto* b) { big(b, 5, 5); });
+BENCHMARK(add_inplace)->Name("add_16m_inplace")->Apply([](auto* b) { big(b, 5, 5); });
+BENCHMARK(exp_fresh)->Name("exp_16m_fresh")->Apply([](auto* b) { big(b, 5, 5); });
+BENCHMARK(exp_inplace)->Name("exp_16m_inplace")->Apply([](auto* b) { big(b, 6, 5); });
+BENCHMARK(sum_16m)->Name("sum_16m")->Apply([](auto* b) { big(b, 5, 5); });
+BENCHMARK(softmax_last)->Name("softmax_256x256x256")->Apply([](auto* b) { big(b, 3, 5); });
+BENCHMARK(layer_norm_composite)->Name("layer_norm_4096x1024")->Apply([](auto* b) { big(b, 3, 5); });
+BENCHMARK(conv2d_forward)->Name("conv2d_fwd")->Apply([](auto* b) { big(b, 2, 3); });
+BENCHMARK(conv2d_forward_backward)->Name("conv2d_fwd_bwd")->Apply([](auto* b) { big(b, 1, 3); });
+BENCHMARK(max_pool2d_k5s2)->Name("max_pool2d_k5s2")->Apply([](auto* b) { big(b, 2, 3); });
+BENCHMARK(mlp_train_step)->Name("mlp_train_step")->Apply([](auto* b) { big(b, 2, 3); });
+BENCHMARK(tiny_add_latency)->Name("tiny_add_4")->Unit(benchmark::kMicrosecond)->UseRealTime()->MinTime(0.2)->Repetitions(5);
+
+BENCHMARK_MAIN();
