@@ -8,6 +8,7 @@ packages=(
   libdnnl-dev                        # oneDNN: matmul, convolution, pooling on flex
   zlib1g-dev                         # gzip-compressed datasets (IDX files)
   nlohmann-json3-dev                 # safetensors headers
+  dataset-fashion-mnist              # the main job's data (/usr/share/datasets/fashion-mnist)
   libgtest-dev libgmock-dev          # tests
   libbenchmark-dev                   # bench/
 )

@@ -4,11 +4,17 @@
 #include <burn/config.hpp>
 #include <burn/activation.hpp>
 #include <burn/autodiff.hpp>
+#include <burn/data/dataloader.hpp>
+#include <burn/data/dataset.hpp>
+#include <burn/data/idx.hpp>
+#include <burn/data/mnist.hpp>
+#include <burn/data/transform.hpp>
 #include <burn/device.hpp>
 #include <burn/dtype.hpp>
 #include <burn/error.hpp>
 #include <burn/kind.hpp>
 #include <burn/module/ops.hpp>
+#include <burn/record/safetensors.hpp>
 #include <burn/shape.hpp>
 #include <burn/tensor.hpp>
 #include <burn/tensor_data.hpp>
