@@ -136,29 +136,7 @@ void expect_grad(const std::optional<Tensor<D>>& g, const Shape& shape, const st
   expect_values(*g, shape, expected, tol, loc);
 }
 
-/// Expects `body` to throw a burn::Error starting with "[op]" and containing `fragment`.
-template <class F>
-void expect_error(F&& body, const std::string& op, const std::string& fragment,
-                  std::source_location loc = std::source_location::current()) {
-  const std::string prefix = "[" + op + "]";
-  try {
-    body();
-  } catch (const Error& e) {
-    const std::string msg = e.what();
-    if (msg.rfind(prefix, 0) != 0)
-      ADD_FAILURE_AT(loc.file_name(), static_cast<int>(loc.line()))
-          << "message \"" << msg << "\" does not start with \"" << prefix << "\"";
-    if (msg.find(fragment) == std::string::npos)
-      ADD_FAILURE_AT(loc.file_name(), static_cast<int>(loc.line()))
-          << "message \"" << msg << "\" lacks \"" << fragment << "\"";
-    return;
-  } catch (const std::exception& e) {
-    ADD_FAILURE_AT(loc.file_name(), static_cast<int>(loc.line()))
-        << "expected a burn::Error starting with " << prefix << ", got: " << e.what();
-    return;
-  }
-  ADD_FAILURE_AT(loc.file_name(), static_cast<int>(loc.line())) << "expected a burn::Error starting with " << prefix;
-}
+using burn::testing::expect_op_error;
 
 }  // namespace burn::adtest
 

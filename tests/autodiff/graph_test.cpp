@@ -75,12 +75,12 @@ TEST_P(Graph, BackwardTwiceOnAConsumedGraphIsAnError) {
   const auto x = leaf<1>({1, 2, 3}, {3});
   const auto y = (x.exp() * x).sum();
   (void)y.backward();
-  expect_error([&] { (void)y.backward(); }, "backward", "consumed");
+  expect_op_error([&] { (void)y.backward(); }, "backward", "consumed");
   // An intermediate of the consumed graph is consumed too.
   const auto z = x.sin();
   const auto loss = (z * 2.0).sum();
   (void)loss.backward();
-  expect_error([&] { (void)z.sum().backward(); }, "backward", "consumed");
+  expect_op_error([&] { (void)z.sum().backward(); }, "backward", "consumed");
   // The leaf itself starts new graphs.
   expect_grad(x.grad((x * 3.0).sum().backward()), {3}, {3, 3, 3});
 }
@@ -168,8 +168,8 @@ TEST_P(Graph, SetRequireGrad) {
 
 TEST_P(Graph, RequireGradNeedsAnAutodiffDevice) {
   const auto plain = Tensor<1>::from_floats({1.0, 2.0}, GetParam().device);
-  expect_error([&] { (void)plain.require_grad(); }, "require_grad", "autodiff()");
-  expect_error([&] { (void)leaf<1>({1, 2}, {2}).without_autodiff().require_grad(); }, "require_grad", "autodiff");
+  expect_op_error([&] { (void)plain.require_grad(); }, "require_grad", "autodiff()");
+  expect_op_error([&] { (void)leaf<1>({1, 2}, {2}).without_autodiff().require_grad(); }, "require_grad", "autodiff");
 }
 
 TEST_P(Graph, TensorContextMethods) {

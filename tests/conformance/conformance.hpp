@@ -27,24 +27,7 @@ void expect_tensor(const Tensor<D, K>& t, const Shape& shape, const std::vector<
 }
 
 /// Expects `body` to throw a burn::Error whose message starts with "[op]".
-template <class F>
-void expect_op_error(F&& body, const std::string& op, std::source_location loc = std::source_location::current()) {
-  const std::string prefix = "[" + op + "]";
-  try {
-    body();
-  } catch (const Error& e) {
-    const std::string msg = e.what();
-    if (msg.rfind(prefix, 0) != 0)
-      ADD_FAILURE_AT(loc.file_name(), static_cast<int>(loc.line()))
-          << "message \"" << msg << "\" does not start with \"" << prefix << "\"";
-    return;
-  } catch (const std::exception& e) {
-    ADD_FAILURE_AT(loc.file_name(), static_cast<int>(loc.line()))
-        << "expected a burn::Error starting with " << prefix << ", got another exception: " << e.what();
-    return;
-  }
-  ADD_FAILURE_AT(loc.file_name(), static_cast<int>(loc.line())) << "expected a burn::Error starting with " << prefix;
-}
+using burn::testing::expect_op_error;
 
 /// The values of a tensor as doubles (row-major).
 template <std::size_t D, class K>

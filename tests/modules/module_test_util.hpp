@@ -50,22 +50,7 @@ void expect_tensor(const Tensor<D, K>& actual, const std::vector<double>& expect
   expect_data(actual.to_data(), expected, shape, tol, loc);
 }
 
-/// Runs `body` and expects a burn::Error whose message starts with "[op]".
-template <class F>
-void expect_op_error(F&& body, const std::string& op) {
-  const std::string prefix = "[" + op + "]";
-  try {
-    body();
-  } catch (const Error& e) {
-    const std::string msg = e.what();
-    EXPECT_EQ(msg.rfind(prefix, 0), 0u) << "message \"" << msg << "\" does not start with \"" << prefix << "\"";
-    return;
-  } catch (const std::exception& e) {
-    ADD_FAILURE() << "expected a burn::Error starting with \"" << prefix << "\", got another exception: " << e.what();
-    return;
-  }
-  ADD_FAILURE() << "expected a burn::Error starting with \"" << prefix << "\", nothing was thrown";
-}
+using burn::testing::expect_op_error;
 
 /// Fixture: GetParam() is one enabled device and one float dtype.
 class ModuleTest : public ::testing::TestWithParam<DeviceDType> {

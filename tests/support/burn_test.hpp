@@ -5,6 +5,7 @@
 #include <burn/burn.hpp>
 #include <gtest/gtest.h>
 
+#include <source_location>
 #include <string>
 #include <vector>
 
@@ -113,6 +114,31 @@ void expect_error(F&& body, const std::string& fragment) {
     return;
   }
   ADD_FAILURE() << "expected a burn::Error containing \"" << fragment << "\"";
+}
+
+/// Runs `body` and expects a burn::Error whose message starts with "[op]" and,
+/// when given, contains `fragment`; failures are reported at the caller's line.
+template <class F>
+void expect_op_error(F&& body, const std::string& op, const std::string& fragment = "",
+                     std::source_location loc = std::source_location::current()) {
+  const std::string prefix = "[" + op + "]";
+  try {
+    body();
+  } catch (const Error& e) {
+    const std::string msg = e.what();
+    if (msg.rfind(prefix, 0) != 0)
+      ADD_FAILURE_AT(loc.file_name(), static_cast<int>(loc.line()))
+          << "message \"" << msg << "\" does not start with \"" << prefix << "\"";
+    if (!fragment.empty() && msg.find(fragment) == std::string::npos)
+      ADD_FAILURE_AT(loc.file_name(), static_cast<int>(loc.line()))
+          << "message \"" << msg << "\" lacks \"" << fragment << "\"";
+    return;
+  } catch (const std::exception& e) {
+    ADD_FAILURE_AT(loc.file_name(), static_cast<int>(loc.line()))
+        << "expected a burn::Error starting with " << prefix << ", got another exception: " << e.what();
+    return;
+  }
+  ADD_FAILURE_AT(loc.file_name(), static_cast<int>(loc.line())) << "expected a burn::Error starting with " << prefix;
 }
 
 }  // namespace burn::testing
