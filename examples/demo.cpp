@@ -6,10 +6,15 @@
 
 int main() {
   using burn::Tensor;
-  burn::Device device;  // BURN_DEVICE overrides the choice
-  std::cout << "default device: " << device << "\n";
-  auto a = Tensor<2>::from_floats({{1.0, 2.0}, {3.0, 4.0}}, device);
-  auto b = Tensor<2>::ones({2, 2}, device);
-  std::cout << "a + b = " << (a + b) << "\n";
+  try {
+    burn::Device device;  // BURN_DEVICE overrides the choice
+    std::cout << "default device: " << device << "\n";
+    auto a = Tensor<2>::from_floats({{1.0, 2.0}, {3.0, 4.0}}, device);
+    auto b = Tensor<2>::ones({2, 2}, device);
+    std::cout << "a + b = " << (a + b) << "\n";
+  } catch (const burn::Error& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    return 1;
+  }
   return 0;
 }

@@ -315,6 +315,14 @@ class Device {
   }
 
   // ---- memory -------------------------------------------------------------------------
+  // ---- threads ------------------------------------------------------------------------------------
+  /// Intra-op threads of this device (flex: its OpenMP pool, set at start-up
+  /// from BURN_NUM_THREADS when given; ndarray: 1).
+  std::size_t num_threads() const;
+  /// Changes the thread count (flex); throws burn::Error on backends whose
+  /// count is fixed, or for 0.
+  void set_num_threads(std::size_t n) const;
+
   void memory_cleanup() const;
   std::optional<std::vector<SlicedPoolReport>> memory_pool_report() const;
   std::optional<MemoryPoolUsage> memory_pool_usage() const;

@@ -183,6 +183,13 @@ ProfileDuration Device::profile_end(const ProfileWindow& w, const ProfileOptions
   return ProfileDuration(promise.get_future().share());
 }
 
+// ---- threads ----------------------------------------------------------------------------------------------
+std::size_t Device::num_threads() const { return runtime_->backend().num_threads(); }
+void Device::set_num_threads(std::size_t n) const {
+  if (n == 0) throw Error("Device::set_num_threads", "the thread count must be at least 1");
+  runtime_->backend().set_num_threads(n);
+}
+
 // ---- memory ----------------------------------------------------------------------------------------------------
 void Device::memory_cleanup() const { runtime_->backend().memory_cleanup(); }
 std::optional<std::vector<SlicedPoolReport>> Device::memory_pool_report() const {

@@ -69,6 +69,11 @@ class Backend {
   /// Prepares host data for a later from_data (e.g. pinned or aligned memory).
   virtual void stage(TensorData& /*data*/) {}
 
+  /// Intra-op threads this device computes with (1 for serial backends).
+  virtual std::size_t num_threads() const { return 1; }
+  /// Throws burn::Error where the backend's thread count is fixed.
+  virtual void set_num_threads(std::size_t n);
+
   virtual PhysicalIdentity identity() const = 0;
   /// The physical device's human name (CPU model, GPU name).
   virtual std::string physical_name() const = 0;

@@ -3,6 +3,13 @@
 #include <cmath>
 #include <fstream>
 
+namespace burn::backend {
+void Backend::set_num_threads(std::size_t) {
+  throw Error("Device::set_num_threads",
+              "the " + name() + " backend computes on a fixed number of threads (" + std::to_string(num_threads()) + ")");
+}
+}  // namespace burn::backend
+
 namespace burn::cpu {
 
 CpuBackendBase::CpuBackendBase(bool caching_allocator)

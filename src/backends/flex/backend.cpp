@@ -1,19 +1,23 @@
 // Flex backend registration and op dispatch.
-#include <omp.h>
+#include <string>
 
 #include "backends/cpu_common/kernel_dispatch.hpp"
 #include "backends/flex/kernels.hpp"
+#include "backends/flex/threads.hpp"
 
 namespace burn::flex {
 namespace {
 
 class FlexBackend final : public cpu::KernelBackend<Context> {
  public:
-  FlexBackend() : KernelBackend(/*caching_allocator=*/true) {}
+  FlexBackend() : KernelBackend(/*caching_allocator=*/true) { (void)pool_size(); }  // reads BURN_NUM_THREADS now
+
+  std::size_t num_threads() const override { return pool_size(); }
+  void set_num_threads(std::size_t n) override { set_pool_size(n); }
 
   std::string name() const override { return "flex"; }
   std::string description() const override {
-    return "eager optimised CPU backend (" + std::to_string(omp_get_max_threads()) + " threads)";
+    return "eager optimised CPU backend (" + std::to_string(pool_size()) + " threads)";
   }
 
   void memory_cleanup() override { alloc_->cleanup(); }

@@ -10,6 +10,7 @@
 #include <mutex>
 
 #include "backends/flex/kernels.hpp"
+#include "backends/flex/threads.hpp"
 
 namespace burn::flex {
 
@@ -17,7 +18,7 @@ namespace burn::flex {
 /// the pool's size, and 1 inside an enclosing parallel region (no nesting).
 inline std::size_t thread_count(std::size_t n, std::size_t grain = kGrainSize) {
   if (omp_in_parallel()) return 1;
-  const auto max_threads = static_cast<std::size_t>(omp_get_max_threads());
+  const std::size_t max_threads = pool_size();
   return std::max<std::size_t>(1, std::min(max_threads, n / std::max<std::size_t>(grain, 1)));
 }
 
