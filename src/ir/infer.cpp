@@ -214,23 +214,20 @@ std::vector<TensorSpec> infer_outputs(const Op& op_value, const std::vector<Tens
             if (!logical) expect_numeric(op, in[0].dtype);
             const bool needs_element = r.op == ReduceOp::Max || r.op == ReduceOp::Min || r.op == ReduceOp::ArgMax ||
                                        r.op == ReduceOp::ArgMin || (r.op == ReduceOp::Mean && is_int(in[0].dtype));
-            if (needs_element && in[0].shape[r.dim] == 0 && in[0].shape.num_elements() == 0 &&
-                [&] {  // the reduced dim is empty while others are not
-                  for (std::size_t i = 0; i < in[0].shape.rank(); ++i)
-                    if (i != r.dim && in[0].shape[i] == 0) return false;
-                  return true;
-                }())
+            // An empty reduced dim has no identity for these ops; when another
+            // dim is empty too, the result has no elements and nothing is reduced.
+            Shape reduced = in[0].shape;
+            reduced[r.dim] = 1;
+            if (needs_element && in[0].shape[r.dim] == 0 && reduced.num_elements() != 0)
               fail(op, "cannot reduce an empty dim {} of shape {}: there is no identity", r.dim,
                    in[0].shape.to_string());
-            Shape shape = in[0].shape;
-            shape[r.dim] = 1;
             DType dt = in[0].dtype;
             if (r.op == ReduceOp::ArgMax || r.op == ReduceOp::ArgMin) {
               expect_int(op, r.index_dtype);
               dt = r.index_dtype;
             }
             if (logical) dt = DType::Bool;
-            return {{shape, dt}};
+            return {{reduced, dt}};
           },
           [&](const Cumulative& c) -> Specs {
             expect_inputs(op, in, 1);
