@@ -1,0 +1,35 @@
+// LayerNorm over the last dim: (x - mean) / sqrt(var + eps) * weight + bias,
+// with the biased variance (as Burn and PyTorch).
+#pragma once
+
+#include <burn/module/module.hpp>
+
+namespace burn::nn {
+
+struct LayerNorm {
+  module::Param<Tensor<1>> weight;  // [d_model], ones (Burn's gamma)
+  module::Param<Tensor<1>> bias;    // [d_model], zeros (Burn's beta)
+  double epsilon = 1e-5;
+  BURN_MODULE(weight, bias)
+
+  template <std::size_t D>
+  Tensor<D> forward(const Tensor<D>& x) const {
+    auto [var, mean] = x.var_mean_bias(static_cast<std::int64_t>(D) - 1);
+    auto normalized = (x - mean) * (var + epsilon).rsqrt();
+    return normalized * weight->template unsqueeze<D>() + bias->template unsqueeze<D>();
+  }
+};
+
+struct LayerNormConfig {
+  std::size_t d_model = 0;
+  double epsilon = 1e-5;
+  LayerNormConfig with_epsilon(double e) const {
+    auto c = *this;
+    c.epsilon = e;
+    return c;
+  }
+  /// Throws burn::Error("[LayerNormConfig] ...") for d_model 0 or epsilon <= 0.
+  LayerNorm init(const TensorCreationOptions& options) const;
+};
+
+}  // namespace burn::nn
