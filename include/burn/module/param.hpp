@@ -61,6 +61,11 @@ class ParamBase {
     trainable_ = trainable;
     set_ref(ref());
   }
+  /// Whether PyTorch stores this 2-D parameter transposed (Linear weights:
+  /// ours are [d_input, d_output], torch's [out, in]); the PyTorch record
+  /// adapter transposes these on load and save.
+  bool is_pytorch_transposed() const noexcept { return pytorch_transposed_; }
+  void set_pytorch_transposed(bool transposed) noexcept { pytorch_transposed_ = transposed; }
   virtual burn::detail::TensorRef ref() const = 0;
   /// Replaces the value; throws burn::Error if rank or kind differ.
   virtual void set_ref(burn::detail::TensorRef value) = 0;
@@ -74,6 +79,7 @@ class ParamBase {
  private:
   ParamId id_;
   bool trainable_;
+  bool pytorch_transposed_ = false;
 };
 
 /// A trainable tensor with a stable id. Read it with `val()` or `->`.

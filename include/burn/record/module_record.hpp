@@ -1,0 +1,130 @@
+// Module records: save a module's parameters and running state to a
+// safetensors file and load them back into a module of the same structure.
+//
+//   burn::record::save_module(model, "ckpt/model.safetensors");
+//   auto restored = burn::record::load_module(MlpConfig{...}.init(device), "ckpt/model.safetensors");
+//
+//   // A PyTorch state_dict saved with safetensors.torch.save_file:
+//   auto from_torch = burn::record::load_module(model, "torch.safetensors",
+//                                               burn::record::LoadOptions{}.with_adapter(burn::record::Adapter::PyTorch));
+//
+// File layout. Keys are the dotted field paths ("blocks.0.fc.weight"). The
+// metadata holds
+//   "format"            "burn-cpp" (Burn layout) or "pt" (PyTorch export, what
+//                       PyTorch tooling expects),
+//   "burn.layout"       "burn" or "pytorch" (which adapter wrote the file, so
+//                       loading with the other one is an error instead of a
+//                       silently transposed square weight),
+//   "burn.record_version" "1",
+//   "burn.id.<path>"    each tensor's ParamId (16 hex digits), restored on load
+//                       so optimiser state keyed by id still matches,
+// plus the caller's own entries (keys "format" and "burn.*" are reserved).
+//
+// Loading converts each value to the dtype of the parameter it replaces and
+// creates it on that parameter's device (with its autodiff context); trainable
+// parameters on an autodiff device come back as fresh trainable leaves.
+#pragma once
+
+#include <filesystem>
+#include <map>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <burn/module/module.hpp>
+
+namespace burn::record {
+
+/// How a file's keys and layouts relate to the module.
+///  - Burn: the layout burn-cpp writes (Linear weights [d_input, d_output]).
+///  - PyTorch: a torch state_dict's layout: parameters flagged
+///    is_pytorch_transposed() (Linear weights) are stored transposed, and
+///    BatchNorm's "num_batches_tracked" counters are ignored on load.
+enum class Adapter { Burn, PyTorch };
+
+struct SaveOptions {
+  Adapter adapter = Adapter::Burn;
+  SaveOptions with_adapter(Adapter a) const {
+    auto o = *this;
+    o.adapter = a;
+    return o;
+  }
+};
+
+struct LoadOptions {
+  /// Whether keys in the file that match no module tensor are an error
+  /// (missing keys always are).
+  bool strict = true;
+  Adapter adapter = Adapter::Burn;
+  /// (regex, replacement) pairs applied in order to every file key before
+  /// matching, e.g. {"^layers\\.", "blocks."} for a torch model whose
+  /// attributes are named differently (std::regex ECMAScript syntax, $1 for groups).
+  std::vector<std::pair<std::string, std::string>> key_remap;
+
+  LoadOptions with_strict(bool s) const {
+    auto o = *this;
+    o.strict = s;
+    return o;
+  }
+  LoadOptions with_adapter(Adapter a) const {
+    auto o = *this;
+    o.adapter = a;
+    return o;
+  }
+  LoadOptions with_key_remap(std::string pattern, std::string replacement) const {
+    auto o = *this;
+    o.key_remap.emplace_back(std::move(pattern), std::move(replacement));
+    return o;
+  }
+};
+
+namespace internal {
+
+/// One module tensor (Param or RunningState) and its dotted path.
+struct ConstSlot {
+  std::string path;
+  const module::ParamBase* tensor;
+};
+struct Slot {
+  std::string path;
+  module::ParamBase* tensor;
+};
+
+/// The non-template cores behind save_module / load_module.
+void save_slots(std::span<const ConstSlot> slots, const std::filesystem::path& path,
+                const std::map<std::string, std::string>& metadata, const SaveOptions& options);
+/// Validates everything first (so a bad file changes nothing), then replaces
+/// each slot's value and id.
+void load_slots(std::span<const Slot> slots, const std::filesystem::path& path, const LoadOptions& options);
+
+}  // namespace internal
+
+/// Writes every Param and RunningState of `model` to `path` (atomically: an
+/// existing file is replaced only once the new one is complete on disk).
+/// Throws burn::Error("[save_module] ...") on failure, e.g. for a reserved
+/// metadata key or a directory that does not exist.
+template <module::Module M>
+void save_module(const M& model, const std::filesystem::path& path,
+                 const std::map<std::string, std::string>& metadata = {}, const SaveOptions& options = {}) {
+  std::vector<internal::ConstSlot> slots;
+  module::for_each_tensor(model, [&](const std::string& p, const module::ParamBase& t) { slots.push_back({p, &t}); });
+  internal::save_slots(slots, path, metadata, options);
+}
+
+/// Returns `model` with every Param and RunningState replaced by the file's
+/// values (converted to the tensor's dtype, on its device) and ids restored.
+/// Throws burn::Error("[load_module] ...") for an unreadable or corrupt file,
+/// missing keys, unexpected keys (strict), shape or kind mismatches, or a file
+/// written with the other adapter; `model` is never partially updated.
+template <module::Module M>
+M load_module(M model, const std::filesystem::path& path, const LoadOptions& options = {}) {
+  std::vector<internal::Slot> slots;
+  module::internal::FunctionVisitor collect([&](const std::string& p, module::ParamBase& t) { slots.push_back({p, &t}); },
+                                            [&](const std::string& p, module::ParamBase& t) { slots.push_back({p, &t}); });
+  module::visit(model, collect);
+  internal::load_slots(slots, path, options);
+  return model;
+}
+
+}  // namespace burn::record

@@ -1,0 +1,83 @@
+// BatchNorm on the [N, C, L] view of the input (L = the product of the
+// spatial dims): per-channel statistics are two chained mean reductions (over
+// L, then over N; equal-sized groups make the mean of means exact), and the
+// affine transform is folded into one per-channel scale and shift, so a
+// forward pass costs two full reductions and four elementwise ops in
+// training, two elementwise ops in evaluation.
+#include <fmt/format.h>
+
+#include <burn/nn/batch_norm.hpp>
+
+namespace burn::nn {
+
+namespace {
+
+/// Mean over dims 2 and 0 of [N, C, L], as [1, C, 1]; size-1 dims are skipped.
+Tensor<3> channel_mean(const Tensor<3>& t) {
+  Tensor<3> m = t.dims()[2] == 1 ? t : t.mean_dim(2);
+  return m.dims()[0] == 1 ? m : m.mean_dim(0);
+}
+
+}  // namespace
+
+BatchNorm BatchNormConfig::init(const TensorCreationOptions& options) const {
+  if (num_features == 0) throw Error("BatchNormConfig", "num_features must be positive");
+  if (!(epsilon > 0.0)) throw Error("BatchNormConfig", fmt::format("epsilon must be positive, got {}", epsilon));
+  if (!(momentum >= 0.0 && momentum <= 1.0))
+    throw Error("BatchNormConfig", fmt::format("momentum must be in [0, 1], got {}", momentum));
+  const Shape shape{num_features};
+  return BatchNorm{module::Param(Tensor<1>::ones(shape, options)),
+                   module::Param(Tensor<1>::zeros(shape, options)),
+                   module::RunningState(Tensor<1>::zeros(shape, options)),
+                   module::RunningState(Tensor<1>::ones(shape, options)),
+                   momentum,
+                   epsilon,
+                   {}};
+}
+
+namespace internal {
+
+burn::detail::TensorRef batch_norm(const BatchNorm& layer, const burn::detail::TensorRef& x_ref, bool training) {
+  const Shape& shape = x_ref->spec.shape;
+  const std::size_t c = layer.weight->dims()[0];
+  if (shape[1] != c)
+    throw Error("BatchNorm", fmt::format("input {} has {} channels (dim 1) but the layer has {} features",
+                                         shape.to_string(), shape[1], c));
+  const std::size_t n = shape[0];
+  std::size_t l = 1;
+  for (std::size_t i = 2; i < shape.rank(); ++i) l *= shape[i];
+  const Tensor<3> x(burn::detail::reshape_exact(x_ref, Shape{n, c, l}));
+  const std::array<std::size_t, 3> per_channel{1, c, 1};
+  const Tensor<3> weight = layer.weight->reshape(per_channel);
+  const Tensor<3> bias = layer.bias->reshape(per_channel);
+
+  Tensor<3> y = x;
+  if (!training) {
+    const Tensor<3> scale = weight * (layer.running_var->reshape(per_channel) + layer.epsilon).rsqrt();
+    const Tensor<3> shift = bias - layer.running_mean->reshape(per_channel) * scale;
+    y = x * scale + shift;
+  } else {
+    const std::size_t count = n * l;
+    if (count < 2)
+      throw Error("BatchNorm", fmt::format("training needs more than one value per channel, got input {}; use a "
+                                           "larger batch or evaluation mode",
+                                           shape.to_string()));
+    const Tensor<3> mean = channel_mean(x);
+    const Tensor<3> diff = x - mean;
+    const Tensor<3> var = channel_mean(diff * diff);  // biased: what normalises the batch
+    y = diff * (weight * (var + layer.epsilon).rsqrt()) + bias;
+
+    // The running statistics never join the autodiff graph.
+    NoGradGuard no_grad;
+    const double m = layer.momentum;
+    const double unbias = static_cast<double>(count) / static_cast<double>(count - 1);
+    const std::array<std::size_t, 1> flat{c};
+    layer.running_mean.update(layer.running_mean.val() * (1.0 - m) + mean.detach().reshape(flat) * m);
+    layer.running_var.update(layer.running_var.val() * (1.0 - m) + var.detach().reshape(flat) * (m * unbias));
+  }
+  return burn::detail::reshape_exact(y.ref(), shape);
+}
+
+}  // namespace internal
+
+}  // namespace burn::nn

@@ -1,0 +1,51 @@
+#include <burn/optim/adam.hpp>
+#include <cmath>
+
+#include "adaptive_moment.hpp"
+#include "config_checks.hpp"
+
+namespace burn::optim {
+
+namespace {
+
+using internal::Val;
+
+class AdamRule final : public internal::UpdateRule {
+ public:
+  explicit AdamRule(const AdamConfig& c)
+      : moment_{c.beta_1, c.beta_2, c.amsgrad}, epsilon_(c.epsilon), weight_decay_(c.weight_decay) {}
+  std::string_view name() const override { return "adam"; }
+  std::vector<std::string_view> slot_names() const override { return internal::AdaptiveMoment::slot_names(); }
+
+  burn::detail::TensorRef update(double lr, const burn::detail::TensorRef& param, const burn::detail::TensorRef& grad,
+                                 internal::ParamState& state) const override {
+    const Val x{param};
+    Val g{grad};
+    if (weight_decay_) g = g + x * weight_decay_->penalty;
+    const auto [m, v] = moment_.update(g, state);
+    // m_hat / (sqrt(v_hat) + eps) rewritten with one scale on m and eps
+    // (Burn's form): the bias corrections are scalars.
+    const double t = static_cast<double>(state.step);
+    const double bc2_sqrt = std::sqrt(1.0 - std::pow(moment_.beta_2, t));
+    const double scale = bc2_sqrt / (1.0 - std::pow(moment_.beta_1, t));
+    const Val delta = (m * scale) / (sqrt(v) + epsilon_ * bc2_sqrt);
+    return (x - delta * lr).r;
+  }
+
+ private:
+  internal::AdaptiveMoment moment_;
+  double epsilon_;
+  std::optional<WeightDecayConfig> weight_decay_;
+};
+
+}  // namespace
+
+Optimizer AdamConfig::init() const {
+  internal::check_range("AdamConfig", "beta_1", beta_1, 0.0, 1.0, false);
+  internal::check_range("AdamConfig", "beta_2", beta_2, 0.0, 1.0, false);
+  internal::check_non_negative("AdamConfig", "epsilon", epsilon);
+  internal::check_weight_decay("AdamConfig", weight_decay);
+  return Optimizer(std::make_unique<AdamRule>(*this), grad_clipping);
+}
+
+}  // namespace burn::optim

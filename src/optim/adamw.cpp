@@ -1,0 +1,50 @@
+#include <burn/optim/adamw.hpp>
+#include <cmath>
+
+#include "adaptive_moment.hpp"
+#include "config_checks.hpp"
+
+namespace burn::optim {
+
+namespace {
+
+using internal::Val;
+
+class AdamWRule final : public internal::UpdateRule {
+ public:
+  explicit AdamWRule(const AdamWConfig& c)
+      : moment_{c.beta_1, c.beta_2, c.amsgrad}, epsilon_(c.epsilon), weight_decay_(c.weight_decay) {}
+  std::string_view name() const override { return "adamw"; }
+  std::vector<std::string_view> slot_names() const override { return internal::AdaptiveMoment::slot_names(); }
+
+  burn::detail::TensorRef update(double lr, const burn::detail::TensorRef& param, const burn::detail::TensorRef& grad,
+                                 internal::ParamState& state) const override {
+    const Val x{param};
+    const auto [m, v] = moment_.update(Val{grad}, state);
+    const double t = static_cast<double>(state.step);
+    const Val m_hat = m / (1.0 - std::pow(moment_.beta_1, t));
+    const Val v_hat = v / (1.0 - std::pow(moment_.beta_2, t));
+    const Val delta = m_hat / (sqrt(v_hat) + epsilon_);
+    // Decoupled decay: the weights shrink directly, not through the gradient.
+    const double decay = lr * weight_decay_;
+    const Val decayed = decay == 0.0 ? x : x * (1.0 - decay);
+    return (decayed - delta * lr).r;
+  }
+
+ private:
+  internal::AdaptiveMoment moment_;
+  double epsilon_;
+  double weight_decay_;
+};
+
+}  // namespace
+
+Optimizer AdamWConfig::init() const {
+  internal::check_range("AdamWConfig", "beta_1", beta_1, 0.0, 1.0, false);
+  internal::check_range("AdamWConfig", "beta_2", beta_2, 0.0, 1.0, false);
+  internal::check_non_negative("AdamWConfig", "epsilon", epsilon);
+  internal::check_non_negative("AdamWConfig", "weight_decay", weight_decay);
+  return Optimizer(std::make_unique<AdamWRule>(*this), grad_clipping);
+}
+
+}  // namespace burn::optim

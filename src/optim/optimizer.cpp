@@ -1,0 +1,195 @@
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <burn/optim/optimizer.hpp>
+#include <burn/record/safetensors.hpp>
+#include <charconv>
+#include <cmath>
+
+namespace burn::optim {
+
+namespace {
+
+using burn::detail::TensorRef;
+
+constexpr const char* kOp = "Optimizer";
+constexpr const char* kFormat = "burn-cpp-optimizer";
+constexpr const char* kStepSuffix = ".step";
+
+/// `t` without graph, on `base` (a device without autodiff) and in `dtype`.
+TensorRef on(const TensorRef& t, const Device& base, DType dtype) {
+  TensorRef out = burn::detail::detach(t);
+  if (!(out->device == base)) out = burn::detail::to_device(out, base);
+  if (out->spec.dtype != dtype) out = burn::detail::cast(out, dtype);
+  return burn::detail::with_context(out, base);
+}
+
+/// One parameter being updated.
+struct Work {
+  const std::string* path;
+  module::ParamBase* param;
+  TensorRef value;  // detached, on the base device
+  TensorRef grad;
+};
+
+module::ParamId parse_id(std::string_view text, std::string_view key) {
+  try {
+    return module::ParamId::parse(text);
+  } catch (const Error&) {
+    throw Error(kOp, fmt::format("record key '{}' does not start with a parameter id (16 hex digits)", key));
+  }
+}
+
+}  // namespace
+
+Optimizer::Optimizer(std::unique_ptr<internal::UpdateRule> rule, std::optional<GradientClippingConfig> clipping)
+    : rule_(std::move(rule)), clipping_(std::move(clipping)) {}
+Optimizer::Optimizer(Optimizer&&) noexcept = default;
+Optimizer& Optimizer::operator=(Optimizer&&) noexcept = default;
+Optimizer::~Optimizer() = default;
+
+std::string_view Optimizer::name() const { return rule_->name(); }
+
+std::uint64_t Optimizer::param_step(const module::ParamId& id) const {
+  auto it = states_.find(id);
+  return it == states_.end() ? 0 : it->second.step;
+}
+
+std::optional<TensorRef> Optimizer::state_tensor(const module::ParamId& id, std::string_view slot) const {
+  auto it = states_.find(id);
+  if (it == states_.end()) return std::nullopt;
+  auto s = it->second.slots.find(std::string(slot));
+  if (s == it->second.slots.end()) return std::nullopt;
+  return s->second;
+}
+
+void Optimizer::step_params(double lr, const std::vector<std::pair<std::string, module::ParamBase*>>& params,
+                            GradientsParams grads) {
+  if (!std::isfinite(lr) || lr < 0.0)
+    throw Error(kOp, fmt::format("the learning rate must be finite and non-negative, got {}", lr));
+  // The update is not part of any graph.
+  NoGradGuard no_grad;
+
+  std::vector<Work> work;
+  for (const auto& [path, p] : params) {
+    if (!p->is_trainable()) continue;
+    auto g = grads.remove_ref(p->id());
+    if (!g) continue;
+    const TensorRef& value = p->ref();
+    if (!is_float(value->spec.dtype))
+      throw Error(kOp, fmt::format("parameter '{}' is of dtype {}; only float parameters can be trained", path,
+                                   dtype_name(value->spec.dtype)));
+    if ((*g)->spec.shape != value->spec.shape)
+      throw Error(kOp, fmt::format("the gradient of parameter '{}' has shape {} but the parameter has shape {}", path,
+                                   (*g)->spec.shape.to_string(), value->spec.shape.to_string()));
+    const Device base = value->device.without_autodiff();
+    work.push_back({&path, p, on(value, base, value->spec.dtype), on(*g, base, value->spec.dtype)});
+  }
+
+  if (clipping_) {
+    if (clipping_->is_per_parameter()) {
+      for (auto& w : work) w.grad = clipping_->clip(w.grad);
+    } else {
+      std::vector<TensorRef> all;
+      for (const auto& w : work) all.push_back(w.grad);
+      internal::clip_global_norm(all, clipping_->threshold());
+      for (std::size_t i = 0; i < work.size(); ++i) work[i].grad = all[i];
+    }
+  }
+
+  // Compute every new value and state first, then commit, so an error leaves
+  // both the module (taken by value) and the state untouched.
+  std::vector<TensorRef> values;
+  std::vector<internal::ParamState> states;
+  for (const auto& w : work) {
+    internal::ParamState st;
+    if (auto it = states_.find(w.param->id()); it != states_.end()) st = it->second;
+    for (auto& [slot, t] : st.slots) {
+      if (t->spec.shape != w.value->spec.shape)
+        throw Error(kOp,
+                    fmt::format("the '{}' state of parameter '{}' (id {}) has shape {} but the parameter has shape "
+                                "{}; was the state saved for another model?",
+                                slot, *w.path, w.param->id().to_string(), t->spec.shape.to_string(),
+                                w.value->spec.shape.to_string()));
+      // State follows its parameter (fork, to_device, load).
+      t = on(t, w.value->device, w.value->spec.dtype);
+    }
+    ++st.step;
+    TensorRef updated = rule_->update(lr, w.value, w.grad, st);
+    values.push_back(burn::detail::with_context(updated, w.param->ref()->device));
+    states.push_back(std::move(st));
+  }
+  for (std::size_t i = 0; i < work.size(); ++i) {
+    // set_ref makes the value a fresh trainable leaf (Param's own rule).
+    work[i].param->set_ref(values[i]);
+    states_[work[i].param->id()] = std::move(states[i]);
+  }
+}
+
+std::map<std::string, TensorData> Optimizer::state_tensors() const {
+  std::map<std::string, TensorData> out;
+  for (const auto& [id, st] : states_)
+    for (const auto& [slot, t] : st.slots) out.emplace(id.to_string() + "." + slot, burn::detail::to_data(t));
+  return out;
+}
+
+std::map<std::string, std::string> Optimizer::state_metadata() const {
+  std::map<std::string, std::string> out{{"format", kFormat}, {"optimizer", std::string(rule_->name())}};
+  for (const auto& [id, st] : states_) out.emplace(id.to_string() + kStepSuffix, std::to_string(st.step));
+  return out;
+}
+
+void Optimizer::load_state(const record::SafetensorsFile& file, const Device& device) {
+  auto meta = [&](const std::string& key) {
+    auto it = file.metadata.find(key);
+    return it == file.metadata.end() ? std::string() : it->second;
+  };
+  if (meta("format") != kFormat)
+    throw Error(kOp, fmt::format("the record holds no optimiser state (metadata 'format' is '{}', expected '{}')",
+                                 meta("format"), kFormat));
+  if (meta("optimizer") != rule_->name())
+    throw Error(kOp, fmt::format("the record holds the state of a '{}' optimiser; this optimiser is '{}'",
+                                 meta("optimizer"), rule_->name()));
+
+  std::map<module::ParamId, internal::ParamState> loaded;
+  for (const auto& [key, value] : file.metadata) {
+    if (key == "format" || key == "optimizer") continue;
+    const std::string_view k = key;
+    if (k.size() <= std::string_view(kStepSuffix).size() || !k.ends_with(kStepSuffix))
+      throw Error(kOp, fmt::format("unexpected metadata key '{}' in an optimiser record", key));
+    const auto id = parse_id(k.substr(0, k.size() - std::string_view(kStepSuffix).size()), key);
+    std::uint64_t step = 0;
+    auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), step);
+    if (ec != std::errc() || end != value.data() + value.size() || value.empty())
+      throw Error(kOp, fmt::format("metadata '{}' = '{}' is not a step count", key, value));
+    loaded[id].step = step;
+  }
+  const auto slot_names = rule_->slot_names();
+  for (const auto& [key, data] : file.tensors) {
+    const auto dot = key.find('.');
+    if (dot == std::string::npos) throw Error(kOp, fmt::format("tensor key '{}' is not '<param id>.<slot>'", key));
+    const auto id = parse_id(std::string_view(key).substr(0, dot), key);
+    const std::string slot = key.substr(dot + 1);
+    if (std::find(slot_names.begin(), slot_names.end(), slot) == slot_names.end())
+      throw Error(kOp, fmt::format("tensor '{}': '{}' is not a state of the '{}' optimiser", key, slot, rule_->name()));
+    auto it = loaded.find(id);
+    if (it == loaded.end())
+      throw Error(
+          kOp, fmt::format("tensor '{}' has no '{}{}' step count in the metadata", key, id.to_string(), kStepSuffix));
+    if (!is_float(data.dtype()))
+      throw Error(kOp,
+                  fmt::format("tensor '{}' is of dtype {}; optimiser state is float", key, dtype_name(data.dtype())));
+    it->second.slots[slot] = burn::detail::from_data(data, {device, data.dtype()}, TensorKind::Float);
+  }
+  states_ = std::move(loaded);
+}
+
+void Optimizer::save(const std::filesystem::path& path) const {
+  record::save_safetensors(path, state_tensors(), state_metadata());
+}
+
+void Optimizer::load(const std::filesystem::path& path, const Device& device) {
+  load_state(record::load_safetensors(path), device);
+}
+
+}  // namespace burn::optim
