@@ -7,6 +7,7 @@
 
 #include "autodiff/graph.hpp"
 #include "device/runtime.hpp"
+#include "dispatch/op_profile.hpp"
 
 namespace burn::detail {
 namespace {
@@ -30,7 +31,17 @@ std::vector<TensorRef> run(const ir::Op& op, std::span<const TensorRef> inputs, 
   std::vector<backend::Input> ins;
   ins.reserve(inputs.size());
   for (const auto& t : inputs) ins.push_back({t->primitive, t->spec, false});
-  std::vector<backend::PrimitivePtr> prims = backend.execute(op, ins, outputs);
+  std::vector<backend::PrimitivePtr> prims;
+  if (profile::enabled()) {
+    // Synchronous backends finish inside execute; asynchronous ones are synced
+    // so the time belongs to this op.
+    const auto start = std::chrono::steady_clock::now();
+    prims = backend.execute(op, ins, outputs);
+    backend.sync();
+    profile::record(ir::op_name(op), std::chrono::steady_clock::now() - start);
+  } else {
+    prims = backend.execute(op, ins, outputs);
+  }
   runtime.count_op();
   if (prims.size() != outputs.size())
     throw ExecutionError(ir::op_name(op), fmt::format("the {} backend returned {} outputs, {} expected",

@@ -425,6 +425,32 @@ std::vector<TensorSpec> infer_outputs(const Op& op_value, const std::vector<Tens
               out.push_back(conv_out(op, x[i + 2], w[i + 2], c.stride[i], c.padding[i], c.dilation[i], i));
             return {{Shape(std::move(out)), in[0].dtype}};
           },
+          [&](const ConvWeightGrad& c) -> Specs {
+            const std::size_t n = c.stride.size();
+            expect_inputs(op, in, 2);
+            expect_spatial(op, in[0], n);
+            expect_spatial(op, in[1], n);
+            expect_float(op, in[0].dtype);
+            expect_same_dtype(op, in[0], in[1]);
+            expect_len(op, c.kernel, n, "kernel");
+            expect_len(op, c.padding, n, "padding");
+            expect_len(op, c.dilation, n, "dilation");
+            const auto& x = in[0].shape;
+            const auto& g = in[1].shape;
+            if (c.groups == 0) fail(op, "groups must be at least 1");
+            if (x[0] != g[0]) fail(op, "input batch {} and gradient batch {} differ", x[0], g[0]);
+            if (x[1] % c.groups || g[1] % c.groups)
+              fail(op, "channels {} (input) and {} (gradient) are not divisible by groups {}", x[1], g[1], c.groups);
+            for (std::size_t i = 0; i < n; ++i) {
+              const std::size_t o = conv_out(op, x[i + 2], c.kernel[i], c.stride[i], c.padding[i], c.dilation[i], i);
+              if (g[i + 2] != o)
+                fail(op, "gradient size {} along axis {} does not match the convolution's output size {}", g[i + 2], i,
+                     o);
+            }
+            std::vector<std::size_t> out{g[1], x[1] / c.groups};
+            out.insert(out.end(), c.kernel.begin(), c.kernel.end());
+            return {{Shape(std::move(out)), in[0].dtype}};
+          },
           [&](const ConvTranspose& c) -> Specs {
             const std::size_t n = c.stride.size();
             expect_inputs(op, in, c.has_bias ? 3 : 2);

@@ -70,6 +70,7 @@ std::string_view op_name(const Op& op) {
             constexpr std::string_view n[] = {"conv_transpose1d", "conv_transpose2d", "conv_transpose3d"};
             return c.stride.size() >= 1 && c.stride.size() <= 3 ? n[c.stride.size() - 1] : "conv_transpose";
           },
+          [](const ConvWeightGrad&) -> std::string_view { return "conv_weight_grad"; },
           [](const MaxPool& p) -> std::string_view {
             constexpr std::string_view n[] = {"max_pool1d", "max_pool2d", "max_pool3d"};
             return p.kernel.size() >= 1 && p.kernel.size() <= 3 ? n[p.kernel.size() - 1] : "max_pool";

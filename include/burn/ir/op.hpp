@@ -147,6 +147,14 @@ struct ConvTranspose {
   std::size_t groups = 1;
   bool has_bias = false;
 };
+/// The weight gradient of Conv (a backward kernel; autodiff uses it when the
+/// backend implements it, else an equivalent grouped correlation).
+/// Inputs: x [N, C_in, *spatial], grad [N, C_out, *out] where `out` is Conv's
+/// output size for this geometry. Output: [C_out, C_in/groups, *kernel].
+struct ConvWeightGrad {
+  std::vector<std::size_t> kernel, stride, padding, dilation;
+  std::size_t groups = 1;
+};
 /// Outputs: values and, when with_indices, flat indices into each input
 /// channel's spatial volume (index_dtype), as PyTorch returns them.
 struct MaxPool {
@@ -169,7 +177,7 @@ struct Interpolate { std::vector<std::size_t> output_size; InterpolateMode mode;
 
 using Op = std::variant<Full, Arange, Random, Unary, Binary, Clamp, Cast, Matmul, Reduce, Cumulative,
                         Sort, Reshape, Permute, Expand, Flip, Slice, SliceAssign, Cat, Unfold, Gather,
-                        Scatter, Select, SelectAssign, MaskWhere, MaskFill, Conv, ConvTranspose, MaxPool,
+                        Scatter, Select, SelectAssign, MaskWhere, MaskFill, Conv, ConvTranspose, ConvWeightGrad, MaxPool,
                         AvgPool, AdaptiveAvgPool, Interpolate>;
 
 /// "add", "exp", "matmul", "sum_dim", "conv2d", ... (used in error messages).

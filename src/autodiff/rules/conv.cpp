@@ -40,6 +40,28 @@ TensorRef correlate(const TensorRef& big, const TensorRef& small, const Sizes& s
   return detail::swap_dims(module_rules::fit_to(r, Shape(want)), 0, 1);
 }
 
+// The weight gradient of a conv with input `x` and output cotangent `g`:
+// the backend's dedicated kernel when it has one (oneDNN's backward-weights
+// on flex is several times faster than a conv with a huge kernel), else the
+// correlation above, which every backend can run.
+TensorRef weight_grad(const TensorRef& x, const TensorRef& g, const Sizes& stride, const Sizes& padding,
+                      const Sizes& dilation, std::size_t groups, const Sizes& kernel) {
+  const ir::Op op = ir::ConvWeightGrad{kernel, stride, padding, dilation, groups};
+  const Sizes out = module_rules::spatial(g->spec.shape), in = module_rules::spatial(x->spec.shape);
+  // The dedicated op needs g to be exactly the conv output of x (a transposed
+  // conv's padding_out can break that); the correlation fits any size.
+  bool exact = true;
+  for (std::size_t i = 0; i < in.size() && exact; ++i) {
+    const std::size_t span = dilation[i] * (kernel[i] - 1) + 1;
+    exact = in[i] + 2 * padding[i] >= span && (in[i] + 2 * padding[i] - span) / stride[i] + 1 == out[i];
+  }
+  if (exact && x->device.supports_op(op)) {
+    const TensorRef inputs[] = {x, g};
+    return detail::execute1(op, inputs);
+  }
+  return correlate(x, g, stride, padding, dilation, groups, kernel);
+}
+
 // Zero gradients for every wanted input (no cotangent, or nothing to sum).
 Grads zero_grads(const VjpArgs& a) {
   Grads out(a.inputs.size());
@@ -83,7 +105,7 @@ Grads vjp_conv(const ir::Conv& op, const VjpArgs& a) {
     }
   }
   if (module_rules::wants(a, 1))
-    out[1] = empty ? zeros_like(w) : correlate(x, g, op.stride, op.padding, op.dilation, op.groups, k);
+    out[1] = empty ? zeros_like(w) : weight_grad(x, g, op.stride, op.padding, op.dilation, op.groups, k);
   return out;
 }
 
@@ -108,8 +130,8 @@ Grads vjp_conv_transpose(const ir::ConvTranspose& op, const VjpArgs& a) {
                          x->spec.shape);
   if (module_rules::wants(a, 1))
     out[1] = empty ? zeros_like(w)
-                   : correlate(g, x, op.stride, op.padding, op.dilation, op.groups,
-                               module_rules::spatial(w->spec.shape));
+                   : weight_grad(g, x, op.stride, op.padding, op.dilation, op.groups,
+                                 module_rules::spatial(w->spec.shape));
   return out;
 }
 

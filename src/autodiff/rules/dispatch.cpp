@@ -36,6 +36,9 @@ Grads vjp(const ir::Op& op, const VjpArgs& a) {
           [&](const ir::MaskFill& o) { return vjp_mask_fill(o, a); },
           [&](const ir::Conv& o) { return vjp_conv(o, a); },
           [&](const ir::ConvTranspose& o) { return vjp_conv_transpose(o, a); },
+          [&](const ir::ConvWeightGrad&) -> Grads {
+            throw Error(ir::op_name(op), "is a backward kernel and has no backward rule of its own");
+          },
           [&](const ir::MaxPool& o) { return vjp_max_pool(o, a); },
           [&](const ir::AvgPool& o) { return vjp_avg_pool(o, a); },
           [&](const ir::AdaptiveAvgPool& o) { return vjp_adaptive_avg_pool(o, a); },

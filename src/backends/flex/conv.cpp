@@ -13,7 +13,7 @@ namespace {
 using cpu::CpuTensor;
 using dnn::ConvTensors;
 
-bool dnnl_conv(const ConvTensors& t, CpuTensor& y, const ir::Conv& op, dnnl::memory::data_type dt) {
+bool dnnl_conv(const Context& ctx, const ConvTensors& t, CpuTensor& y, const ir::Conv& op, dnnl::memory::data_type dt) {
   const std::size_t n = std::max<std::size_t>(op.stride.size(), 1);
   const auto xs = dnn::unit_spatial(t.x->shape, n), ys = dnn::unit_spatial(y.shape, n);
   auto ws = dnn::unit_spatial(t.w->shape, n);
@@ -27,16 +27,17 @@ bool dnnl_conv(const ConvTensors& t, CpuTensor& y, const ir::Conv& op, dnnl::mem
     using fwd = dnnl::convolution_forward;
     const auto prop = dnnl::prop_kind::forward_inference;
     const auto algo = dnnl::algorithm::convolution_direct;
-    auto desc = t.bias ? fwd::desc(prop, algo, x_md, w_md, dnn::plain_desc({y.shape[1]}, dt), y_md, g.strides,
-                                   g.dilates, g.pad, g.pad)
-                       : fwd::desc(prop, algo, x_md, w_md, y_md, g.strides, g.dilates, g.pad, g.pad);
+    const auto x_any = dnn::any_layout(x_md), w_any = dnn::any_layout(w_md), y_any = dnn::any_layout(y_md);
+    const auto b_md = dnn::plain_desc({y.shape[1]}, dt);
+    auto desc = t.bias ? fwd::desc(prop, algo, x_any, w_any, b_md, y_any, g.strides, g.dilates, g.pad, g.pad)
+                       : fwd::desc(prop, algo, x_any, w_any, y_any, g.strides, g.dilates, g.pad, g.pad);
     const fwd::primitive_desc pd(desc, dnn::engine());
     if (dnn::slow_half(pd, dt)) return false;
-    std::unordered_map<int, dnnl::memory> args{{DNNL_ARG_SRC, dnn::wrap(x_md, *t.x)},
-                                               {DNNL_ARG_WEIGHTS, dnn::wrap(w_md, *t.w)},
-                                               {DNNL_ARG_DST, dnn::wrap(y_md, y)}};
-    if (t.bias) args.emplace(DNNL_ARG_BIAS, dnn::wrap(pd.bias_desc(), *t.bias));
-    dnn::execute(fwd(pd), args);
+    std::vector<dnn::PlainArg> args{{DNNL_ARG_SRC, x_md, t.x.get()},
+                                    {DNNL_ARG_WEIGHTS, w_md, t.w.get()},
+                                    {DNNL_ARG_DST, y_md, &y, true}};
+    if (t.bias) args.push_back({DNNL_ARG_BIAS, b_md, t.bias.get()});
+    dnn::execute_with_layouts(ctx, fwd(pd), pd, args);
     return true;
   } catch (const dnnl::error&) {
     return false;
@@ -91,7 +92,7 @@ void loop_conv(const ConvTensors& t, CpuTensor& y, const ir::Conv& op) {
 Result kernel(const Context& ctx, const ir::Conv& op, Inputs in, Outputs out) {
   return dnn::run_conv(
       ctx, op, in, out,
-      [&](const ConvTensors& t, CpuTensor& y, dnnl::memory::data_type dt) { return dnnl_conv(t, y, op, dt); },
+      [&](const ConvTensors& t, CpuTensor& y, dnnl::memory::data_type dt) { return dnnl_conv(ctx, t, y, op, dt); },
       [&]<class T>(const ConvTensors& t, CpuTensor& y) { loop_conv<T>(t, y, op); });
 }
 

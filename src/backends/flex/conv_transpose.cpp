@@ -14,7 +14,7 @@ namespace {
 using cpu::CpuTensor;
 using dnn::ConvTensors;
 
-bool dnnl_deconv(const ConvTensors& t, CpuTensor& y, const ir::ConvTranspose& op, dnnl::memory::data_type dt) {
+bool dnnl_deconv(const Context& ctx, const ConvTensors& t, CpuTensor& y, const ir::ConvTranspose& op, dnnl::memory::data_type dt) {
   const std::size_t n = std::max<std::size_t>(op.stride.size(), 1);
   for (std::size_t i = 0; i < op.stride.size(); ++i)
     if (op.padding_out[i] > op.padding[i]) return false;
@@ -42,21 +42,17 @@ bool dnnl_deconv(const ConvTensors& t, CpuTensor& y, const ir::ConvTranspose& op
     using fwd = dnnl::deconvolution_forward;
     const auto prop = dnnl::prop_kind::forward_inference;
     const auto algo = dnnl::algorithm::deconvolution_direct;
-    auto desc = t.bias ? fwd::desc(prop, algo, x_md, any_w, dnn::plain_desc({ys[1]}, dt), y_md, geo.strides,
-                                   geo.dilates, geo.pad, pad_r)
-                       : fwd::desc(prop, algo, x_md, any_w, y_md, geo.strides, geo.dilates, geo.pad, pad_r);
+    const auto b_md = dnn::plain_desc({ys[1]}, dt);
+    const auto x_any = dnn::any_layout(x_md), y_any = dnn::any_layout(y_md);
+    auto desc = t.bias ? fwd::desc(prop, algo, x_any, any_w, b_md, y_any, geo.strides, geo.dilates, geo.pad, pad_r)
+                       : fwd::desc(prop, algo, x_any, any_w, y_any, geo.strides, geo.dilates, geo.pad, pad_r);
     const fwd::primitive_desc pd(desc, dnn::engine());
     if (dnn::slow_half(pd, dt)) return false;
-    dnnl::memory w_mem = dnn::wrap(w_md, *t.w);
-    if (pd.weights_desc() != w_md) {  // the fast kernels want a blocked weight layout
-      dnnl::memory blocked(pd.weights_desc(), dnn::engine());
-      dnn::execute(dnnl::reorder(w_mem, blocked), {{DNNL_ARG_FROM, w_mem}, {DNNL_ARG_TO, blocked}});
-      w_mem = blocked;
-    }
-    std::unordered_map<int, dnnl::memory> args{
-        {DNNL_ARG_SRC, dnn::wrap(x_md, *t.x)}, {DNNL_ARG_WEIGHTS, w_mem}, {DNNL_ARG_DST, dnn::wrap(y_md, y)}};
-    if (t.bias) args.emplace(DNNL_ARG_BIAS, dnn::wrap(pd.bias_desc(), *t.bias));
-    dnn::execute(fwd(pd), args);
+    std::vector<dnn::PlainArg> args{{DNNL_ARG_SRC, x_md, t.x.get()},
+                                    {DNNL_ARG_WEIGHTS, w_md, t.w.get()},
+                                    {DNNL_ARG_DST, y_md, &y, true}};
+    if (t.bias) args.push_back({DNNL_ARG_BIAS, b_md, t.bias.get()});
+    dnn::execute_with_layouts(ctx, fwd(pd), pd, args);
     return true;
   } catch (const dnnl::error&) {
     return false;
@@ -129,7 +125,7 @@ void loop_deconv(const ConvTensors& t, CpuTensor& y, const ir::ConvTranspose& op
 Result kernel(const Context& ctx, const ir::ConvTranspose& op, Inputs in, Outputs out) {
   return dnn::run_conv(
       ctx, op, in, out,
-      [&](const ConvTensors& t, CpuTensor& y, dnnl::memory::data_type dt) { return dnnl_deconv(t, y, op, dt); },
+      [&](const ConvTensors& t, CpuTensor& y, dnnl::memory::data_type dt) { return dnnl_deconv(ctx, t, y, op, dt); },
       [&]<class T>(const ConvTensors& t, CpuTensor& y) { loop_deconv<T>(t, y, op); });
 }
 

@@ -39,6 +39,34 @@ void execute(const dnnl::primitive& prim, const std::unordered_map<int, dnnl::me
   stream.wait();
 }
 
+dnnl::memory::desc any_layout(const dnnl::memory::desc& md) {
+  return dnnl::memory::desc(md.dims(), md.data_type(), dnnl::memory::format_tag::any);
+}
+
+void execute_with_layouts(const Context& ctx, const dnnl::primitive& prim, const dnnl::primitive_desc_base& pd,
+                          std::span<const PlainArg> args) {
+  std::unordered_map<int, dnnl::memory> exec_args;
+  std::vector<std::pair<dnnl::memory, dnnl::memory>> before, after;  // (from, to) reorders
+  std::vector<cpu::CpuTensorPtr> scratch;                           // keeps blocked buffers alive
+  for (const PlainArg& a : args) {
+    dnnl::memory plain = wrap(a.md, *a.tensor);
+    const dnnl::memory::desc want = pd.query_md(dnnl::query::exec_arg_md, a.arg);
+    if (want == a.md || want.is_zero()) {
+      exec_args.emplace(a.arg, plain);
+      continue;
+    }
+    // The blocked copy lives in the caching allocator, as every other buffer.
+    scratch.push_back(ctx.output({Shape{want.get_size()}, DType::U8}));
+    dnnl::memory blocked(want, engine(), static_cast<void*>(scratch.back()->base()));
+    exec_args.emplace(a.arg, blocked);
+    if (a.is_output) after.emplace_back(blocked, plain);
+    else before.emplace_back(plain, blocked);
+  }
+  for (auto& [from, to] : before) execute(dnnl::reorder(from, to), {{DNNL_ARG_FROM, from}, {DNNL_ARG_TO, to}});
+  execute(prim, exec_args);
+  for (auto& [from, to] : after) execute(dnnl::reorder(from, to), {{DNNL_ARG_FROM, from}, {DNNL_ARG_TO, to}});
+}
+
 cpu::CpuTensorPtr to_f32(const Context& ctx, const cpu::CpuTensor& t) {
   auto out = ctx.output({Shape(t.shape), DType::F32});
   if (out->num_elements() == 0) return out;

@@ -5,6 +5,7 @@
 // indices nor promises NaN propagation, and the op is memory-bound anyway.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <limits>
 
 #include "backends/flex/dnnl_engine.hpp"
@@ -101,6 +102,87 @@ void max_pool(const CpuTensor& x, CpuTensor& y, std::int64_t* indices, const dnn
       std::max<std::size_t>(1, kGrainSize / std::max<std::size_t>(1, w.out[2] * w.k_volume())));
 }
 
+// The common case — f32 / f64, at most two spatial axes, no dilation — as a
+// single branch-free pass: each output row keeps a running maximum (and its
+// position) and every kernel tap updates a contiguous range of it, which
+// vectorises. The update rule is the generic loop's: strictly greater wins
+// (first maximum), a NaN always wins (the last NaN).
+// One tap over output columns [lo, hi): column ow reads x[ow * stride].
+// kExact applies the full rule (a NaN always wins); the fast form is a plain
+// maximum (one maxss / blend, no branch for random data to mispredict) that
+// only reports whether it saw a NaN, so the caller can redo that row exactly.
+template <class T, bool kIndices, bool kExact>
+inline bool update_row(const T* x, std::int64_t stride, std::size_t lo, std::size_t hi, std::int64_t at0, T* best,
+                       std::int64_t* at) {
+  bool nan = false;
+  for (std::size_t ow = lo; ow < hi; ++ow) {
+    const std::int64_t off = static_cast<std::int64_t>(ow) * stride;
+    const T v = x[off];
+    const T b = best[ow];
+    bool take = v > b;
+    if constexpr (kExact) take = take || v != v;
+    else nan |= v != v;
+    if constexpr (kIndices) {  // an integer blend: compilers keep it branch-free
+      const std::int64_t m = -static_cast<std::int64_t>(take);
+      at[ow] = ((at0 + off) & m) | (at[ow] & ~m);
+    }
+    best[ow] = take ? v : b;
+  }
+  return nan;
+}
+
+template <class T>
+void max_pool_rows(const CpuTensor& x, CpuTensor& y, std::int64_t* indices, const dnn::Window3& w) {
+  const std::size_t planes = x.shape[0] * x.shape[1];
+  const std::size_t H = w.in[1], W = w.in[2], OH = w.out[1], OW = w.out[2];
+  const auto sh = static_cast<std::int64_t>(w.s[1]), ph = static_cast<std::int64_t>(w.p[1]);
+  const auto sw = static_cast<std::int64_t>(w.s[2]), pw = static_cast<std::int64_t>(w.p[2]);
+  const T* src = x.data<T>();
+  T* dst = y.data<T>();
+  parallel_for(
+      planes * OH,
+      [&](std::size_t begin, std::size_t end) {
+        std::vector<T> best(OW);
+        std::vector<std::int64_t> at(OW);
+        for (std::size_t row = begin; row < end; ++row) {
+          const std::size_t plane = row / OH, oh = row % OH;
+          const T* xp = src + plane * H * W;
+          const std::int64_t h0 = static_cast<std::int64_t>(oh) * sh - ph;
+          const std::int64_t h_first = std::max<std::int64_t>(h0, 0);
+          // Runs every tap over this row, fast or exact; returns whether a NaN was seen.
+          auto pass = [&]<bool kExact>() {
+            for (std::size_t ow = 0; ow < OW; ++ow) {
+              best[ow] = -std::numeric_limits<T>::infinity();
+              at[ow] = h_first * static_cast<std::int64_t>(W) +
+                       std::max<std::int64_t>(static_cast<std::int64_t>(ow) * sw - pw, 0);
+            }
+            bool nan = false;
+            for (std::size_t kh = 0; kh < w.k[1]; ++kh) {
+              const std::int64_t ih = h0 + static_cast<std::int64_t>(kh);
+              if (ih < 0 || ih >= static_cast<std::int64_t>(H)) continue;
+              const T* xr = xp + ih * static_cast<std::int64_t>(W);
+              const std::int64_t row_at = ih * static_cast<std::int64_t>(W);
+              for (std::size_t kw = 0; kw < w.k[2]; ++kw) {
+                const std::int64_t first = static_cast<std::int64_t>(kw) - pw;
+                const auto [lo, hi] = dnn::valid_range(first, w.s[2], W, OW);
+                nan |= indices ? update_row<T, true, kExact>(xr + first, sw, lo, hi, row_at + first, best.data(), at.data())
+                               : update_row<T, false, kExact>(xr + first, sw, lo, hi, row_at + first, best.data(), at.data());
+              }
+            }
+            return nan;
+          };
+          if (pass.template operator()<false>()) pass.template operator()<true>();
+          std::copy(best.begin(), best.end(), dst + row * OW);
+          if (indices) std::copy(at.begin(), at.end(), indices + row * OW);
+        }
+      },
+      std::max<std::size_t>(1, kGrainSize / std::max<std::size_t>(1, OW * w.k_volume())));
+}
+
+bool fits_rows(const dnn::Window3& w, DType dtype) {
+  return (dtype == DType::F32 || dtype == DType::F64) && w.k[0] == 1 && w.in[0] == 1 && w.d[1] == 1 && w.d[2] == 1;
+}
+
 }  // namespace
 
 Result kernel(const Context& ctx, const ir::MaxPool& op, Inputs in, Outputs out) {
@@ -123,9 +205,13 @@ Result kernel(const Context& ctx, const ir::MaxPool& op, Inputs in, Outputs out)
     // Indices are computed as i64 and narrowed once when another dtype is asked for.
     idx = ctx.output({out[1].shape, DType::I64});
   }
-  if (y->num_elements() != 0)
-    visit_numeric_dtype(name, x->dtype,
-                        [&]<class T>() { max_pool<T>(*x, *y, idx ? idx->data<std::int64_t>() : nullptr, w); });
+  std::int64_t* idx_data = idx ? idx->data<std::int64_t>() : nullptr;
+  if (y->num_elements() != 0 && fits_rows(w, x->dtype)) {
+    if (x->dtype == DType::F32) max_pool_rows<float>(*x, *y, idx_data, w);
+    else max_pool_rows<double>(*x, *y, idx_data, w);
+  } else if (y->num_elements() != 0) {
+    visit_numeric_dtype(name, x->dtype, [&]<class T>() { max_pool<T>(*x, *y, idx_data, w); });
+  }
   if (!idx) return result;
   if (op.index_dtype == DType::I64) {
     result.push_back(idx);

@@ -13,6 +13,7 @@ Result kernel(const Context&, const ir::Matmul&, Inputs, Outputs);
 Result kernel(const Context&, const ir::Conv&, Inputs, Outputs);
 // conv_transpose.cpp
 Result kernel(const Context&, const ir::ConvTranspose&, Inputs, Outputs);
+Result kernel(const Context&, const ir::ConvWeightGrad&, Inputs, Outputs);
 // max_pool.cpp
 Result kernel(const Context&, const ir::MaxPool&, Inputs, Outputs);
 // avg_pool.cpp

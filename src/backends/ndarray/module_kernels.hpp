@@ -9,6 +9,7 @@ Result kernel(const Context&, const ir::Matmul&, Inputs, Outputs);
 // conv.cpp
 Result kernel(const Context&, const ir::Conv&, Inputs, Outputs);
 Result kernel(const Context&, const ir::ConvTranspose&, Inputs, Outputs);
+Result kernel(const Context&, const ir::ConvWeightGrad&, Inputs, Outputs);
 // pool.cpp
 Result kernel(const Context&, const ir::MaxPool&, Inputs, Outputs);
 Result kernel(const Context&, const ir::AvgPool&, Inputs, Outputs);

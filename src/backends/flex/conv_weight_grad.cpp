@@ -1,0 +1,118 @@
+// The weight gradient of a convolution. f32 / bf16 run oneDNN's
+// backward-weights primitive in its blocked layouts (f16 through f32); f64
+// and cases oneDNN declines use the direct loop below.
+#include <algorithm>
+
+#include "backends/flex/conv_common.hpp"
+#include "backends/flex/parallel.hpp"
+#include "backends/flex/window.hpp"
+
+namespace burn::flex {
+namespace {
+
+using cpu::CpuTensor;
+
+bool dnnl_weight_grad(const Context& ctx, const CpuTensor& x, const CpuTensor& g, CpuTensor& dw,
+                      const ir::ConvWeightGrad& op, dnnl::memory::data_type dt) {
+  const std::size_t n = std::max<std::size_t>(op.stride.size(), 1);
+  const auto xs = dnn::unit_spatial(x.shape, n), gs = dnn::unit_spatial(g.shape, n);
+  auto ws = dnn::unit_spatial(dw.shape, n);
+  if (op.groups > 1) {  // [G, OC/G, IC/G, k...]: the same bytes as [OC, IC/G, k...]
+    ws[0] /= op.groups;
+    ws.insert(ws.begin(), op.groups);
+  }
+  try {
+    const auto x_md = dnn::plain_desc(xs, dt), g_md = dnn::plain_desc(gs, dt), w_md = dnn::plain_desc(ws, dt);
+    const auto x_any = dnn::any_layout(x_md), g_any = dnn::any_layout(g_md), w_any = dnn::any_layout(w_md);
+    const auto geo = dnn::conv_geometry(op.stride, op.padding, op.dilation, n);
+    const auto algo = dnnl::algorithm::convolution_direct;
+    // oneDNN builds backward primitives from the matching forward one (its "hint").
+    const dnnl::convolution_forward::primitive_desc hint(
+        {dnnl::prop_kind::forward_training, algo, x_any, w_any, g_any, geo.strides, geo.dilates, geo.pad, geo.pad},
+        dnn::engine());
+    using bwd = dnnl::convolution_backward_weights;
+    const bwd::primitive_desc pd({algo, x_any, w_any, g_any, geo.strides, geo.dilates, geo.pad, geo.pad}, dnn::engine(),
+                                 hint);
+    if (dnn::slow_half(pd, dt)) return false;
+    const std::vector<dnn::PlainArg> args{{DNNL_ARG_SRC, x_md, &x},
+                                          {DNNL_ARG_DIFF_DST, g_md, &g},
+                                          {DNNL_ARG_DIFF_WEIGHTS, w_md, &dw, true}};
+    dnn::execute_with_layouts(ctx, bwd(pd), pd, args);
+    return true;
+  } catch (const dnnl::error&) {
+    return false;
+  }
+}
+
+/// Each (out channel, in channel) kernel is owned by one thread, which
+/// accumulates every tap over the batch and the output rows the tap reaches.
+template <class T>
+void loop_weight_grad(const CpuTensor& x, const CpuTensor& g, CpuTensor& dw, const ir::ConvWeightGrad& op) {
+  using Acc = compute_t<T>;
+  const dnn::Window3 win = dnn::make_window(ir::op_name(ir::Op(op)), std::span(x.shape).subspan(2),
+                                            std::span(g.shape).subspan(2), op.kernel, op.stride, op.padding, op.dilation);
+  const std::size_t batch = x.shape[0], c_in = x.shape[1], c_out = g.shape[1];
+  const std::size_t icg = c_in / op.groups, ocg = c_out / op.groups;
+  const std::size_t in_vol = win.in_volume(), out_vol = win.out_volume(), k_vol = win.k_volume();
+  const T* xd = x.data<T>();
+  const T* gd = g.data<T>();
+  T* out = dw.data<T>();
+  parallel_for(
+      c_out * icg,
+      [&](std::size_t begin, std::size_t end) {
+        std::vector<Acc> acc(k_vol);
+        for (std::size_t pair = begin; pair < end; ++pair) {
+          const std::size_t oc = pair / icg, icl = pair % icg, ic = (oc / ocg) * icg + icl;
+          std::fill(acc.begin(), acc.end(), Acc(0));
+          for (std::size_t ni = 0; ni < batch; ++ni) {
+            const T* xp = xd + (ni * c_in + ic) * in_vol;
+            const T* gp = gd + (ni * c_out + oc) * out_vol;
+            dnn::for_each_tap(win, [&](std::size_t tap, std::size_t od, std::size_t oh, std::size_t id, std::size_t ih,
+                                       std::size_t ow0, std::size_t ow1, std::int64_t iw0) {
+              const T* grow = gp + (od * win.out[1] + oh) * win.out[2];
+              const T* xrow = xp + (id * win.in[1] + ih) * win.in[2];
+              const auto s = static_cast<std::int64_t>(win.s[2]);
+              Acc sum = 0;
+              for (std::size_t ow = ow0; ow < ow1; ++ow)
+                sum += static_cast<Acc>(grow[ow]) * static_cast<Acc>(xrow[iw0 + static_cast<std::int64_t>(ow) * s]);
+              acc[tap] += sum;
+            });
+          }
+          for (std::size_t t = 0; t < k_vol; ++t) out[pair * k_vol + t] = convert_element<T>(acc[t]);
+        }
+      },
+      std::max<std::size_t>(1, kGrainSize / std::max<std::size_t>(1, batch * out_vol * k_vol)));
+}
+
+}  // namespace
+
+Result kernel(const Context& ctx, const ir::ConvWeightGrad& op, Inputs in, Outputs out) {
+  auto dw = ctx.output(out[0]);
+  const std::string_view name = ir::op_name(ir::Op(op));
+  dnn::expect_at_most_3d(name, op.stride.size());
+  if (dw->num_elements() == 0) return {dw};
+  auto x = cpu::contiguous(ctx.alloc, cpu::as_cpu_ptr(in[0].primitive));
+  auto g = cpu::contiguous(ctx.alloc, cpu::as_cpu_ptr(in[1].primitive));
+  const DType dtype = out[0].dtype;
+  if (x->num_elements() == 0 || g->num_elements() == 0) {  // nothing to sum
+    visit_float_dtype(name, dtype, [&]<class T>() { std::fill_n(dw->data<T>(), dw->num_elements(), T(0.0f)); });
+    return {dw};
+  }
+  if (const auto dt = dnn::float_type(dtype)) {
+    if (dnnl_weight_grad(ctx, *x, *g, *dw, op, *dt)) return {dw};
+  }
+  if (is_half(dtype)) {
+    auto x32 = dnn::to_f32(ctx, *x), g32 = dnn::to_f32(ctx, *g);
+    auto dw32 = ctx.output({out[0].shape, DType::F32});
+    if (!dnnl_weight_grad(ctx, *x32, *g32, *dw32, op, dnnl::memory::data_type::f32))
+      loop_weight_grad<float>(*x32, *g32, *dw32, op);
+    dnn::narrow_from_f32(*dw32, *dw);
+    return {dw};
+  }
+  visit_float_dtype(name, dtype, [&]<class T>() {
+    if constexpr (std::is_same_v<T, double> || std::is_same_v<T, float>) loop_weight_grad<T>(*x, *g, *dw, op);
+  });
+  return {dw};
+}
+
+}  // namespace burn::flex
