@@ -13,7 +13,12 @@
 #include <burn/dtype.hpp>
 #include <burn/error.hpp>
 #include <burn/kind.hpp>
+#include <burn/lr_scheduler/lr_schedulers.hpp>
+#include <burn/module/module.hpp>
 #include <burn/module/ops.hpp>
+#include <burn/nn/nn.hpp>
+#include <burn/optim/optim.hpp>
+#include <burn/record/module_record.hpp>
 #include <burn/record/safetensors.hpp>
 #include <burn/shape.hpp>
 #include <burn/tensor.hpp>

@@ -6,9 +6,8 @@
 namespace burn::nn {
 
 Tensor<3> PositionWiseFeedForward::forward(const Tensor<3>& x) const {
-  Tensor<3> inner = linear_inner.forward(x);
-  inner = activation == TransformerActivation::Gelu ? activation::gelu(inner) : activation::relu(inner);
-  return linear_outer.forward(dropout.forward(inner));
+  const Tensor<3> inner = linear_inner.forward(x);
+  return linear_outer.forward(dropout.forward(activation.forward(inner)));
 }
 
 Tensor<3> TransformerEncoderLayer::forward(const Tensor<3>& x, const std::optional<Tensor<2, Bool>>& pad_mask,

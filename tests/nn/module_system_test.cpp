@@ -190,3 +190,15 @@ TEST(ModuleSystem, ConfigsRejectBadValues) {
 }
 
 }  // namespace
+
+namespace {
+// The PyTorch record adapter transposes Linear weights; the flag must hold
+// for a hand-built layer too, not only for one made by LinearConfig.
+TEST(ModuleSystem, HandBuiltLinearWeightsAreFlaggedAsTransposedForPyTorch) {
+  using namespace burn;
+  nn::Linear fc{module::Param(Tensor<2>::zeros({3, 3}, Device::flex())), std::nullopt};
+  std::vector<bool> flags;
+  module::for_each_param(fc, [&](const std::string&, const module::ParamBase& p) { flags.push_back(p.is_pytorch_transposed()); });
+  EXPECT_EQ(flags, std::vector<bool>{true});
+}
+}  // namespace

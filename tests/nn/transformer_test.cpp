@@ -24,7 +24,7 @@ using namespace burn;
 using burn::testing::all_devices;
 using burn::testing::expect_op_error;
 using burn::testing::expect_values;
-using nn::TransformerActivation;
+using nn::Activation;
 
 const Tolerance kTol = Tolerance::rel_abs(1e-4, 2e-5);
 
@@ -47,7 +47,7 @@ Tensor<D> tensor(const std::vector<double>& values, Shape shape, const Device& d
 
 std::vector<double> values(const Tensor<3>& t) { return t.to_data().convert<double>().to_vec<double>(); }
 
-nn::TransformerEncoderLayer torch_layer(double base, bool norm_first, TransformerActivation act, const Device& device,
+nn::TransformerEncoderLayer torch_layer(double base, bool norm_first, Activation act, const Device& device,
                                         DType dtype) {
   auto linear = [&](double salt, std::size_t out, std::size_t in) {
     return nn::Linear{module::Param(tensor<2>(wave(out * in, salt, 0.5), Shape{out, in}, device, dtype).transpose()),
@@ -69,7 +69,7 @@ nn::TransformerEncoderLayer torch_layer(double base, bool norm_first, Transforme
                                      drop,           norm_first};
 }
 
-nn::TransformerEncoder reference_encoder(bool norm_first, TransformerActivation act, const Device& device,
+nn::TransformerEncoder reference_encoder(bool norm_first, Activation act, const Device& device,
                                          DType dtype = DType::F32) {
   return nn::TransformerEncoder{
       {torch_layer(20.0, norm_first, act, device, dtype), torch_layer(36.0, norm_first, act, device, dtype)}};
@@ -84,25 +84,25 @@ Tensor<2, Bool> reference_pad(const Device& device) {
 
 struct Case {
   bool norm_first;
-  TransformerActivation act;
+  Activation act;
   std::vector<double> expected;
 };
 
 TEST(TransformerEncoder, MatchesPyTorchWithPaddingMask) {
   const std::vector<Case> cases{
-      {false, TransformerActivation::Gelu, {-1.0761375, -0.81491949, 1.042375,   0.83323618,  -1.059887,  -0.84346086,
+      {false, Activation::gelu(), {-1.0761375, -0.81491949, 1.042375,   0.83323618,  -1.059887,  -0.84346086,
                                             1.0442914,  0.83621876,  -1.0383456, -0.87647165, 1.0171512,  0.85781381,
                                             1.490967,   0.21658905,  -1.4468385, -0.50578405, 1.4722214,  0.29426662,
                                             -1.4516854, -0.53789328, 1.4498353,  0.3768107,   -1.4555008, -0.57065904}},
-      {false, TransformerActivation::Relu, {-1.0583131, -0.84334272, 1.0227306,  0.84987752,  -1.0358156, -0.88045568,
+      {false, Activation::relu(), {-1.0583131, -0.84334272, 1.0227306,  0.84987752,  -1.0358156, -0.88045568,
                                             1.0153963,  0.85941274,  -1.0047246, -0.92543467, 0.97748092, 0.88787671,
                                             1.4963642,  0.18076029,  -1.4532791, -0.4818289,  1.4763691,  0.26801094,
                                             -1.4596791, -0.51820911, 1.453701,   0.35604523,  -1.4630073, -0.55480079}},
-      {true, TransformerActivation::Gelu, {-3.2606161, -0.68767057, 3.9963635,  3.4339963,     -3.6986786, -1.2433757,
+      {true, Activation::gelu(), {-3.2606161, -0.68767057, 3.9963635,  3.4339963,     -3.6986786, -1.2433757,
                                            3.9981635,  3.6870383,   -3.4391566, -1.2499043,    3.3783237,  3.272429,
                                            2.3140007,  -0.69210771, -3.6178499, -1.5915998,    2.8028085,  0.031004402,
                                            -3.6434871, -1.997273,   2.5055166,  -0.0081758957, -3.2446932, -1.6744947}},
-      {true, TransformerActivation::Relu, {-3.2384491, -0.69984449, 3.9870437,  3.4367133,   -3.6585602, -1.2554274,
+      {true, Activation::relu(), {-3.2384491, -0.69984449, 3.9870437,  3.4367133,   -3.6585602, -1.2554274,
                                            3.9709268,  3.687694,    -3.4709551, -1.268258,   3.4223983,  3.2870322,
                                            2.3284945,  -0.76980505, -3.620825,  -1.5242942,  2.877639,   0.049789077,
                                            -3.6956589, -2.0317509,  2.5672279,  0.015767058, -3.2816746, -1.7130113}},
@@ -110,7 +110,7 @@ TEST(TransformerEncoder, MatchesPyTorchWithPaddingMask) {
   for (const auto& device : all_devices()) {
     for (const auto& c : cases) {
       SCOPED_TRACE(device.to_string() + (c.norm_first ? " norm_first" : " post-norm") +
-                   (c.act == TransformerActivation::Gelu ? " gelu" : " relu"));
+                   (c.act == Activation::gelu() ? " gelu" : " relu"));
       const auto encoder = reference_encoder(c.norm_first, c.act, device);
       const auto y = encoder.forward(nn::TransformerEncoderInput{reference_x(device)}.mask_pad(reference_pad(device)));
       expect_values(y.to_data(), c.expected, Shape{2, 3, 4}, kTol);
@@ -121,7 +121,7 @@ TEST(TransformerEncoder, MatchesPyTorchWithPaddingMask) {
 TEST(TransformerEncoder, PaddedPositionsDoNotAffectTheOthers) {
   for (const auto& device : all_devices()) {
     SCOPED_TRACE(device.to_string());
-    const auto encoder = reference_encoder(false, TransformerActivation::Gelu, device);
+    const auto encoder = reference_encoder(false, Activation::gelu(), device);
     const auto x = reference_x(device);
     const auto changed = x.slice_fill({Range{1, 2}, Range{2, 3}}, 50.0);  // batch 1, padded position 2
     const auto a = encoder.forward(nn::TransformerEncoderInput{x}.mask_pad(reference_pad(device)));
@@ -134,7 +134,7 @@ TEST(TransformerEncoder, PaddedPositionsDoNotAffectTheOthers) {
 TEST(TransformerEncoder, CausalAttentionMaskHidesTheFuture) {
   for (const auto& device : all_devices()) {
     SCOPED_TRACE(device.to_string());
-    const auto encoder = reference_encoder(true, TransformerActivation::Relu, device);
+    const auto encoder = reference_encoder(true, Activation::relu(), device);
     const auto causal = burn::testing::bool_tensor<3>({false, true, true, false, false, true, false, false, false,
                                                        false, true, true, false, false, true, false, false, false},
                                                       Shape{2, 3, 3}, device);
@@ -157,7 +157,7 @@ TEST(TransformerEncoder, ConfigBuildsTheStack) {
     ASSERT_EQ(encoder.layers.size(), 3u);
     const auto& layer = encoder.layers[0];
     EXPECT_FALSE(layer.norm_first);
-    EXPECT_EQ(layer.pwff.activation, TransformerActivation::Gelu);  // Burn's default
+    EXPECT_EQ(layer.pwff.activation, Activation::gelu());  // Burn's default
     EXPECT_EQ(layer.dropout.prob, 0.1);
     EXPECT_EQ(layer.pwff.linear_inner.weight->shape(), (Shape{8, 16}));
     // Per layer: 4 attention projections, two feed-forward linears, two norms.
@@ -172,14 +172,14 @@ TEST(TransformerEncoder, ConfigBuildsTheStack) {
 
     const auto custom = nn::TransformerEncoderConfig{8, 16, 4, 1}
                             .with_norm_first(true)
-                            .with_activation(TransformerActivation::Relu)
+                            .with_activation(Activation::relu())
                             .with_dropout(0.0)
                             .with_layer_norm_eps(1e-6)
                             .init(device);
     EXPECT_TRUE(custom.layers[0].norm_first);
     EXPECT_EQ(custom.layers[0].mha.n_heads, 4u);
     EXPECT_EQ(custom.layers[0].norm_1.epsilon, 1e-6);
-    EXPECT_EQ(custom.layers[0].pwff.activation, TransformerActivation::Relu);
+    EXPECT_EQ(custom.layers[0].pwff.activation, Activation::relu());
   }
 }
 
@@ -215,7 +215,7 @@ TEST(TransformerEncoder, BadConfigsAndShapesGiveClearErrors) {
         nn::TransformerEncoderConfig{4, 8, 2, 1}.with_layer_norm_eps(0.0).init(device);
       },
       "TransformerEncoderConfig", "layer_norm_eps");
-  const auto encoder = reference_encoder(false, TransformerActivation::Gelu, device);
+  const auto encoder = reference_encoder(false, Activation::gelu(), device);
   expect_op_error(
       [&] {
         encoder.forward(nn::TransformerEncoderInput{Tensor<3>::ones(Shape{2, 3, 5}, device)});
@@ -239,7 +239,7 @@ TEST_P(TransformerGrad, InputGradientMatchesFiniteDifferences) {
   const auto pad = reference_pad(device);
   for (bool norm_first : {false, true}) {
     SCOPED_TRACE(norm_first ? "norm_first" : "post-norm");
-    const auto layer = torch_layer(20.0, norm_first, TransformerActivation::Gelu, device, DType::F64).eval();
+    const auto layer = torch_layer(20.0, norm_first, Activation::gelu(), device, DType::F64).eval();
     check([&](const Tensor<3>& x) { return layer.forward(x, pad); }, Input<3>{rng.uniform(24, -1, 1), {2, 3, 4}});
   }
 }

@@ -259,6 +259,10 @@ M with_mode(M m, Mode mode) {
   void visit_fields(::burn::module::Visitor& burn_visitor_, const std::string& burn_prefix_) {                   \
     ::burn::module::internal::visit_named(burn_visitor_, burn_prefix_, #__VA_ARGS__ __VA_OPT__(, ) __VA_ARGS__);    \
   }                                                                                                               \
+  BURN_MODULE_METHODS
+
+/// The module methods alone, for a module that writes its own visit_fields.
+#define BURN_MODULE_METHODS                                                                                       \
   auto to_device(const ::burn::Device& device) const { return ::burn::module::to_device(*this, device); }         \
   auto fork(const ::burn::Device& device) const { return ::burn::module::fork(*this, device); }                   \
   auto no_grad() const { return ::burn::module::no_grad(*this); }                                                 \

@@ -65,7 +65,7 @@ class ParamBase {
   /// ours are [d_input, d_output], torch's [out, in]); the PyTorch record
   /// adapter transposes these on load and save.
   bool is_pytorch_transposed() const noexcept { return pytorch_transposed_; }
-  void set_pytorch_transposed(bool transposed) noexcept { pytorch_transposed_ = transposed; }
+  void set_pytorch_transposed(bool transposed) const noexcept { pytorch_transposed_ = transposed; }
   virtual burn::detail::TensorRef ref() const = 0;
   /// Replaces the value; throws burn::Error if rank or kind differ.
   virtual void set_ref(burn::detail::TensorRef value) = 0;
@@ -79,7 +79,9 @@ class ParamBase {
  private:
   ParamId id_;
   bool trainable_;
-  bool pytorch_transposed_ = false;
+  // Mutable: a layer may (re)state its layout while being visited through a
+  // const module (nn::Linear does).
+  mutable bool pytorch_transposed_ = false;
 };
 
 /// A trainable tensor with a stable id. Read it with `val()` or `->`.

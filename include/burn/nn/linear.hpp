@@ -16,7 +16,15 @@ namespace burn::nn {
 struct Linear {
   module::Param<Tensor<2>> weight;  // [d_input, d_output]
   std::optional<module::Param<Tensor<1>>> bias;
-  BURN_MODULE(weight, bias)
+
+  // BURN_MODULE(weight, bias) written out, so that the weight is flagged as
+  // transposed relative to PyTorch however the layer was built (a config or
+  // a hand-made Param); the PyTorch record adapter relies on it.
+  void visit_fields(module::Visitor& visitor, const std::string& prefix) {
+    weight.set_pytorch_transposed(true);
+    module::internal::visit_named(visitor, prefix, "weight, bias", weight, bias);
+  }
+  BURN_MODULE_METHODS
 
   /// x [..., d_input] -> [..., d_output].
   template <std::size_t D>

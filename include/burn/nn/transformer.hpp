@@ -12,10 +12,11 @@
 // `norm` argument is None by default).
 //
 // The activation is Burn's default, gelu (exact erf form); PyTorch's default
-// is relu, available as TransformerActivation::Relu.
+// is relu, available as Activation::relu().
 #pragma once
 
 #include <burn/module/module.hpp>
+#include <burn/nn/activation.hpp>
 #include <burn/nn/attention.hpp>
 #include <burn/nn/dropout.hpp>
 #include <burn/nn/initializer.hpp>
@@ -27,15 +28,12 @@
 
 namespace burn::nn {
 
-/// The feed-forward activation of a transformer layer.
-enum class TransformerActivation { Gelu, Relu };
-
 /// linear_outer(dropout(activation(linear_inner(x)))): d_model -> d_ff -> d_model.
 struct PositionWiseFeedForward {
   Linear linear_inner;  // [d_model, d_ff]
   Linear linear_outer;  // [d_ff, d_model]
   Dropout dropout;
-  TransformerActivation activation = TransformerActivation::Gelu;
+  Activation activation = Activation::gelu();
   BURN_MODULE(linear_inner, linear_outer, dropout)
 
   Tensor<3> forward(const Tensor<3>& x) const;
@@ -90,7 +88,7 @@ struct TransformerEncoderConfig {
   std::size_t n_layers = 0;
   double dropout = 0.1;
   bool norm_first = false;
-  TransformerActivation activation = TransformerActivation::Gelu;
+  Activation activation = Activation::gelu();
   double layer_norm_eps = 1e-5;
   /// For every Linear (attention projections and feed-forward); Burn's default.
   Initializer initializer = Initializer::kaiming_uniform();
@@ -105,7 +103,7 @@ struct TransformerEncoderConfig {
     c.norm_first = b;
     return c;
   }
-  TransformerEncoderConfig with_activation(TransformerActivation a) const {
+  TransformerEncoderConfig with_activation(Activation a) const {
     auto c = *this;
     c.activation = a;
     return c;
