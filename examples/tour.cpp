@@ -1,7 +1,36 @@
 // The README's API tour, compiled and run by the tests so it stays true.
 #include <burn/burn.hpp>
 
+#include <filesystem>
 #include <iostream>
+
+// Modules: list the fields once; configs build them on a device.
+struct Mlp {
+  burn::nn::Linear fc1, fc2;
+  burn::nn::Dropout dropout;
+  BURN_MODULE(fc1, fc2, dropout)
+
+  burn::Tensor<2> forward(const burn::Tensor<2>& x) const {
+    return fc2.forward(dropout.forward(burn::activation::relu(fc1.forward(x))));
+  }
+};
+
+struct MlpConfig {
+  std::size_t d_input, d_hidden, d_output;
+  Mlp init(const burn::Device& device) const {
+    return {burn::nn::LinearConfig{d_input, d_hidden}.init(device),
+            burn::nn::LinearConfig{d_hidden, d_output}.init(device), burn::nn::DropoutConfig{0.1}.init()};
+  }
+};
+
+// One training step: forward, loss, backward, optimiser step (the model is a value).
+float train_step(Mlp& model, burn::optim::Optimizer& optim, const burn::Tensor<2>& x,
+                 const burn::Tensor<1, burn::Int>& y) {
+  auto loss = burn::nn::loss::CrossEntropyLossConfig{}.init(x.device()).forward(model.forward(x), y);
+  burn::Gradients grads = loss.backward();
+  model = optim.step(1e-2, model, burn::optim::GradientsParams::from_grads(grads, model));
+  return loss.into_scalar<float>();
+}
 
 int main() {
   using burn::Device;
@@ -49,7 +78,27 @@ int main() {
     std::cout << e.what() << "\n";
   }
 
-  std::cout << "shapes: " << h.shape() << " " << i.shape() << " " << m.shape() << " " << top.shape() << " "
+  // Modules, losses and optimisers.
+  auto ad = Device::flex().autodiff();
+  Mlp model = MlpConfig{4, 16, 3}.init(ad);  // parameters are trainable leaves on `ad`
+  auto optim = burn::optim::AdamConfig{}.init();
+  auto xs = Tensor<2>::random({8, 4}, burn::Distribution::normal(0, 1), ad);
+  auto ys = Tensor<1, burn::Int>::from_ints({0, 1, 2, 0, 1, 2, 0, 1}, ad);
+  const float first = train_step(model, optim, xs, ys);
+  float last = first;
+  for (int step = 0; step < 50; ++step) last = train_step(model, optim, xs, ys);
+  std::cout << "loss " << first << " -> " << last << " with " << model.num_params() << " parameters\n";
+  if (!(last < first)) return 1;
+
+  // Records: safetensors files (atomic writes), readable by Python's safetensors.
+  const auto path = std::filesystem::temp_directory_path() / "burn-tour-mlp.safetensors";
+  burn::record::save_module(model, path);
+  Mlp restored = burn::record::load_module(MlpConfig{4, 16, 3}.init(ad), path);
+  Mlp inference = restored.valid();  // no autodiff: dropout off, no graph
+  auto probs = burn::activation::softmax(inference.forward(xs.without_autodiff()), 1);
+  std::filesystem::remove(path);
+
+  std::cout << "shapes: " << probs.shape() << " " << h.shape() << " " << i.shape() << " " << m.shape() << " " << top.shape() << " "
             << idx.shape() << " " << s.shape() << " " << v.shape() << " " << conv.shape() << " " << values.size()
             << " " << d.dtype() << "\n";
   return 0;
