@@ -6,6 +6,7 @@ packages=(
   cmake ninja-build g++ pkg-config   # build
   libfmt-dev                         # formatting
   libdnnl-dev                        # oneDNN: matmul, convolution, pooling on flex
+  libhwy-dev                         # Highway: run-time-dispatched SIMD for flex elementwise math
   zlib1g-dev                         # gzip-compressed datasets (IDX files)
   nlohmann-json3-dev                 # safetensors headers
   dataset-fashion-mnist              # the main job's data (/usr/share/datasets/fashion-mnist)

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "backends/flex/element.hpp"
+#include "backends/flex/simd/math.hpp"
 #include "backends/flex/strided.hpp"
 
 namespace burn::flex {
@@ -13,9 +14,47 @@ using ir::UnaryOp;
 // Transcendental functions cost far more than a load: thread them earlier.
 constexpr std::size_t kMathGrain = kGrainSize / 8;
 
+template <class T, simd::MathFn Fn>
+T scalar_math(T x) {
+  switch (Fn) {
+    case simd::MathFn::Exp: return std::exp(x);
+    case simd::MathFn::Expm1: return std::expm1(x);
+    case simd::MathFn::Log: return std::log(x);
+    case simd::MathFn::Log1p: return std::log1p(x);
+    case simd::MathFn::Tanh: return std::tanh(x);
+  }
+  return x;
+}
+
+// Contiguous f32 / f64 runs go through the SIMD kernels; strided ones
+// (rare: most views are made contiguous by the loop driver's dim merging)
+// through std::.
+template <class T, simd::MathFn Fn>
+int simd_math_row(const void*, std::byte* const* p, const std::int64_t* s, std::size_t n) {
+  auto* o = reinterpret_cast<T*>(p[0]);
+  const auto* a = reinterpret_cast<const T*>(p[1]);
+  if (s[0] == 1 && s[1] == 1) {
+    simd::apply(Fn, a, o, n);
+  } else {
+    const auto len = static_cast<std::int64_t>(n);
+    for (std::int64_t i = 0; i < len; ++i) o[i * s[0]] = scalar_math<T, Fn>(a[i * s[1]]);
+  }
+  return 0;
+}
+
 template <class T>
 RowFn float_unary(UnaryOp op) {
   using C = compute_t<T>;
+  if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
+    switch (op) {
+      case UnaryOp::Exp: return simd_math_row<T, simd::MathFn::Exp>;
+      case UnaryOp::Expm1: return simd_math_row<T, simd::MathFn::Expm1>;
+      case UnaryOp::Log: return simd_math_row<T, simd::MathFn::Log>;
+      case UnaryOp::Log1p: return simd_math_row<T, simd::MathFn::Log1p>;
+      case UnaryOp::Tanh: return simd_math_row<T, simd::MathFn::Tanh>;
+      default: break;
+    }
+  }
   switch (op) {
     case UnaryOp::Neg:
       return unary_row<T, T, [](C x) { return -x; }>;

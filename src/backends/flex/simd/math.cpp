@@ -1,0 +1,102 @@
+// Compiled once per instruction set by Highway's foreach_target; the
+// dispatch picks the best one the CPU supports on first use.
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "backends/flex/simd/math.cpp"
+#include <hwy/foreach_target.h>  // IWYU pragma: keep
+
+#include <hwy/contrib/math/math-inl.h>
+#include <hwy/highway.h>
+
+#include <limits>
+
+#include "backends/flex/simd/math.hpp"
+
+HWY_BEFORE_NAMESPACE();
+namespace burn::flex::simd::HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+template <class T>
+struct Limits {
+  // exp(x) overflows above this; Highway's Exp is defined only up to 104 (f32).
+  static constexpr T kExpMax = sizeof(T) == 4 ? T(88.72283935546875) : T(709.782712893384);
+};
+
+template <class D, class V>
+V exp_checked(D d, V x) {
+  using T = hn::TFromD<D>;
+  const V hi = hn::Set(d, Limits<T>::kExpMax);
+  V r = hn::Exp(d, hn::Min(x, hi));  // x < -104 (and -inf) already give 0
+  r = hn::IfThenElse(hn::Gt(x, hi), hn::Set(d, std::numeric_limits<T>::infinity()), r);
+  return hn::IfThenElse(hn::IsNaN(x), x, r);
+}
+
+template <class D, class V>
+V expm1_checked(D d, V x) {
+  using T = hn::TFromD<D>;
+  const V hi = hn::Set(d, Limits<T>::kExpMax);
+  V r = hn::Expm1(d, hn::Min(x, hi));  // very negative x (and -inf) give -1
+  r = hn::IfThenElse(hn::Gt(x, hi), hn::Set(d, std::numeric_limits<T>::infinity()), r);
+  return hn::IfThenElse(hn::IsNaN(x), x, r);
+}
+
+// Highway's logs take (0, max] (log1p: [0, max]); other lanes get a safe
+// argument and their IEEE result afterwards.
+template <bool kPlusOne, class D, class V>
+V log_checked(D d, V x) {
+  using T = hn::TFromD<D>;
+  const V zero = hn::Zero(d), one = hn::Set(d, T(1));
+  const V inf = hn::Set(d, std::numeric_limits<T>::infinity());
+  const V arg = kPlusOne ? hn::Add(x, one) : x;  // where the log's pole and domain sit
+  const auto ok = hn::And(hn::Gt(arg, zero), hn::Lt(x, inf));
+  V r = kPlusOne ? hn::Log1p(d, hn::IfThenElse(ok, x, zero)) : hn::Log(d, hn::IfThenElse(ok, x, one));
+  r = hn::IfThenElse(hn::Eq(arg, zero), hn::Neg(inf), r);
+  r = hn::IfThenElse(hn::Lt(arg, zero), hn::Set(d, std::numeric_limits<T>::quiet_NaN()), r);
+  r = hn::IfThenElse(hn::Eq(x, inf), inf, r);
+  return hn::IfThenElse(hn::IsNaN(x), x, r);
+}
+
+template <class D, class V>
+V tanh_checked(D d, V x) {
+  return hn::IfThenElse(hn::IsNaN(x), x, hn::Tanh(d, x));  // defined on all finite x; ±inf -> ±1
+}
+
+template <class T>
+void apply_impl(MathFn f, const T* in, T* out, std::size_t n) {
+  const hn::ScalableTag<T> d;
+  const std::size_t lanes = hn::Lanes(d);
+  auto run = [&](auto&& op) {
+    std::size_t i = 0;
+    for (; i + lanes <= n; i += lanes) hn::StoreU(op(d, hn::LoadU(d, in + i)), d, out + i);
+    if (i < n) {  // the tail through a padded buffer, so no lane reads past the end
+      HWY_ALIGN T buf[hn::MaxLanes(d)] = {};
+      for (std::size_t k = 0; i + k < n; ++k) buf[k] = in[i + k];
+      hn::Store(op(d, hn::Load(d, buf)), d, buf);
+      for (std::size_t k = 0; i + k < n; ++k) out[i + k] = buf[k];
+    }
+  };
+  switch (f) {
+    case MathFn::Exp: return run([](auto dd, auto v) { return exp_checked(dd, v); });
+    case MathFn::Expm1: return run([](auto dd, auto v) { return expm1_checked(dd, v); });
+    case MathFn::Log: return run([](auto dd, auto v) { return log_checked<false>(dd, v); });
+    case MathFn::Log1p: return run([](auto dd, auto v) { return log_checked<true>(dd, v); });
+    case MathFn::Tanh: return run([](auto dd, auto v) { return tanh_checked(dd, v); });
+  }
+}
+
+void apply_f32(MathFn f, const float* in, float* out, std::size_t n) { apply_impl(f, in, out, n); }
+void apply_f64(MathFn f, const double* in, double* out, std::size_t n) { apply_impl(f, in, out, n); }
+
+}  // namespace burn::flex::simd::HWY_NAMESPACE
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+namespace burn::flex::simd {
+
+HWY_EXPORT(apply_f32);
+HWY_EXPORT(apply_f64);
+
+void apply(MathFn f, const float* in, float* out, std::size_t n) { HWY_DYNAMIC_DISPATCH(apply_f32)(f, in, out, n); }
+void apply(MathFn f, const double* in, double* out, std::size_t n) { HWY_DYNAMIC_DISPATCH(apply_f64)(f, in, out, n); }
+
+}  // namespace burn::flex::simd
+#endif
