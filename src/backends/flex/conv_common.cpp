@@ -3,14 +3,18 @@
 #include <algorithm>
 
 #include "backends/flex/parallel.hpp"
+#include "backends/flex/strided.hpp"
 
 namespace burn::flex::dnn {
 
 ConvTensors conv_inputs(const Context& ctx, Inputs in, bool has_bias) {
   ConvTensors t;
-  t.x = cpu::contiguous(ctx.alloc, cpu::as_cpu_ptr(in[0].primitive));
-  t.w = cpu::contiguous(ctx.alloc, cpu::as_cpu_ptr(in[1].primitive));
-  if (has_bias) t.bias = cpu::contiguous(ctx.alloc, cpu::as_cpu_ptr(in[2].primitive));
+  // flex's run-merging parallel copy: the conv backward rule feeds permuted
+  // views here (the weight gradient correlates [C, N, H, W] views), and the
+  // element-by-element cpu::contiguous walk cost more than the conv itself.
+  t.x = make_contiguous(ctx, cpu::as_cpu_ptr(in[0].primitive));
+  t.w = make_contiguous(ctx, cpu::as_cpu_ptr(in[1].primitive));
+  if (has_bias) t.bias = make_contiguous(ctx, cpu::as_cpu_ptr(in[2].primitive));
   return t;
 }
 
