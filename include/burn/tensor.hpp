@@ -209,16 +209,24 @@ class Tensor {
   }
 
   // ---- arithmetic ------------------------------------------------------------------------------------------
-  Tensor add(const Tensor& o) const requires is_numeric { return bin(ir::BinaryOp::Add, o); }
-  Tensor sub(const Tensor& o) const requires is_numeric { return bin(ir::BinaryOp::Sub, o); }
-  Tensor mul(const Tensor& o) const requires is_numeric { return bin(ir::BinaryOp::Mul, o); }
-  Tensor div(const Tensor& o) const requires is_numeric { return bin(ir::BinaryOp::Div, o); }
+  Tensor add(const Tensor& o) const& requires is_numeric { return bin(ir::BinaryOp::Add, o); }
+  Tensor add(const Tensor& o) && requires is_numeric { return Tensor(detail::binary(ir::BinaryOp::Add, std::move(ref_), o.ref_)); }
+  Tensor sub(const Tensor& o) const& requires is_numeric { return bin(ir::BinaryOp::Sub, o); }
+  Tensor sub(const Tensor& o) && requires is_numeric { return Tensor(detail::binary(ir::BinaryOp::Sub, std::move(ref_), o.ref_)); }
+  Tensor mul(const Tensor& o) const& requires is_numeric { return bin(ir::BinaryOp::Mul, o); }
+  Tensor mul(const Tensor& o) && requires is_numeric { return Tensor(detail::binary(ir::BinaryOp::Mul, std::move(ref_), o.ref_)); }
+  Tensor div(const Tensor& o) const& requires is_numeric { return bin(ir::BinaryOp::Div, o); }
+  Tensor div(const Tensor& o) && requires is_numeric { return Tensor(detail::binary(ir::BinaryOp::Div, std::move(ref_), o.ref_)); }
   /// Remainder with the divisor's sign (Python's %, torch.remainder).
   Tensor remainder(const Tensor& o) const requires is_numeric { return bin(ir::BinaryOp::Rem, o); }
-  Tensor add(Scalar s) const requires is_numeric { return bin(ir::BinaryOp::Add, s); }
-  Tensor sub(Scalar s) const requires is_numeric { return bin(ir::BinaryOp::Sub, s); }
-  Tensor mul(Scalar s) const requires is_numeric { return bin(ir::BinaryOp::Mul, s); }
-  Tensor div(Scalar s) const requires is_numeric { return bin(ir::BinaryOp::Div, s); }
+  Tensor add(Scalar s) const& requires is_numeric { return bin(ir::BinaryOp::Add, s); }
+  Tensor add(Scalar s) && requires is_numeric { return Tensor(detail::binary_scalar(ir::BinaryOp::Add, std::move(ref_), s)); }
+  Tensor sub(Scalar s) const& requires is_numeric { return bin(ir::BinaryOp::Sub, s); }
+  Tensor sub(Scalar s) && requires is_numeric { return Tensor(detail::binary_scalar(ir::BinaryOp::Sub, std::move(ref_), s)); }
+  Tensor mul(Scalar s) const& requires is_numeric { return bin(ir::BinaryOp::Mul, s); }
+  Tensor mul(Scalar s) && requires is_numeric { return Tensor(detail::binary_scalar(ir::BinaryOp::Mul, std::move(ref_), s)); }
+  Tensor div(Scalar s) const& requires is_numeric { return bin(ir::BinaryOp::Div, s); }
+  Tensor div(Scalar s) && requires is_numeric { return Tensor(detail::binary_scalar(ir::BinaryOp::Div, std::move(ref_), s)); }
   Tensor remainder(Scalar s) const requires is_numeric { return bin(ir::BinaryOp::Rem, s); }
   Tensor add_scalar(Scalar s) const requires is_numeric { return add(s); }
   Tensor sub_scalar(Scalar s) const requires is_numeric { return sub(s); }
@@ -233,10 +241,14 @@ class Tensor {
   }
   Tensor powi(const Tensor& o) const requires is_int_kind { return bin(ir::BinaryOp::Pow, o); }
   Tensor powi_scalar(std::int64_t s) const requires is_numeric { return bin(ir::BinaryOp::Pow, Scalar(s)); }
-  Tensor neg() const requires is_numeric { return un(ir::UnaryOp::Neg); }
-  Tensor recip() const requires is_float_kind { return un(ir::UnaryOp::Recip); }
-  Tensor abs() const requires is_numeric { return un(ir::UnaryOp::Abs); }
-  Tensor sign() const requires is_numeric { return un(ir::UnaryOp::Sign); }
+  Tensor neg() const& requires is_numeric { return un(ir::UnaryOp::Neg); }
+  Tensor neg() && requires is_numeric { return Tensor(detail::unary(ir::UnaryOp::Neg, std::move(ref_))); }
+  Tensor recip() const& requires is_float_kind { return un(ir::UnaryOp::Recip); }
+  Tensor recip() && requires is_float_kind { return Tensor(detail::unary(ir::UnaryOp::Recip, std::move(ref_))); }
+  Tensor abs() const& requires is_numeric { return un(ir::UnaryOp::Abs); }
+  Tensor abs() && requires is_numeric { return Tensor(detail::unary(ir::UnaryOp::Abs, std::move(ref_))); }
+  Tensor sign() const& requires is_numeric { return un(ir::UnaryOp::Sign); }
+  Tensor sign() && requires is_numeric { return Tensor(detail::unary(ir::UnaryOp::Sign, std::move(ref_))); }
   Tensor clamp(Scalar min, Scalar max) const requires is_numeric { return Tensor(detail::clamp(ref_, min, max)); }
   Tensor clamp_min(Scalar min) const requires is_numeric { return Tensor(detail::clamp(ref_, min, std::nullopt)); }
   Tensor clamp_max(Scalar max) const requires is_numeric { return Tensor(detail::clamp(ref_, std::nullopt, max)); }
@@ -245,30 +257,53 @@ class Tensor {
   Tensor min_pair(const Tensor& o) const requires is_numeric { return bin(ir::BinaryOp::Min, o); }
 
   // ---- unary math (float) ------------------------------------------------------------------------------------
-  Tensor exp() const requires is_float_kind { return un(ir::UnaryOp::Exp); }
-  Tensor log() const requires is_float_kind { return un(ir::UnaryOp::Log); }
-  Tensor log1p() const requires is_float_kind { return un(ir::UnaryOp::Log1p); }
-  Tensor expm1() const requires is_float_kind { return un(ir::UnaryOp::Expm1); }
-  Tensor sqrt() const requires is_float_kind { return un(ir::UnaryOp::Sqrt); }
-  Tensor rsqrt() const requires is_float_kind { return un(ir::UnaryOp::Rsqrt); }
-  Tensor sin() const requires is_float_kind { return un(ir::UnaryOp::Sin); }
-  Tensor cos() const requires is_float_kind { return un(ir::UnaryOp::Cos); }
-  Tensor tan() const requires is_float_kind { return un(ir::UnaryOp::Tan); }
-  Tensor asin() const requires is_float_kind { return un(ir::UnaryOp::Asin); }
-  Tensor acos() const requires is_float_kind { return un(ir::UnaryOp::Acos); }
-  Tensor atan() const requires is_float_kind { return un(ir::UnaryOp::Atan); }
-  Tensor sinh() const requires is_float_kind { return un(ir::UnaryOp::Sinh); }
-  Tensor cosh() const requires is_float_kind { return un(ir::UnaryOp::Cosh); }
-  Tensor tanh() const requires is_float_kind { return un(ir::UnaryOp::Tanh); }
-  Tensor asinh() const requires is_float_kind { return un(ir::UnaryOp::Asinh); }
-  Tensor acosh() const requires is_float_kind { return un(ir::UnaryOp::Acosh); }
-  Tensor atanh() const requires is_float_kind { return un(ir::UnaryOp::Atanh); }
-  Tensor erf() const requires is_float_kind { return un(ir::UnaryOp::Erf); }
+  Tensor exp() const& requires is_float_kind { return un(ir::UnaryOp::Exp); }
+  Tensor exp() && requires is_float_kind { return Tensor(detail::unary(ir::UnaryOp::Exp, std::move(ref_))); }
+  Tensor log() const& requires is_float_kind { return un(ir::UnaryOp::Log); }
+  Tensor log() && requires is_float_kind { return Tensor(detail::unary(ir::UnaryOp::Log, std::move(ref_))); }
+  Tensor log1p() const& requires is_float_kind { return un(ir::UnaryOp::Log1p); }
+  Tensor log1p() && requires is_float_kind { return Tensor(detail::unary(ir::UnaryOp::Log1p, std::move(ref_))); }
+  Tensor expm1() const& requires is_float_kind { return un(ir::UnaryOp::Expm1); }
+  Tensor expm1() && requires is_float_kind { return Tensor(detail::unary(ir::UnaryOp::Expm1, std::move(ref_))); }
+  Tensor sqrt() const& requires is_float_kind { return un(ir::UnaryOp::Sqrt); }
+  Tensor sqrt() && requires is_float_kind { return Tensor(detail::unary(ir::UnaryOp::Sqrt, std::move(ref_))); }
+  Tensor rsqrt() const& requires is_float_kind { return un(ir::UnaryOp::Rsqrt); }
+  Tensor rsqrt() && requires is_float_kind { return Tensor(detail::unary(ir::UnaryOp::Rsqrt, std::move(ref_))); }
+  Tensor sin() const& requires is_float_kind { return un(ir::UnaryOp::Sin); }
+  Tensor sin() && requires is_float_kind { return Tensor(detail::unary(ir::UnaryOp::Sin, std::move(ref_))); }
+  Tensor cos() const& requires is_float_kind { return un(ir::UnaryOp::Cos); }
+  Tensor cos() && requires is_float_kind { return Tensor(detail::unary(ir::UnaryOp::Cos, std::move(ref_))); }
+  Tensor tan() const& requires is_float_kind { return un(ir::UnaryOp::Tan); }
+  Tensor tan() && requires is_float_kind { return Tensor(detail::unary(ir::UnaryOp::Tan, std::move(ref_))); }
+  Tensor asin() const& requires is_float_kind { return un(ir::UnaryOp::Asin); }
+  Tensor asin() && requires is_float_kind { return Tensor(detail::unary(ir::UnaryOp::Asin, std::move(ref_))); }
+  Tensor acos() const& requires is_float_kind { return un(ir::UnaryOp::Acos); }
+  Tensor acos() && requires is_float_kind { return Tensor(detail::unary(ir::UnaryOp::Acos, std::move(ref_))); }
+  Tensor atan() const& requires is_float_kind { return un(ir::UnaryOp::Atan); }
+  Tensor atan() && requires is_float_kind { return Tensor(detail::unary(ir::UnaryOp::Atan, std::move(ref_))); }
+  Tensor sinh() const& requires is_float_kind { return un(ir::UnaryOp::Sinh); }
+  Tensor sinh() && requires is_float_kind { return Tensor(detail::unary(ir::UnaryOp::Sinh, std::move(ref_))); }
+  Tensor cosh() const& requires is_float_kind { return un(ir::UnaryOp::Cosh); }
+  Tensor cosh() && requires is_float_kind { return Tensor(detail::unary(ir::UnaryOp::Cosh, std::move(ref_))); }
+  Tensor tanh() const& requires is_float_kind { return un(ir::UnaryOp::Tanh); }
+  Tensor tanh() && requires is_float_kind { return Tensor(detail::unary(ir::UnaryOp::Tanh, std::move(ref_))); }
+  Tensor asinh() const& requires is_float_kind { return un(ir::UnaryOp::Asinh); }
+  Tensor asinh() && requires is_float_kind { return Tensor(detail::unary(ir::UnaryOp::Asinh, std::move(ref_))); }
+  Tensor acosh() const& requires is_float_kind { return un(ir::UnaryOp::Acosh); }
+  Tensor acosh() && requires is_float_kind { return Tensor(detail::unary(ir::UnaryOp::Acosh, std::move(ref_))); }
+  Tensor atanh() const& requires is_float_kind { return un(ir::UnaryOp::Atanh); }
+  Tensor atanh() && requires is_float_kind { return Tensor(detail::unary(ir::UnaryOp::Atanh, std::move(ref_))); }
+  Tensor erf() const& requires is_float_kind { return un(ir::UnaryOp::Erf); }
+  Tensor erf() && requires is_float_kind { return Tensor(detail::unary(ir::UnaryOp::Erf, std::move(ref_))); }
   /// Half to even.
-  Tensor round() const requires is_float_kind { return un(ir::UnaryOp::Round); }
-  Tensor floor() const requires is_float_kind { return un(ir::UnaryOp::Floor); }
-  Tensor ceil() const requires is_float_kind { return un(ir::UnaryOp::Ceil); }
-  Tensor trunc() const requires is_float_kind { return un(ir::UnaryOp::Trunc); }
+  Tensor round() const& requires is_float_kind { return un(ir::UnaryOp::Round); }
+  Tensor round() && requires is_float_kind { return Tensor(detail::unary(ir::UnaryOp::Round, std::move(ref_))); }
+  Tensor floor() const& requires is_float_kind { return un(ir::UnaryOp::Floor); }
+  Tensor floor() && requires is_float_kind { return Tensor(detail::unary(ir::UnaryOp::Floor, std::move(ref_))); }
+  Tensor ceil() const& requires is_float_kind { return un(ir::UnaryOp::Ceil); }
+  Tensor ceil() && requires is_float_kind { return Tensor(detail::unary(ir::UnaryOp::Ceil, std::move(ref_))); }
+  Tensor trunc() const& requires is_float_kind { return un(ir::UnaryOp::Trunc); }
+  Tensor trunc() && requires is_float_kind { return Tensor(detail::unary(ir::UnaryOp::Trunc, std::move(ref_))); }
   Tensor atan2(const Tensor& o) const requires is_float_kind { return bin(ir::BinaryOp::Atan2, o); }
   Tensor<D, Bool> is_nan() const requires is_float_kind { return Tensor<D, Bool>(detail::unary(ir::UnaryOp::IsNan, ref_)); }
   Tensor<D, Bool> is_inf() const requires is_float_kind { return Tensor<D, Bool>(detail::unary(ir::UnaryOp::IsInf, ref_)); }
@@ -297,7 +332,8 @@ class Tensor {
   Tensor bool_and(const Tensor& o) const requires is_bool_kind { return bin(ir::BinaryOp::LogicalAnd, o); }
   Tensor bool_or(const Tensor& o) const requires is_bool_kind { return bin(ir::BinaryOp::LogicalOr, o); }
   Tensor bool_xor(const Tensor& o) const requires is_bool_kind { return bin(ir::BinaryOp::LogicalXor, o); }
-  Tensor bool_not() const requires is_bool_kind { return un(ir::UnaryOp::LogicalNot); }
+  Tensor bool_not() const& requires is_bool_kind { return un(ir::UnaryOp::LogicalNot); }
+  Tensor bool_not() && requires is_bool_kind { return Tensor(detail::unary(ir::UnaryOp::LogicalNot, std::move(ref_))); }
   /// Whether any / every element is true (non-zero); shape [1].
   Tensor<1, Bool> any() const { return Tensor<1, Bool>(detail::reduce_all(ir::ReduceOp::Any, ref_)); }
   Tensor<1, Bool> all() const { return Tensor<1, Bool>(detail::reduce_all(ir::ReduceOp::All, ref_)); }
@@ -315,7 +351,8 @@ class Tensor {
   Tensor bitwise_xor_scalar(Scalar s) const requires is_int_kind { return bin(ir::BinaryOp::BitXor, s); }
   Tensor bitwise_left_shift_scalar(Scalar s) const requires is_int_kind { return bin(ir::BinaryOp::Shl, s); }
   Tensor bitwise_right_shift_scalar(Scalar s) const requires is_int_kind { return bin(ir::BinaryOp::Shr, s); }
-  Tensor bitwise_not() const requires is_int_kind { return un(ir::UnaryOp::BitNot); }
+  Tensor bitwise_not() const& requires is_int_kind { return un(ir::UnaryOp::BitNot); }
+  Tensor bitwise_not() && requires is_int_kind { return Tensor(detail::unary(ir::UnaryOp::BitNot, std::move(ref_))); }
 
   // ---- reductions -----------------------------------------------------------------------------------------------------
   Tensor<1, K> sum() const requires is_numeric { return all_(ir::ReduceOp::Sum); }
@@ -529,6 +566,65 @@ class Tensor {
     return Tensor(detail::scalar_binary(ir::BinaryOp::Div, s, a.ref_));
   }
   friend Tensor operator-(const Tensor& a) requires is_numeric { return a.neg(); }
+  // Temporaries are consumed: `(x * 2.0f + 1.0f).exp()` computes in the
+  // temporaries' storage instead of allocating a buffer per step, and
+  // `a = std::move(a) + b` updates a in place. A moved-from tensor must not
+  // be used again (as any moved-from handle).
+  friend Tensor operator+(Tensor&& a, const Tensor& b) requires is_numeric {
+    return Tensor(detail::binary(ir::BinaryOp::Add, std::move(a.ref_), b.ref_));
+  }
+  friend Tensor operator+(const Tensor& a, Tensor&& b) requires is_numeric {
+    return Tensor(detail::binary(ir::BinaryOp::Add, a.ref_, std::move(b.ref_)));
+  }
+  friend Tensor operator+(Tensor&& a, Tensor&& b) requires is_numeric {
+    return Tensor(detail::binary(ir::BinaryOp::Add, std::move(a.ref_), std::move(b.ref_)));
+  }
+  friend Tensor operator+(Tensor&& a, Scalar s) requires is_numeric {
+    return Tensor(detail::binary_scalar(ir::BinaryOp::Add, std::move(a.ref_), s));
+  }
+  friend Tensor operator-(Tensor&& a, const Tensor& b) requires is_numeric {
+    return Tensor(detail::binary(ir::BinaryOp::Sub, std::move(a.ref_), b.ref_));
+  }
+  friend Tensor operator-(const Tensor& a, Tensor&& b) requires is_numeric {
+    return Tensor(detail::binary(ir::BinaryOp::Sub, a.ref_, std::move(b.ref_)));
+  }
+  friend Tensor operator-(Tensor&& a, Tensor&& b) requires is_numeric {
+    return Tensor(detail::binary(ir::BinaryOp::Sub, std::move(a.ref_), std::move(b.ref_)));
+  }
+  friend Tensor operator-(Tensor&& a, Scalar s) requires is_numeric {
+    return Tensor(detail::binary_scalar(ir::BinaryOp::Sub, std::move(a.ref_), s));
+  }
+  friend Tensor operator*(Tensor&& a, const Tensor& b) requires is_numeric {
+    return Tensor(detail::binary(ir::BinaryOp::Mul, std::move(a.ref_), b.ref_));
+  }
+  friend Tensor operator*(const Tensor& a, Tensor&& b) requires is_numeric {
+    return Tensor(detail::binary(ir::BinaryOp::Mul, a.ref_, std::move(b.ref_)));
+  }
+  friend Tensor operator*(Tensor&& a, Tensor&& b) requires is_numeric {
+    return Tensor(detail::binary(ir::BinaryOp::Mul, std::move(a.ref_), std::move(b.ref_)));
+  }
+  friend Tensor operator*(Tensor&& a, Scalar s) requires is_numeric {
+    return Tensor(detail::binary_scalar(ir::BinaryOp::Mul, std::move(a.ref_), s));
+  }
+  friend Tensor operator/(Tensor&& a, const Tensor& b) requires is_numeric {
+    return Tensor(detail::binary(ir::BinaryOp::Div, std::move(a.ref_), b.ref_));
+  }
+  friend Tensor operator/(const Tensor& a, Tensor&& b) requires is_numeric {
+    return Tensor(detail::binary(ir::BinaryOp::Div, a.ref_, std::move(b.ref_)));
+  }
+  friend Tensor operator/(Tensor&& a, Tensor&& b) requires is_numeric {
+    return Tensor(detail::binary(ir::BinaryOp::Div, std::move(a.ref_), std::move(b.ref_)));
+  }
+  friend Tensor operator/(Tensor&& a, Scalar s) requires is_numeric {
+    return Tensor(detail::binary_scalar(ir::BinaryOp::Div, std::move(a.ref_), s));
+  }
+  friend Tensor operator+(Scalar s, Tensor&& a) requires is_numeric {
+    return Tensor(detail::binary_scalar(ir::BinaryOp::Add, std::move(a.ref_), s));
+  }
+  friend Tensor operator*(Scalar s, Tensor&& a) requires is_numeric {
+    return Tensor(detail::binary_scalar(ir::BinaryOp::Mul, std::move(a.ref_), s));
+  }
+  friend Tensor operator-(Tensor&& a) requires is_numeric { return std::move(a).neg(); }
 
   friend std::ostream& operator<<(std::ostream& os, const Tensor& t) {
     return os << "Tensor<" << D << "> on " << t.device() << ": " << t.to_data().to_string();

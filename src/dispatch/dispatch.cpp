@@ -28,9 +28,18 @@ std::vector<TensorRef> run(const ir::Op& op, std::span<const TensorRef> inputs, 
     if (!backend.supports_dtype(s.dtype))
       throw Error(ir::op_name(op), fmt::format("{} does not support dtype {}", device.to_string(), dtype_name(s.dtype)));
 
+  // In-place execution: an input may take the output when nothing else can
+  // observe it — this call holds the only handle, that handle the only
+  // reference to the primitive (backends also check their buffer for views),
+  // and no autodiff node will keep the inputs for backward.
+  bool tracked = false;
+  for (const auto& t : inputs) tracked = tracked || t->node != nullptr;
   std::vector<backend::Input> ins;
   ins.reserve(inputs.size());
-  for (const auto& t : inputs) ins.push_back({t->primitive, t->spec, false});
+  for (const auto& t : inputs) {
+    const bool reusable = !tracked && t.use_count() == 1 && t->primitive.use_count() == 1;
+    ins.push_back({t->primitive, t->spec, reusable});
+  }
   std::vector<backend::PrimitivePtr> prims;
   if (profile::enabled()) {
     // Synchronous backends finish inside execute; asynchronous ones are synced

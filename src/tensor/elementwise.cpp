@@ -15,6 +15,36 @@ TensorRef binary(ir::BinaryOp op, const TensorRef& a, const TensorRef& b) {
 
 TensorRef binary_scalar(ir::BinaryOp op, const TensorRef& a, Scalar b) { return execute1(ir::Binary{op, b}, {a}); }
 
+// The consuming forms hand dispatch a span over locals that own the
+// operands, so a moved-in handle is the only one left. The borrowed operand
+// is copied first: if both name the same tensor, the copy keeps it shared.
+TensorRef unary(ir::UnaryOp op, TensorRef&& t) {
+  const TensorRef owned = std::move(t);
+  return execute1(ir::Unary{op}, std::span<const TensorRef>(&owned, 1));
+}
+
+TensorRef binary(ir::BinaryOp op, TensorRef&& a, const TensorRef& b) {
+  TensorRef rhs = b;
+  const std::array<TensorRef, 2> owned{std::move(a), std::move(rhs)};
+  return execute1(ir::Binary{op, std::nullopt}, owned);
+}
+
+TensorRef binary(ir::BinaryOp op, const TensorRef& a, TensorRef&& b) {
+  TensorRef lhs = a;
+  const std::array<TensorRef, 2> owned{std::move(lhs), std::move(b)};
+  return execute1(ir::Binary{op, std::nullopt}, owned);
+}
+
+TensorRef binary(ir::BinaryOp op, TensorRef&& a, TensorRef&& b) {
+  const std::array<TensorRef, 2> owned{std::move(a), std::move(b)};
+  return execute1(ir::Binary{op, std::nullopt}, owned);
+}
+
+TensorRef binary_scalar(ir::BinaryOp op, TensorRef&& a, Scalar b) {
+  const TensorRef owned = std::move(a);
+  return execute1(ir::Binary{op, b}, std::span<const TensorRef>(&owned, 1));
+}
+
 TensorRef scalar_binary(ir::BinaryOp op, Scalar a, const TensorRef& t) {
   // The IR only has `tensor op scalar`; a broadcastable constant on the left
   // keeps the op's own semantics (int division, remainder sign, pow rules).

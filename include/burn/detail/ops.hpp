@@ -50,6 +50,13 @@ TensorRef with_context(const TensorRef& t, const Device& device_with_context);
 TensorRef unary(ir::UnaryOp op, const TensorRef& t);
 TensorRef binary(ir::BinaryOp op, const TensorRef& a, const TensorRef& b);
 TensorRef binary_scalar(ir::BinaryOp op, const TensorRef& a, Scalar b);
+// The same, consuming an operand: when the caller held the only handle, the
+// backend may write the result into its storage (in-place execution).
+TensorRef unary(ir::UnaryOp op, TensorRef&& t);
+TensorRef binary(ir::BinaryOp op, TensorRef&& a, const TensorRef& b);
+TensorRef binary(ir::BinaryOp op, const TensorRef& a, TensorRef&& b);
+TensorRef binary(ir::BinaryOp op, TensorRef&& a, TensorRef&& b);
+TensorRef binary_scalar(ir::BinaryOp op, TensorRef&& a, Scalar b);
 /// `scalar op t` for non-commutative ops (2 - t, 1 / t, 2 ^ t).
 TensorRef scalar_binary(ir::BinaryOp op, Scalar a, const TensorRef& t);
 TensorRef clamp(const TensorRef& t, std::optional<Scalar> min, std::optional<Scalar> max);

@@ -39,7 +39,9 @@ std::size_t grain_of(BinaryOp op) {
 
 Result kernel(const Context& ctx, const ir::Binary& op, Inputs in, Outputs out) {
   const auto& a = cpu::as_cpu(in[0].primitive);
-  auto y = ctx.output(out[0]);
+  // Either operand's storage may take the result (a donated temporary); a
+  // row reads each element before writing the same position.
+  auto y = op.scalar ? ctx.output_reusing(out[0], in, {0}) : ctx.output_reusing(out[0], in, {0, 1});
   const RowFn fn = is_comparison(op.op) ? comparison_row(op.op, a.dtype) : arithmetic_row(op.op, a.dtype);
   ErrorSlot err;
   int code = 0;

@@ -14,12 +14,18 @@
 
 namespace burn::flex {
 
+using Inputs = std::span<const backend::Input>;
+
 struct Context {
   std::shared_ptr<cpu::Allocator> alloc;
   cpu::CpuTensorPtr output(const ir::TensorSpec& spec) const { return cpu::CpuTensor::allocate(alloc, spec); }
+  /// In-place execution for elementwise kernels: the storage of the first
+  /// candidate input that nobody else can observe (dispatch marked it
+  /// reusable and no view shares its buffer) and that is laid out exactly
+  /// like the output; otherwise a fresh output.
+  cpu::CpuTensorPtr output_reusing(const ir::TensorSpec& spec, Inputs in, std::initializer_list<std::size_t> candidates) const;
 };
 
-using Inputs = std::span<const backend::Input>;
 using Outputs = std::span<const ir::TensorSpec>;
 using Result = std::vector<backend::PrimitivePtr>;
 

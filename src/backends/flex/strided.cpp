@@ -162,4 +162,17 @@ cpu::CpuTensorPtr make_contiguous(const Context& ctx, const cpu::CpuTensorPtr& t
   return t->is_contiguous() ? t : contiguous_copy(ctx, *t);
 }
 
+cpu::CpuTensorPtr Context::output_reusing(const ir::TensorSpec& spec, Inputs in,
+                                         std::initializer_list<std::size_t> candidates) const {
+  for (std::size_t i : candidates) {
+    if (i >= in.size() || !in[i].reusable) continue;
+    const auto& t = cpu::as_cpu(in[i].primitive);
+    // use_count 1: no view (reshape, slice, ...) shares the buffer.
+    if (t.dtype == spec.dtype && t.shape == spec.shape.dims() && t.offset == 0 && t.is_contiguous() && t.buffer &&
+        t.buffer.use_count() == 1 && t.num_elements() != 0)
+      return t.view(t.shape, t.strides, 0);
+  }
+  return output(spec);
+}
+
 }  // namespace burn::flex

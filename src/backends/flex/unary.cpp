@@ -192,7 +192,7 @@ int clamp_row(const void* ctx, std::byte* const* p, const std::int64_t* s, std::
 
 Result kernel(const Context& ctx, const ir::Unary& op, Inputs in, Outputs out) {
   const auto& x = cpu::as_cpu(in[0].primitive);
-  auto y = ctx.output(out[0]);
+  auto y = ctx.output_reusing(out[0], in, {0});
   const RowFn fn = visit_dtype(x.dtype, [&]<class T>() -> RowFn {
     if constexpr (is_float_v<T>) {
       return float_unary<T>(op.op);
@@ -210,7 +210,7 @@ Result kernel(const Context& ctx, const ir::Unary& op, Inputs in, Outputs out) {
 
 Result kernel(const Context& ctx, const ir::Clamp& op, Inputs in, Outputs out) {
   const auto& x = cpu::as_cpu(in[0].primitive);
-  auto y = ctx.output(out[0]);
+  auto y = ctx.output_reusing(out[0], in, {0});
   visit_numeric_dtype("clamp", x.dtype, [&]<class T>() {
     // Bounds take the element type first, like any scalar operand.
     const Bounds<T> b{op.min ? load(op.min->as<T>()) : compute_t<T>{}, op.max ? load(op.max->as<T>()) : compute_t<T>{},
