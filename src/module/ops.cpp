@@ -2,6 +2,8 @@
 // their IR ops (which validate shapes); embedding and linear are composites.
 #include <burn/module/ops.hpp>
 
+#include <burn/autodiff.hpp>
+
 #include "tensor/normalize.hpp"
 
 namespace burn::detail {
@@ -44,7 +46,13 @@ std::pair<TensorRef, std::optional<TensorRef>> max_pool(const TensorRef& x, std:
                                                         std::span<const std::size_t> padding,
                                                         std::span<const std::size_t> dilation, bool ceil_mode,
                                                         bool with_indices) {
-  ir::MaxPool op{vec(kernel), vec(stride), vec(padding), vec(dilation), ceil_mode, with_indices, default_int_dtype(x)};
+  // When the pool is recorded for backward, compute the argmax positions now:
+  // the node keeps its outputs, and vjp_max_pool then reuses them instead of
+  // running the pool a second time (i64, wide enough for any plane).
+  const bool for_backward = !with_indices && x->node && is_grad_enabled();
+  ir::MaxPool op{vec(kernel),    vec(stride),           vec(padding),
+                 vec(dilation),  ceil_mode,             with_indices || for_backward,
+                 for_backward ? DType::I64 : default_int_dtype(x)};
   auto out = execute(op, std::span<const TensorRef>(&x, 1));
   if (!with_indices) return {std::move(out.at(0)), std::nullopt};
   return {std::move(out.at(0)), std::move(out.at(1))};

@@ -1,0 +1,145 @@
+#include "checkpoint.hpp"
+
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <burn/error.hpp>
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <regex>
+#include <system_error>
+
+namespace burn_train {
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+constexpr const char* kIndexName = "checkpoint.json";
+constexpr int kFormatVersion = 1;
+
+[[noreturn]] void fail(const std::string& what) { throw burn::Error("checkpoint", what); }
+
+std::string errno_text() { return std::strerror(errno); }
+
+// tmp file in the same directory, fsync, rename, fsync the directory: the
+// index is either the old one or the new one, never a torn write.
+void write_text_atomically(const fs::path& path, const std::string& text) {
+  const fs::path tmp = path.string() + fmt::format(".tmp.{}", ::getpid());
+  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) fail(fmt::format("cannot create '{}': {}", tmp.string(), errno_text()));
+  std::size_t written = 0;
+  while (written < text.size()) {
+    const ssize_t n = ::write(fd, text.data() + written, text.size() - written);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      const std::string err = errno_text();
+      ::close(fd);
+      ::unlink(tmp.c_str());
+      fail(fmt::format("cannot write '{}': {}", tmp.string(), err));
+    }
+    written += static_cast<std::size_t>(n);
+  }
+  if (::fsync(fd) != 0 || ::close(fd) != 0) {
+    const std::string err = errno_text();
+    ::unlink(tmp.c_str());
+    fail(fmt::format("cannot flush '{}' to disk: {}", tmp.string(), err));
+  }
+  if (::rename(tmp.c_str(), path.c_str()) != 0) {
+    const std::string err = errno_text();
+    ::unlink(tmp.c_str());
+    fail(fmt::format("cannot rename '{}' to '{}': {}", tmp.string(), path.string(), err));
+  }
+  // Persist the rename; filesystems that cannot fsync a directory still keep the file.
+  const fs::path parent = path.has_parent_path() ? path.parent_path() : fs::path(".");
+  if (const int dfd = ::open(parent.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC); dfd >= 0) {
+    ::fsync(dfd);
+    ::close(dfd);
+  }
+}
+
+std::map<std::string, std::string> string_map(const json& j, const char* key) {
+  std::map<std::string, std::string> out;
+  if (!j.contains(key)) return out;
+  for (const auto& [k, v] : j.at(key).items()) out[k] = v.get<std::string>();
+  return out;
+}
+
+}  // namespace
+
+fs::path model_checkpoint_path(const fs::path& dir, std::size_t epochs_done) {
+  return dir / fmt::format("model-epoch-{}.safetensors", epochs_done);
+}
+
+fs::path optimizer_checkpoint_path(const fs::path& dir, std::size_t epochs_done) {
+  return dir / fmt::format("optimizer-epoch-{}.safetensors", epochs_done);
+}
+
+void ensure_directory(const fs::path& dir) {
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) fail(fmt::format("cannot create the checkpoint directory '{}': {}", dir.string(), ec.message()));
+  if (!fs::is_directory(dir, ec)) fail(fmt::format("'{}' exists but is not a directory", dir.string()));
+}
+
+void commit_checkpoint(const fs::path& dir, const CheckpointInfo& info) {
+  json j;
+  j["format"] = "burn-train-checkpoint";
+  j["version"] = kFormatVersion;
+  j["epochs_done"] = info.epochs_done;
+  // Relative names keep a checkpoint directory movable.
+  j["model"] = info.model_file.filename().string();
+  j["optimizer"] = info.optimizer_file.filename().string();
+  j["model_config"] = info.model_config;
+  j["settings"] = info.settings;
+  j["history"] = json::parse(info.history_json);
+  write_text_atomically(dir / kIndexName, j.dump(2) + "\n");
+
+  // The new index is durable: epoch files it does not name are garbage now.
+  static const std::regex epoch_file(R"((model|optimizer)-epoch-\d+\.safetensors)");
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(dir, ec)) {
+    const std::string name = entry.path().filename().string();
+    if (!std::regex_match(name, epoch_file)) continue;
+    if (name == info.model_file.filename().string() || name == info.optimizer_file.filename().string()) continue;
+    fs::remove(entry.path(), ec);  // best effort: a leftover file is harmless
+  }
+}
+
+CheckpointInfo read_checkpoint(const fs::path& dir) {
+  const fs::path index = dir / kIndexName;
+  std::error_code ec;
+  if (!fs::exists(index, ec))
+    fail(
+        fmt::format("no checkpoint to resume from: '{}' does not exist (run once with --checkpoint-dir {} "
+                    "without --resume to create one)",
+                    index.string(), dir.string()));
+  std::ifstream in(index);
+  if (!in) fail(fmt::format("cannot open '{}'", index.string()));
+  CheckpointInfo info;
+  try {
+    const json j = json::parse(in);
+    if (j.value("format", "") != "burn-train-checkpoint")
+      fail(fmt::format("'{}' is not a burn-train checkpoint index", index.string()));
+    if (j.value("version", 0) != kFormatVersion)
+      fail(fmt::format("'{}' has version {}, this burn-train reads version {}", index.string(), j.value("version", 0),
+                       kFormatVersion));
+    info.epochs_done = j.at("epochs_done").get<std::size_t>();
+    info.model_file = dir / j.at("model").get<std::string>();
+    info.optimizer_file = dir / j.at("optimizer").get<std::string>();
+    info.model_config = string_map(j, "model_config");
+    info.settings = string_map(j, "settings");
+    info.history_json = j.contains("history") ? j.at("history").dump() : "[]";
+  } catch (const json::exception& e) {
+    fail(fmt::format("'{}' is malformed ({}); delete the directory to start over", index.string(), e.what()));
+  }
+  for (const auto& file : {info.model_file, info.optimizer_file})
+    if (!fs::exists(file, ec))
+      fail(fmt::format("'{}' names '{}', which does not exist", index.string(), file.string()));
+  return info;
+}
+
+}  // namespace burn_train

@@ -1,0 +1,39 @@
+// One pass over a loader: a training epoch (forward, backward, optimiser
+// step per batch) or a test pass (forward only), with a progress display.
+#pragma once
+
+#include <burn/lr_scheduler/lr_scheduler.hpp>
+#include <burn/nn/loss/cross_entropy.hpp>
+#include <burn/optim/optimizer.hpp>
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "data.hpp"
+#include "metrics.hpp"
+#include "model.hpp"
+#include "progress_bar.hpp"
+
+namespace burn_train {
+
+struct PassSettings {
+  std::string label;  ///< progress prefix, "epoch 1/5 train"
+  ProgressStyle style = ProgressStyle::Lines;
+  std::optional<std::size_t> limit_batches;  ///< stop after this many batches
+};
+
+/// Trains `model` for one epoch of `loader` (epoch index `epoch` fixes the
+/// shuffle); `model` is replaced by the updated one after every step, taken
+/// with the learning rate `schedule` gives for it. Each
+/// batch's loss is appended to `batch_losses`. Throws burn::Error("[train] ...")
+/// if the loss stops being finite.
+PassMetrics train_epoch(Model& model, burn::optim::Optimizer& optimizer, const burn::nn::loss::CrossEntropyLoss& loss,
+                        burn::lr_scheduler::LrScheduler& schedule, const Loader& loader, std::size_t epoch,
+                        const PassSettings& settings, std::vector<double>& batch_losses);
+
+/// Mean loss and accuracy of `model` (an evaluation copy: no autodiff) on `loader`.
+PassMetrics evaluate(const Model& model, const burn::nn::loss::CrossEntropyLoss& loss, const Loader& loader,
+                     const PassSettings& settings);
+
+}  // namespace burn_train

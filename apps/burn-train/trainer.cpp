@@ -1,0 +1,212 @@
+#include "trainer.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <burn/config.hpp>
+#include <burn/device.hpp>
+#include <burn/lr_scheduler/constant.hpp>
+#include <burn/lr_scheduler/cosine.hpp>
+#include <burn/optim/adam.hpp>
+#include <burn/record/module_record.hpp>
+#include <memory>
+#include <numeric>
+
+#include "checkpoint.hpp"
+#include "data.hpp"
+#include "metrics.hpp"
+#include "model.hpp"
+#include "passes.hpp"
+
+namespace burn_train {
+namespace {
+
+burn::Device make_device(const Options& options) {
+  burn::Device device = options.device.empty() ? burn::Device() : burn::Device::parse(options.device);
+  if (options.threads) device.set_num_threads(*options.threads);
+  return device;
+}
+
+// Dropout masks of epoch e depend only on (seed, e), so a resumed run draws
+// the same masks as an uninterrupted one.
+std::uint64_t epoch_seed(std::uint64_t seed, std::size_t epoch) {
+  return seed * 0x9E3779B97F4A7C15ull + static_cast<std::uint64_t>(epoch) + 1;
+}
+
+constexpr std::string_view kSchedulerPrefix = "scheduler.";
+
+// The schedule spans the whole run (all epochs, --limit-batches respected),
+// so the last batch of the last epoch trains with the smallest rate.
+std::unique_ptr<burn::lr_scheduler::LrScheduler> make_scheduler(const Options& options, std::size_t total_steps) {
+  if (options.lr_schedule == "constant") return std::make_unique<burn::lr_scheduler::ConstantLr>(options.lr);
+  return std::make_unique<burn::lr_scheduler::CosineAnnealingLrScheduler>(
+      burn::lr_scheduler::CosineAnnealingLrSchedulerConfig{options.lr, std::max<std::size_t>(1, total_steps)}.init());
+}
+
+double mean(const std::vector<double>& v, std::size_t begin, std::size_t end) {
+  return std::accumulate(v.begin() + static_cast<std::ptrdiff_t>(begin), v.begin() + static_cast<std::ptrdiff_t>(end),
+                         0.0) /
+         static_cast<double>(end - begin);
+}
+
+void save_checkpoint(const Options& options, const ModelConfig& config, const Model& model,
+                     const burn::optim::Optimizer& optimizer, const burn::lr_scheduler::LrScheduler& schedule,
+                     std::size_t epochs_done, const std::vector<EpochMetrics>& history) {
+  CheckpointInfo info;
+  info.epochs_done = epochs_done;
+  info.model_file = model_checkpoint_path(options.checkpoint_dir, epochs_done);
+  info.optimizer_file = optimizer_checkpoint_path(options.checkpoint_dir, epochs_done);
+  info.model_config = config.to_map();
+  info.settings = {{"seed", std::to_string(options.seed)},
+                   {"batch_size", std::to_string(options.batch_size)},
+                   {"epochs", std::to_string(options.epochs)},
+                   {"lr", fmt::format("{}", options.lr)},
+                   {"lr_schedule", options.lr_schedule}};
+  for (const auto& [key, value] : schedule.state()) info.settings[std::string(kSchedulerPrefix) + key] = value;
+  info.history_json = history_to_json(history);
+  burn::record::save_module(model, info.model_file, {{"burn-train.epochs_done", std::to_string(epochs_done)}});
+  optimizer.save(info.optimizer_file);
+  commit_checkpoint(options.checkpoint_dir, info);
+}
+
+struct Resumed {
+  std::size_t epochs_done = 0;
+  std::vector<EpochMetrics> history;
+};
+
+Resumed resume(const Options& options, const ModelConfig& config, const burn::Device& device, Model& model,
+               burn::optim::Optimizer& optimizer, burn::lr_scheduler::LrScheduler& schedule) {
+  const CheckpointInfo info = read_checkpoint(options.checkpoint_dir);
+  if (info.model_config != config.to_map())
+    throw burn::Error("checkpoint", fmt::format("'{}' holds a different model than this burn-train builds; use "
+                                                "another --checkpoint-dir or delete this one",
+                                                options.checkpoint_dir.string()));
+  const auto setting = [&](const std::string& key) {
+    const auto it = info.settings.find(key);
+    return it == info.settings.end() ? std::string() : it->second;
+  };
+  if (setting("lr_schedule") != options.lr_schedule)
+    throw burn::Error("checkpoint", fmt::format("the checkpoint in '{}' was trained with --lr-schedule {}; resume "
+                                                "with the same schedule",
+                                                options.checkpoint_dir.string(), setting("lr_schedule")));
+  if (setting("batch_size") != std::to_string(options.batch_size))
+    fmt::print("note: the checkpoint was trained with batch size {}, continuing with {}\n", setting("batch_size"),
+               options.batch_size);
+  if (setting("epochs") != std::to_string(options.epochs) && options.lr_schedule != "constant")
+    fmt::print("note: the checkpoint's run was planned for {} epoch(s); the {} schedule now spans {}\n",
+               setting("epochs"), options.lr_schedule, options.epochs);
+  std::map<std::string, std::string> schedule_state;
+  for (const auto& [key, value] : info.settings)
+    if (key.starts_with(kSchedulerPrefix)) schedule_state[key.substr(kSchedulerPrefix.size())] = value;
+  schedule.load_state(schedule_state);
+  model = burn::record::load_module(std::move(model), info.model_file);
+  optimizer.load(info.optimizer_file, device);
+  return Resumed{info.epochs_done, history_from_json(info.history_json)};
+}
+
+}  // namespace
+
+int run_training(const Options& options) {
+#if !BURN_HAS_AUTODIFF
+  (void)options;
+  throw burn::Error("burn-train",
+                    "this build of burn has no autodiff (configured with BURN_AUTODIFF=OFF); "
+                    "reconfigure with -DBURN_AUTODIFF=ON to train");
+#else
+  const burn::Device device = make_device(options);
+  const burn::Device train_device = device.autodiff();
+  const FashionMnist data = load_fashion_mnist(options.data_dir);
+  // Training batches live on the autodiff device (the model's); test batches
+  // on the plain one, where the evaluation copy of the model lives.
+  const Loader train_loader(
+      data.train, burn::data::MnistBatcher{train_device},
+      {.batch_size = options.batch_size, .shuffle = true, .seed = options.seed, .num_workers = options.workers});
+  const Loader test_loader(data.test, burn::data::MnistBatcher{device},
+                           {.batch_size = options.eval_batch_size, .num_workers = options.workers});
+
+  device.seed(options.seed);
+  const ModelConfig config;
+  Model model = config.init(train_device);
+  burn::optim::Optimizer optimizer = burn::optim::AdamConfig{}.init();
+  const auto train_loss = burn::nn::loss::CrossEntropyLossConfig{}.init(train_device);
+  const auto test_loss = burn::nn::loss::CrossEntropyLossConfig{}.init(device);
+
+  const std::size_t steps_per_epoch =
+      options.limit_batches ? std::min(*options.limit_batches, train_loader.num_batches()) : train_loader.num_batches();
+  const auto schedule = make_scheduler(options, steps_per_epoch * options.epochs);
+
+  std::size_t start_epoch = 0;
+  std::vector<EpochMetrics> history;
+  if (!options.checkpoint_dir.empty()) ensure_directory(options.checkpoint_dir);
+  if (options.resume) {
+    auto resumed = resume(options, config, train_device, model, optimizer, *schedule);
+    start_epoch = resumed.epochs_done;
+    history = std::move(resumed.history);
+  }
+
+  const std::size_t threads = device.num_threads();
+  fmt::print("burn-train: Fashion-MNIST ({} training, {} test images) on {} ({} thread{})\n", data.train->size(),
+             data.test->size(), device.to_string(), threads, threads == 1 ? "" : "s");
+  fmt::print("model: {} parameters; Adam lr {} ({} schedule), batch size {}, {} epoch{}{}\n", model.num_params(),
+             options.lr, options.lr_schedule, options.batch_size, options.epochs, options.epochs == 1 ? "" : "s",
+             options.limit_batches ? fmt::format(", at most {} batches per pass", *options.limit_batches) : "");
+  if (start_epoch > 0)
+    fmt::print("resuming from '{}': {} epoch{} done\n", options.checkpoint_dir.string(), start_epoch,
+               start_epoch == 1 ? "" : "s");
+  std::fflush(stdout);
+
+  const ProgressStyle style = progress_style(options.progress, stdout);
+  std::vector<double> batch_losses;
+  for (std::size_t epoch = start_epoch; epoch < options.epochs; ++epoch) {
+    device.seed(epoch_seed(options.seed, epoch));
+    const std::string prefix = fmt::format("epoch {}/{}", epoch + 1, options.epochs);
+    EpochMetrics m;
+    m.epoch = epoch + 1;
+    m.train = train_epoch(model, optimizer, train_loss, *schedule, train_loader, epoch,
+                          {prefix + " train", style, options.limit_batches}, batch_losses);
+    m.test = evaluate(model.valid(), test_loss, test_loader, {prefix + " test ", style, options.limit_batches});
+    m.memory = read_memory(device);
+    history.push_back(m);
+    fmt::print("{}\n", format_epoch_line(m, options.epochs));
+    if (!options.checkpoint_dir.empty()) {
+      save_checkpoint(options, config, model, optimizer, *schedule, epoch + 1, history);
+      fmt::print("checkpoint: {}\n", (options.checkpoint_dir / "checkpoint.json").string());
+    }
+    std::fflush(stdout);
+  }
+
+  double final_accuracy = history.empty() ? 0.0 : history.back().test.accuracy;
+  if (start_epoch >= options.epochs) {
+    // Nothing left to train: report the checkpoint's model as it stands.
+    fmt::print("the checkpoint already has {} epochs (--epochs {}); evaluating it\n", start_epoch, options.epochs);
+    final_accuracy = evaluate(model.valid(), test_loss, test_loader, {"test", style, options.limit_batches}).accuracy;
+  }
+
+  if (!options.summary_json.empty()) {
+    write_summary_json(options.summary_json,
+                       RunInfo{device.to_string(), device.num_threads(), options.batch_size, options.lr, options.seed,
+                               options.limit_batches, model.num_params()},
+                       history);
+  }
+
+  int status = kSuccess;
+  if (!batch_losses.empty()) {
+    // Compare the start and end of this run's training (means smooth out batch noise).
+    const std::size_t k = std::clamp<std::size_t>(batch_losses.size() / 4, 1, 50);
+    const double first = mean(batch_losses, 0, k),
+                 last = mean(batch_losses, batch_losses.size() - k, batch_losses.size());
+    const bool fell = last < first;
+    fmt::print("training loss: first {} batches {:.4f}, last {} batches {:.4f} ({})\n", k, first, k, last,
+               fell ? "fell" : "did not fall");
+    if (options.expect_loss_decrease && !fell) status = kLossDidNotFall;
+  } else if (options.expect_loss_decrease) {
+    fmt::print("training loss: no batches were trained in this run\n");
+    status = kLossDidNotFall;
+  }
+  fmt::print("final test accuracy: {:.4f}\n", final_accuracy);
+  std::fflush(stdout);
+  return status;
+#endif
+}
+
+}  // namespace burn_train

@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# burn-train vs PyTorch on Fashion-MNIST, side by side: the same model, batch
+# size, optimiser, learning rate, seed and thread count (issue 5's target:
+# our epoch time <= 0.8x PyTorch's). Usage:
+#   bench/train_compare.sh                         # 5 epochs, batch 64, 2 threads
+#   EPOCHS=1 LIMIT_BATCHES=200 bench/train_compare.sh   # a quick look
+#   BUILD_DIR=build-foo THREADS=2 BATCH_SIZE=128 bench/train_compare.sh
+# Environment: BUILD_DIR (Release build dir, default build/release; configured
+# and built if needed), EPOCHS (5), BATCH_SIZE (64), LR (0.001), LR_SCHEDULE (cosine), SEED (42),
+# THREADS (2), WORKERS (1), LIMIT_BATCHES (unset: full epochs),
+# OUT_DIR (where the two JSON summaries go; default BUILD_DIR/train-compare).
+# Runs PyTorch first, then burn-train, one after the other (never at the same
+# time: they would share the cores), then prints a per-epoch table.
+# Epoch time = the training pass only; the test pass is reported separately.
+# The machine's other load disturbs wall times: compare the best epochs, and
+# rerun when the per-epoch ratios disagree. Both sides use libgomp, whose
+# default busy-waiting collapses (4-10x slower epochs) when other processes
+# take a core; on a busy machine run with OMP_WAIT_POLICY=passive exported,
+# which applies to both (on an idle one it costs burn-train about 20%).
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/.." && pwd)
+build=${BUILD_DIR:-$root/build/release}
+[[ $build = /* ]] || build=$root/$build
+out=${OUT_DIR:-$build/train-compare}
+python=/usr/bin/python3
+epochs=${EPOCHS:-5}
+batch=${BATCH_SIZE:-64}
+lr=${LR:-0.001}
+schedule=${LR_SCHEDULE:-cosine}
+seed=${SEED:-42}
+threads=${THREADS:-2}
+workers=${WORKERS:-1}
+limit=()
+[[ -n ${LIMIT_BATCHES:-} ]] && limit=(--limit-batches "$LIMIT_BATCHES")
+mkdir -p "$out"
+
+if ! "$python" -c 'import torch' 2>/dev/null; then
+  echo "[train_compare.sh] PyTorch is missing: apt-get install -y python3-torch" >&2
+  exit 1
+fi
+if [[ ! -f $build/CMakeCache.txt ]]; then
+  cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release
+fi
+cache_type=$(sed -n 's/^CMAKE_BUILD_TYPE:[A-Z]*=//p' "$build/CMakeCache.txt")
+if [[ $cache_type != Release ]]; then
+  echo "[train_compare.sh] $build is a '$cache_type' build; timings need Release (set BUILD_DIR)" >&2
+  exit 1
+fi
+ninja -C "$build" burn-train >/dev/null
+train_bin=$build/apps/burn-train/burn-train
+
+echo "[train_compare.sh] PyTorch ($threads threads) ..." >&2
+"$python" "$here/fashion_mnist_torch.py" --epochs "$epochs" --batch-size "$batch" --lr "$lr" --lr-schedule "$schedule" --seed "$seed" \
+  --threads "$threads" "${limit[@]}" --json >"$out/torch.json"
+
+echo "[train_compare.sh] burn-train ($threads threads) ..." >&2
+BURN_NUM_THREADS=$threads "$train_bin" --epochs "$epochs" --batch-size "$batch" --lr "$lr" --lr-schedule "$schedule" --seed "$seed" \
+  --threads "$threads" --workers "$workers" "${limit[@]}" --progress lines \
+  --summary-json "$out/burn.json" >"$out/burn.log"
+tail -n 2 "$out/burn.log" >&2
+
+"$python" - "$out/torch.json" "$out/burn.json" <<'EOF' | tee "$out/table.md"
+import json, statistics, sys
+torch = json.load(open(sys.argv[1]))
+burn = json.load(open(sys.argv[2]))
+import os
+print(f"Fashion-MNIST, batch {burn['meta']['batch_size']}, Adam lr {burn['meta']['lr']}, "
+      f"{burn['meta']['threads']} threads (burn on {burn['meta']['device']}, torch {torch['meta']['torch']}), "
+      f"OMP_WAIT_POLICY={os.environ.get('OMP_WAIT_POLICY', '(unset)')}")
+print()
+print("| epoch | torch train s | burn train s | ratio burn/torch | torch test acc | burn test acc |")
+print("|---:|---:|---:|---:|---:|---:|")
+for t, b in zip(torch["epochs"], burn["epochs"]):
+    r = b["train_s"] / t["train_s"]
+    print(f"| {t['epoch']} | {t['train_s']:.2f} | {b['train_s']:.2f} | {r:.3f} | {t['test_acc']:.4f} | {b['test_acc']:.4f} |")
+print()
+# The fastest epoch is the one other load on the machine disturbed least; the
+# median shows what a typical epoch cost during this run.
+for name, pick in (("best", min), ("median", statistics.median)):
+    ts = pick(e["train_s"] for e in torch["epochs"])
+    bs = pick(e["train_s"] for e in burn["epochs"])
+    print(f"{name} epoch: torch {ts:.2f} s, burn {bs:.2f} s, ratio {bs / ts:.3f} (target <= 0.8)")
+print(f"final test accuracy: torch {torch['final_test_acc']:.4f}, burn {burn['final_test_acc']:.4f} (target >= 0.91)")
+rss = ", ".join(f"{e['rss_bytes'] / 2**20:.0f}" for e in burn["epochs"])
+print(f"burn resident memory after each epoch (MiB): {rss} (target: flat)")
+EOF
