@@ -24,6 +24,26 @@ std::size_t pass_length(const Loader& loader, const std::optional<std::size_t>& 
   return limit ? std::min(n, *limit) : n;
 }
 
+// A pass's running sums, shown on the bar after every batch.
+struct Tally {
+  double loss_sum = 0;
+  std::size_t correct = 0, seen = 0, done = 0;
+
+  double mean_loss() const { return seen ? loss_sum / static_cast<double>(seen) : 0.0; }
+  double accuracy() const { return seen ? static_cast<double>(correct) / static_cast<double>(seen) : 0.0; }
+  void add(ProgressBar& bar, double batch_loss, std::size_t batch_correct, std::size_t n) {
+    loss_sum += batch_loss * static_cast<double>(n);
+    correct += batch_correct;
+    seen += n;
+    ++done;
+    bar.update(done, mean_loss(), accuracy(), seen);
+  }
+  PassMetrics finish(ProgressBar& bar) const {
+    bar.finish();
+    return PassMetrics{mean_loss(), accuracy(), seen, done, bar.elapsed(), bar.cpu_elapsed()};
+  }
+};
+
 }  // namespace
 
 PassMetrics train_epoch(Model& model, burn::optim::Optimizer& optimizer, const burn::nn::loss::CrossEntropyLoss& loss,
@@ -31,11 +51,10 @@ PassMetrics train_epoch(Model& model, burn::optim::Optimizer& optimizer, const b
                         const PassSettings& settings, std::vector<double>& batch_losses) {
   const std::size_t total = pass_length(loader, settings.limit_batches);
   ProgressBar bar(settings.label, total, settings.style);
-  double loss_sum = 0;
-  std::size_t correct = 0, seen = 0, done = 0;
+  Tally tally;
   auto batches = loader.iter_epoch(epoch);
   for (auto& batch : batches) {
-    if (done == total) break;  // --limit-batches; leaving early stops the loader's workers
+    if (tally.done == total) break;  // --limit-batches; leaving early stops the loader's workers
     const std::size_t n = batch.targets.dims()[0];
     const auto logits = model.forward(batch.images);
     const auto batch_loss = loss.forward(logits, batch.targets);
@@ -47,22 +66,11 @@ PassMetrics train_epoch(Model& model, burn::optim::Optimizer& optimizer, const b
     if (!std::isfinite(value))
       throw burn::Error("train", fmt::format("the loss became {} at epoch {}, batch {}; training diverged (try a "
                                              "smaller --lr)",
-                                             value, epoch + 1, done + 1));
+                                             value, epoch + 1, tally.done + 1));
     batch_losses.push_back(value);
-    loss_sum += value * static_cast<double>(n);
-    correct += count_correct(logits, batch.targets);
-    seen += n;
-    ++done;
-    bar.update(done, loss_sum / static_cast<double>(seen), static_cast<double>(correct) / static_cast<double>(seen),
-               seen);
+    tally.add(bar, value, count_correct(logits, batch.targets), n);
   }
-  bar.finish();
-  return PassMetrics{seen ? loss_sum / static_cast<double>(seen) : 0.0,
-                     seen ? static_cast<double>(correct) / static_cast<double>(seen) : 0.0,
-                     seen,
-                     done,
-                     bar.elapsed(),
-                     bar.cpu_elapsed()};
+  return tally.finish(bar);
 }
 
 PassMetrics evaluate(const Model& model, const burn::nn::loss::CrossEntropyLoss& loss, const Loader& loader,
@@ -70,27 +78,15 @@ PassMetrics evaluate(const Model& model, const burn::nn::loss::CrossEntropyLoss&
   const burn::NoGradGuard no_grad;
   const std::size_t total = pass_length(loader, settings.limit_batches);
   ProgressBar bar(settings.label, total, settings.style);
-  double loss_sum = 0;
-  std::size_t correct = 0, seen = 0, done = 0;
+  Tally tally;
   auto batches = loader.iter_epoch(0);  // unshuffled: the order does not matter
   for (auto& batch : batches) {
-    if (done == total) break;
-    const std::size_t n = batch.targets.dims()[0];
+    if (tally.done == total) break;
     const auto logits = model.forward(batch.images);
-    loss_sum += loss.forward(logits, batch.targets).into_scalar<double>() * static_cast<double>(n);
-    correct += count_correct(logits, batch.targets);
-    seen += n;
-    ++done;
-    bar.update(done, loss_sum / static_cast<double>(seen), static_cast<double>(correct) / static_cast<double>(seen),
-               seen);
+    tally.add(bar, loss.forward(logits, batch.targets).into_scalar<double>(), count_correct(logits, batch.targets),
+              batch.targets.dims()[0]);
   }
-  bar.finish();
-  return PassMetrics{seen ? loss_sum / static_cast<double>(seen) : 0.0,
-                     seen ? static_cast<double>(correct) / static_cast<double>(seen) : 0.0,
-                     seen,
-                     done,
-                     bar.elapsed(),
-                     bar.cpu_elapsed()};
+  return tally.finish(bar);
 }
 
 }  // namespace burn_train
