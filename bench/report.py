@@ -98,7 +98,7 @@ def main(argv):
           f"OPENBLAS_CORETYPE={meta_i['OPENBLAS_CORETYPE']}, OMP_WAIT_POLICY={meta_i['OMP_WAIT_POLICY']}; "
           f"tuned {meta_t['threads']} thread(s), OPENBLAS_CORETYPE={meta_t['OPENBLAS_CORETYPE']}, "
           f"OMP_WAIT_POLICY={meta_t['OMP_WAIT_POLICY']}.")
-    print("Notes: *_inplace rows are `a = a + b` / `a = a.exp()` reassignment in burn (no in-place API yet) "
+    print("Notes: *_inplace rows are `a = std::move(a) + b` / `a = std::move(a).exp()` in burn (the consumed tensor's storage takes the result) "
           "vs torch's add_/exp_; layer_norm is a composite (mean_dim, var_bias, sub, div, mul, add) on both "
           "sides; mlp_train_step uses cross-entropy as -mean(gather(log_softmax)) and hand-written SGD.")
 
