@@ -37,18 +37,23 @@ using In = typename Rd::In;
 template <class Rd>
 using Acc = typename Rd::A;
 
-// Pairwise sum with 8 independent lanes at the leaves (vectorisable, and
-// error grows with log n instead of n).
+// Pairwise sum with 32 independent lanes at the leaves: error grows with
+// log n instead of n, and the lanes vectorise into several independent
+// vector accumulators (one would be bound by the add latency, well below
+// memory bandwidth).
 template <class T, class A>
 A pairwise_sum(const T* p, std::int64_t s, std::size_t n) {
+  constexpr std::size_t kLanes = 32;
   if (n <= 256) {
-    A lanes[8] = {};
+    A lanes[kLanes] = {};
     std::size_t k = 0;
     if (s == 1)
-      for (; k + 8 <= n; k += 8)
-        for (std::size_t l = 0; l < 8; ++l) lanes[l] += static_cast<A>(load(p[k + l]));
-    for (; k < n; ++k) lanes[k & 7] += static_cast<A>(load(p[static_cast<std::int64_t>(k) * s]));
-    return ((lanes[0] + lanes[1]) + (lanes[2] + lanes[3])) + ((lanes[4] + lanes[5]) + (lanes[6] + lanes[7]));
+      for (; k + kLanes <= n; k += kLanes)
+        for (std::size_t l = 0; l < kLanes; ++l) lanes[l] += static_cast<A>(load(p[k + l]));
+    for (; k < n; ++k) lanes[k % kLanes] += static_cast<A>(load(p[static_cast<std::int64_t>(k) * s]));
+    for (std::size_t width = kLanes / 2; width > 0; width /= 2)  // a fixed tree over the lanes
+      for (std::size_t l = 0; l < width; ++l) lanes[l] += lanes[l + width];
+    return lanes[0];
   }
   const std::size_t h = n / 2;
   return pairwise_sum<T, A>(p, s, h) + pairwise_sum<T, A>(p + static_cast<std::int64_t>(h) * s, s, n - h);
