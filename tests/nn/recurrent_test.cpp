@@ -17,6 +17,7 @@
 
 #include "../autodiff/grad_check.hpp"
 #include "burn_test.hpp"
+#include "seq_test_support.hpp"
 
 namespace {
 
@@ -24,20 +25,10 @@ using namespace burn;
 using burn::testing::all_devices;
 using burn::testing::expect_op_error;
 using burn::testing::expect_values;
+using burn::testing::seq::tensor;
+using burn::testing::seq::wave;
 
 const Tolerance kTol = Tolerance::rel_abs(1e-4, 1e-5);
-
-/// Deterministic values shared with the Python reference: scale * sin(1.3 i + salt).
-std::vector<double> wave(std::size_t n, double salt, double scale) {
-  std::vector<double> v(n);
-  for (std::size_t i = 0; i < n; ++i) v[i] = scale * std::sin(1.3 * static_cast<double>(i) + salt);
-  return v;
-}
-
-template <std::size_t D>
-Tensor<D> tensor(const std::vector<double>& values, Shape shape, const Device& device) {
-  return burn::testing::float_tensor<D>(values, std::move(shape), device, DType::F32);
-}
 
 std::vector<double> values(const Tensor<3>& t) { return t.to_data().convert<double>().to_vec<double>(); }
 

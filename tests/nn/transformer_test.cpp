@@ -17,6 +17,7 @@
 
 #include "../autodiff/grad_check.hpp"
 #include "burn_test.hpp"
+#include "seq_test_support.hpp"
 
 namespace {
 
@@ -24,25 +25,15 @@ using namespace burn;
 using burn::testing::all_devices;
 using burn::testing::expect_op_error;
 using burn::testing::expect_values;
+using burn::testing::seq::tensor;
+using burn::testing::seq::wave;
 using nn::Activation;
 
 const Tolerance kTol = Tolerance::rel_abs(1e-4, 2e-5);
 
-/// Deterministic values shared with the Python reference: scale * sin(1.3 i + salt).
-std::vector<double> wave(std::size_t n, double salt, double scale) {
-  std::vector<double> v(n);
-  for (std::size_t i = 0; i < n; ++i) v[i] = scale * std::sin(1.3 * static_cast<double>(i) + salt);
-  return v;
-}
-
 std::vector<double> plus_one(std::vector<double> v) {
   for (auto& x : v) x += 1.0;
   return v;
-}
-
-template <std::size_t D>
-Tensor<D> tensor(const std::vector<double>& values, Shape shape, const Device& device, DType dtype) {
-  return burn::testing::float_tensor<D>(values, std::move(shape), device, dtype);
 }
 
 std::vector<double> values(const Tensor<3>& t) { return t.to_data().convert<double>().to_vec<double>(); }
