@@ -16,11 +16,7 @@ using dnn::ConvTensors;
 bool dnnl_conv(const Context& ctx, const ConvTensors& t, CpuTensor& y, const ir::Conv& op, dnnl::memory::data_type dt) {
   const std::size_t n = std::max<std::size_t>(op.stride.size(), 1);
   const auto xs = dnn::unit_spatial(t.x->shape, n), ys = dnn::unit_spatial(y.shape, n);
-  auto ws = dnn::unit_spatial(t.w->shape, n);
-  if (op.groups > 1) {  // oneDNN's grouped weights: [G, OC/G, IC/G, k...], the same bytes as ours
-    ws[0] /= op.groups;
-    ws.insert(ws.begin(), op.groups);
-  }
+  const auto ws = dnn::conv_weight_dims(t.w->shape, n, op.groups);
   try {
     const auto x_md = dnn::plain_desc(xs, dt), y_md = dnn::plain_desc(ys, dt), w_md = dnn::plain_desc(ws, dt);
     const auto g = dnn::conv_geometry(op.stride, op.padding, op.dilation, n);

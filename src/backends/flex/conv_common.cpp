@@ -41,6 +41,16 @@ std::vector<std::size_t> unit_spatial(std::vector<std::size_t> shape, std::size_
   return shape;
 }
 
+std::vector<std::size_t> conv_weight_dims(const std::vector<std::size_t>& weight_shape, std::size_t n,
+                                          std::size_t groups) {
+  auto dims = unit_spatial(weight_shape, n);
+  if (groups > 1) {
+    dims[0] /= groups;
+    dims.insert(dims.begin(), groups);
+  }
+  return dims;
+}
+
 ConvGeometry conv_geometry(const std::vector<std::size_t>& stride, const std::vector<std::size_t>& padding,
                            const std::vector<std::size_t>& dilation, std::size_t n) {
   ConvGeometry g{dnnl::memory::dims(n, 1), dnnl::memory::dims(n, 0), dnnl::memory::dims(n, 0)};

@@ -25,6 +25,11 @@ void fill_bias(const ConvTensors& t, cpu::CpuTensor& y);
 /// needs at least one).
 std::vector<std::size_t> unit_spatial(std::vector<std::size_t> shape, std::size_t n);
 
+/// oneDNN's logical dims of a conv weight [OC, IC/G, k...] (unit-padded to n
+/// spatial dims): [G, OC/G, IC/G, k...] when grouped, the same bytes as ours.
+std::vector<std::size_t> conv_weight_dims(const std::vector<std::size_t>& weight_shape, std::size_t n,
+                                          std::size_t groups);
+
 struct ConvGeometry {
   dnnl::memory::dims strides, dilates, pad;
 };

@@ -16,11 +16,7 @@ bool dnnl_weight_grad(const Context& ctx, const CpuTensor& x, const CpuTensor& g
                       const ir::ConvWeightGrad& op, dnnl::memory::data_type dt) {
   const std::size_t n = std::max<std::size_t>(op.stride.size(), 1);
   const auto xs = dnn::unit_spatial(x.shape, n), gs = dnn::unit_spatial(g.shape, n);
-  auto ws = dnn::unit_spatial(dw.shape, n);
-  if (op.groups > 1) {  // [G, OC/G, IC/G, k...]: the same bytes as [OC, IC/G, k...]
-    ws[0] /= op.groups;
-    ws.insert(ws.begin(), op.groups);
-  }
+  const auto ws = dnn::conv_weight_dims(dw.shape, n, op.groups);
   try {
     const auto x_md = dnn::plain_desc(xs, dt), g_md = dnn::plain_desc(gs, dt), w_md = dnn::plain_desc(ws, dt);
     const auto x_any = dnn::any_layout(x_md), g_any = dnn::any_layout(g_md), w_any = dnn::any_layout(w_md);
