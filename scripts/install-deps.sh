@@ -9,6 +9,7 @@ packages=(
   libhwy-dev                         # Highway: run-time-dispatched SIMD for flex elementwise math
   zlib1g-dev                         # gzip-compressed datasets (IDX files)
   nlohmann-json3-dev                 # safetensors headers
+  libtorch-dev                       # LibTorch: Device::libtorch() (preset `full`, which CI tests with)
   dataset-fashion-mnist              # the main job's data (/usr/share/datasets/fashion-mnist)
   libgtest-dev libgmock-dev          # tests
   libbenchmark-dev                   # bench/

@@ -9,6 +9,9 @@
 #include <burn/tensor_data.hpp>
 
 #include "device/runtime.hpp"
+#if BURN_HAS_LIBTORCH
+#include "backends/libtorch/engine.hpp"
+#endif
 
 namespace burn {
 
@@ -66,7 +69,7 @@ Device default_device() {
     if (factory.device_count() > 0) return Device(DispatchDevice{factory.type, 0});
   throw ConfigurationError("Device()",
                            "no execution backend is available in this build: reconfigure with one of "
-                           "-DBURN_FLEX=ON or -DBURN_NDARRAY=ON (and rebuild)");
+                           "-DBURN_FLEX=ON, -DBURN_NDARRAY=ON or -DBURN_LIBTORCH=ON (and rebuild)");
 }
 
 }  // namespace
@@ -85,6 +88,27 @@ Device Device::flex() {
 Device Device::ndarray() {
   static const Device d(DispatchDevice{DeviceType::NdArray, 0});
   return d;
+}
+#endif
+
+#if BURN_HAS_LIBTORCH
+// libtorch:0 is LibTorch's CPU; accelerators follow when the installed
+// LibTorch has them (see src/backends/libtorch/engine.hpp).
+Device Device::libtorch() {
+  static const Device d(DispatchDevice{DeviceType::LibTorch, 0});
+  return d;
+}
+Device Device::libtorch_cuda(DeviceIndex index) {
+  const libtorch::TorchDevice cuda{libtorch::TorchDeviceKind::Cuda, index.value()};
+  return Device(DispatchDevice{DeviceType::LibTorch, libtorch::index_of(cuda, "Device::libtorch_cuda")});
+}
+Device Device::libtorch_mps() {
+  const libtorch::TorchDevice mps{libtorch::TorchDeviceKind::Mps, 0};
+  return Device(DispatchDevice{DeviceType::LibTorch, libtorch::index_of(mps, "Device::libtorch_mps")});
+}
+Device Device::libtorch_vulkan() {
+  const libtorch::TorchDevice vulkan{libtorch::TorchDeviceKind::Vulkan, 0};
+  return Device(DispatchDevice{DeviceType::LibTorch, libtorch::index_of(vulkan, "Device::libtorch_vulkan")});
 }
 #endif
 

@@ -8,6 +8,9 @@
 #include "device/runtime.hpp"
 
 namespace burn::backend {
+#if BURN_HAS_LIBTORCH
+BackendFactory libtorch_factory();
+#endif
 #if BURN_HAS_FLEX
 BackendFactory flex_factory();
 #endif
@@ -23,6 +26,9 @@ const std::vector<backend::BackendFactory>& backend_factories() {
   // LibTorch, Flex, Remote, NdArray.
   static const std::vector<backend::BackendFactory> factories = [] {
     std::vector<backend::BackendFactory> f;
+#if BURN_HAS_LIBTORCH
+    f.push_back(backend::libtorch_factory());
+#endif
 #if BURN_HAS_FLEX
     f.push_back(backend::flex_factory());
 #endif

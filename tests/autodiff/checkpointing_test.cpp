@@ -97,11 +97,13 @@ TEST_P(GraphMemory, TrainingLoopStaysFlat) {
     }
     if (step == 10) at10 = ad_device.memory_pool_usage();
   }
+  EXPECT_LT(last_loss, first_loss) << "gradient descent must make progress";
   const auto at1000 = ad_device.memory_pool_usage();
-  ASSERT_TRUE(at10 && at1000);
+  // A backend without allocator figures (LibTorch on the CPU) cannot show the flat memory.
+  if (!at1000) return;
+  ASSERT_TRUE(at10);
   EXPECT_LE(at1000->bytes_in_use, at10->bytes_in_use) << "the graph of each step must be freed by its backward";
   EXPECT_LE(at1000->number_allocs, at10->number_allocs);
-  EXPECT_LT(last_loss, first_loss) << "gradient descent must make progress";
 }
 
 TEST_P(GraphMemory, ToDeviceIsTracked) {

@@ -337,7 +337,11 @@ TEST(SeedStructDevice, TraitImplementations) {
   EXPECT_EQ(debug.str(), "flex:0");
   {
     const burn::device_tests::ScopedEnv env("BURN_DEVICE", std::nullopt);
+#if BURN_HAS_LIBTORCH
+    EXPECT_EQ(Device(), Device::libtorch());  // Default: LibTorch precedes Flex in the order
+#else
     EXPECT_EQ(Device(), Device::flex());  // Default
+#endif
   }
   EXPECT_FALSE(a != Device::flex());  // ne
   EXPECT_TRUE(a != Device::ndarray());

@@ -204,9 +204,8 @@ TEST(DeviceSettings, ExplicitCreationDTypesWithKindEnums) {
 }
 
 // Every float and int dtype is supported on the CPU backends, so configure
-// accepts each of them. DeviceErrorKind::UnsupportedDType cannot be provoked
-// here: no CPU dtype is unsupported (supports_dtype is true for all, see
-// execution_test.cpp). The error kind itself is covered in the core suite.
+// accepts each of them there; LibTorch has no u16/u32/u64, and configure
+// refuses those with DeviceErrorKind::UnsupportedDType.
 TEST(DeviceSettings, EveryFloatDTypeCanBeTheDefault) {
   for (FloatDType f : {FloatDType::F64, FloatDType::F32, FloatDType::F16, FloatDType::BF16}) {
     SCOPED_TRACE(burn::dtype_name(burn::to_dtype(f)));
@@ -225,6 +224,10 @@ TEST(DeviceSettings, EveryIntDTypeCanBeTheDefault) {
     SCOPED_TRACE(burn::dtype_name(burn::to_dtype(i)));
     BURN_EXPECT_IN_FRESH_PROCESS([i] {
       for (Device device : burn::testing::all_devices()) {
+        if (!device.supports_dtype(i)) {
+          require_configure_fails(device, DeviceConfig{}.int_dtype(i), DeviceErrorKind::UnsupportedDType);
+          continue;
+        }
         device.configure(DeviceConfig{}.int_dtype(i));
         require(Tensor<2, Int>::ones({2, 2}, device).dtype() == burn::to_dtype(i), "int default applied");
         // Kind conversion picks the configured default too.

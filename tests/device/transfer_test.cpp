@@ -27,7 +27,12 @@ TEST(Transfer, EveryDTypeBetweenEveryPairOfDevices) {
       }
       for (DType dtype : burn::testing::int_dtypes()) {
         SCOPED_TRACE(from.to_string() + " -> " + to.to_string() + " " + std::string(burn::dtype_name(dtype)));
+        if (!from.supports_dtype(dtype)) continue;  // LibTorch has no u16/u32/u64
         const auto t = burn::testing::int_tensor<1>({0, 1, 2, 100, 7}, {5}, from, dtype);
+        if (!to.supports_dtype(dtype)) {
+          burn::testing::expect_error([&] { (void)t.to_device(to); }, "does not support dtype");
+          continue;
+        }
         const auto moved = t.to_device(to);
         EXPECT_EQ(moved.dtype(), dtype);
         moved.to_data().assert_eq(t.to_data());

@@ -20,6 +20,9 @@ inline std::vector<Device> all_devices() {
 #if BURN_HAS_FLEX
   out.push_back(Device::flex());
 #endif
+#if BURN_HAS_LIBTORCH
+  out.push_back(Device::libtorch());
+#endif
   return out;
 }
 
@@ -52,10 +55,12 @@ struct DeviceDType {
   DType dtype;
 };
 
+/// Every device x dtype pair the device supports (LibTorch has no u16/u32/u64).
 inline std::vector<DeviceDType> combos(const std::vector<DType>& dtypes) {
   std::vector<DeviceDType> out;
   for (const auto& d : all_devices())
-    for (auto t : dtypes) out.push_back({d, t});
+    for (auto t : dtypes)
+      if (d.supports_dtype(t)) out.push_back({d, t});
   return out;
 }
 
