@@ -22,10 +22,6 @@ bool raises(BinaryOp op) {
 
 Result kernel(const Context& ctx, const ir::Binary& op, Inputs in, Outputs out) {
   const VkTensor& lhs = as_vk(in[0].primitive);
-  if (lhs.dtype == DType::F64 && (op.op == BinaryOp::Pow || op.op == BinaryOp::Atan2))
-    throw Error(ctx.op, fmt::format("f64 {} is not supported by the {} backend: Vulkan shaders have no f64 {}; cast "
-                                    "to f32 first or use another device",
-                                    ir::binary_name(op.op), ctx.backend.name(), ir::binary_name(op.op)));
   auto t = ctx.output(out[0]);
   const std::string shader =
       fmt::format("binary_{}{}", is_comparison(op.op) ? "cmp_" : "", dtype_suffix(lhs.dtype));

@@ -52,5 +52,28 @@ Result kernel(const Context& ctx, const ir::Flip& op, Inputs in, Outputs out);
 Result kernel(const Context& ctx, const ir::Slice& op, Inputs in, Outputs out);
 Result kernel(const Context& ctx, const ir::SliceAssign& op, Inputs in, Outputs out);
 Result kernel(const Context& ctx, const ir::Cat& op, Inputs in, Outputs out);
+Result kernel(const Context& ctx, const ir::Unfold& op, Inputs in, Outputs out);
+// mask.cpp
+Result kernel(const Context& ctx, const ir::MaskWhere& op, Inputs in, Outputs out);
+Result kernel(const Context& ctx, const ir::MaskFill& op, Inputs in, Outputs out);
+// indexing.cpp
+Result kernel(const Context& ctx, const ir::Gather& op, Inputs in, Outputs out);
+Result kernel(const Context& ctx, const ir::Select& op, Inputs in, Outputs out);
+Result kernel(const Context& ctx, const ir::Scatter& op, Inputs in, Outputs out);
+Result kernel(const Context& ctx, const ir::SelectAssign& op, Inputs in, Outputs out);
+// sort.cpp
+Result kernel(const Context& ctx, const ir::Sort& op, Inputs in, Outputs out);
+// scan.cpp
+Result kernel(const Context& ctx, const ir::Cumulative& op, Inputs in, Outputs out);
+// pool.cpp
+Result kernel(const Context& ctx, const ir::MaxPool& op, Inputs in, Outputs out);
+Result kernel(const Context& ctx, const ir::AvgPool& op, Inputs in, Outputs out);
+Result kernel(const Context& ctx, const ir::AdaptiveAvgPool& op, Inputs in, Outputs out);
+// interpolate.cpp
+Result kernel(const Context& ctx, const ir::Interpolate& op, Inputs in, Outputs out);
+// conv.cpp
+Result kernel(const Context& ctx, const ir::Conv& op, Inputs in, Outputs out);
+Result kernel(const Context& ctx, const ir::ConvTranspose& op, Inputs in, Outputs out);
+Result kernel(const Context& ctx, const ir::ConvWeightGrad& op, Inputs in, Outputs out);
 
 }  // namespace burn::vulkan

@@ -122,6 +122,22 @@ void scalar_words(const Scalar& s, DType dtype, std::uint32_t* words) {
   }
 }
 
+void storage_words(const Scalar& s, DType dtype, std::uint32_t* words) {
+  visit_dtype(dtype, [&]<class T>() {
+    const T v = scalar_as<T>(s);
+    words[0] = words[1] = 0;
+    std::memcpy(words, &v, sizeof(T));
+  });
+}
+
+void dispatch_groups(const Context& ctx, std::string_view shader, std::span<const std::uint32_t> constants,
+                     std::span<const Binding> bindings, std::span<const std::byte> params, std::uint64_t groups) {
+  if (groups == 0) return;
+  std::uint32_t gx = 0, gy = 0;
+  grid_for(ctx, groups, gx, gy);
+  ctx.stream().dispatch(ctx.pipeline(shader, constants), bindings, params, gx, gy);
+}
+
 std::string_view dtype_suffix(DType dtype) { return dtype_name(dtype); }
 
 void copy_into(const Context& ctx, const VkTensor& src, const Operand& dst) {

@@ -67,6 +67,20 @@ void grid_for(const Context& ctx, std::uint64_t groups, std::uint32_t& gx, std::
 /// the shader's compute type: 32-bit types fill words[0], 64-bit ones [0..1].
 void scalar_words(const Scalar& s, DType dtype, std::uint32_t* words);
 
+/// `s` as `dtype`'s stored bits (f16 as its 16 bits, bool as one byte),
+/// little endian from words[0]: for shaders that move raw elements.
+void storage_words(const Scalar& s, DType dtype, std::uint32_t* words);
+
+/// Records a dispatch of a shader with its own parameter block over
+/// `groups` workgroups (a 2-D grid past the x limit; the shader folds it).
+void dispatch_groups(const Context& ctx, std::string_view shader, std::span<const std::uint32_t> constants,
+                     std::span<const Binding> bindings, std::span<const std::byte> params, std::uint64_t groups);
+template <class P>
+void dispatch_groups(const Context& ctx, std::string_view shader, std::span<const std::uint32_t> constants,
+                     std::span<const Binding> bindings, const P& params, std::uint64_t groups) {
+  dispatch_groups(ctx, shader, constants, bindings, std::as_bytes(std::span(&params, 1)), groups);
+}
+
 /// "f32", "bool", ... as the shader variants are named.
 std::string_view dtype_suffix(DType dtype);
 

@@ -1,5 +1,5 @@
-// Layout ops. Reshape (of contiguous data), permute, expand, flip and slice
-// are views of the input's block; cat and slice_assign copy through the
+// Layout ops. Reshape (of contiguous data), permute, expand, flip, slice and
+// unfold are views of the input's block; cat and slice_assign copy through the
 // strided copy shader into views of a fresh output.
 #include "backends/vulkan/kernels.hpp"
 #include "backends/vulkan/launch.hpp"
@@ -79,6 +79,16 @@ Result kernel(const Context& ctx, const ir::Cat& op, Inputs in, Outputs out) {
     at += static_cast<std::int64_t>(x.shape[op.dim]);
   }
   return {t};
+}
+
+Result kernel(const Context&, const ir::Unfold& op, Inputs in, Outputs out) {
+  // Window w, element e reads position w * step + e along the dim: the
+  // windows dim strides by step elements, the new last dim by one.
+  const VkTensor& x = as_vk(in[0].primitive);
+  std::vector<std::int64_t> strides = x.strides;
+  strides[op.dim] = x.strides[op.dim] * static_cast<std::int64_t>(op.step);
+  strides.push_back(x.strides[op.dim]);
+  return {x.view(out[0].shape.dims(), std::move(strides), x.offset)};
 }
 
 }  // namespace burn::vulkan

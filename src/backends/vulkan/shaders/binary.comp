@@ -6,6 +6,9 @@
 #include "common.glsl"
 #include "elementwise.glsl"
 #include "float_math.glsl"
+#if defined(A_FLOAT) && defined(A_WIDE)
+#include "double_math.glsl"
+#endif
 layout(local_size_x = WG) in;
 layout(constant_id = 0) const uint OP = 0;
 const uint OPC = OP & 255u;
@@ -92,6 +95,9 @@ A_C apply(A_C x, A_C y) {
 #if !defined(A_WIDE)
     case POW: return f_pow(x, y);
     case ATAN2: return f_atan2(x, y);
+#else
+    case POW: return d_pow(x, y);
+    case ATAN2: return d_atan2(x, y);
 #endif
   }
 #elif defined(A_INT)

@@ -64,3 +64,35 @@ foreach(t ${burn_vk_numeric_dtypes})
   burn_vk_slot(A ${t} a)
   burn_vk_shader(matmul.comp matmul_${t} ${a})
 endforeach()
+
+# Indexing and masks: elements move as raw bits; indices are bounds-checked
+# per index dtype, then used as i32.
+foreach(bits 8 16 32 64)
+  burn_vk_shader(mask.comp mask_${bits} -DELEM_BITS=${bits})
+  burn_vk_shader(gather.comp gather_${bits} -DELEM_BITS=${bits})
+endforeach()
+foreach(t ${burn_vk_int_dtypes})
+  burn_vk_slot(I ${t} i)
+  burn_vk_shader(index_check.comp index_check_${t} ${i})
+endforeach()
+foreach(t ${burn_vk_all_dtypes})
+  burn_vk_slot(A ${t} a)
+  burn_vk_shader(scatter.comp scatter_${t} ${a})
+endforeach()
+
+# Scans, sorts (chunks in workgroup memory, then merge passes for long lines)
+# and max pooling: every numeric dtype.
+foreach(t ${burn_vk_numeric_dtypes})
+  burn_vk_slot(A ${t} a)
+  burn_vk_shader(scan.comp scan_${t} ${a})
+  burn_vk_shader(sort.comp sort_${t} ${a})
+  burn_vk_shader(merge.comp merge_${t} ${a})
+  burn_vk_shader(pool.comp pool_${t} ${a})
+endforeach()
+
+# Convolutions and resizing: floats.
+foreach(t ${burn_vk_float_dtypes})
+  burn_vk_slot(A ${t} a)
+  burn_vk_shader(conv.comp conv_${t} ${a})
+  burn_vk_shader(interpolate.comp interpolate_${t} ${a})
+endforeach()

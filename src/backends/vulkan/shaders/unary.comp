@@ -1,11 +1,14 @@
 #version 450
 // Unary ops on slot A (ir::UnaryOp codes as OP); O is A's type, or bool for
-// the float predicates (PRED variants). Floats compute in f32 (f64 where
-// Vulkan has the f64 operation; the backend rejects the others); ints in 32
-// or 64 bits and wrap when stored.
+// the float predicates (PRED variants). Floats compute in f32, f64 in f64
+// (transcendentals in software, double_math.glsl); ints in 32 or 64 bits and
+// wrap when stored.
 #include "common.glsl"
 #include "elementwise.glsl"
 #include "float_math.glsl"
+#if defined(A_FLOAT) && defined(A_WIDE)
+#include "double_math.glsl"
+#endif
 layout(local_size_x = WG) in;
 layout(constant_id = 0) const uint OP = 0;
 layout(std430, binding = 1) writeonly buffer Out { O_T o[]; };
@@ -65,7 +68,7 @@ A_C apply(A_C x) {
     case CEIL: return ceil(x);
     case TRUNC: return trunc(x);
 #if !defined(A_WIDE)
-    case EXP: return exp(x);
+    case EXP: return f_exp(x);
     case LOG: return f_log(x);
     case LOG1P: return f_log1p(x);
     case EXPM1: return f_expm1(x);
@@ -82,6 +85,24 @@ A_C apply(A_C x) {
     case ACOSH: return f_acosh(x);
     case ATANH: return f_atanh(x);
     case ERF: return f_erf(x);
+#else
+    case EXP: return d_exp(x);
+    case LOG: return d_log(x);
+    case LOG1P: return d_log1p(x);
+    case EXPM1: return d_expm1(x);
+    case SIN: return d_sin(x);
+    case COS: return d_cos(x);
+    case TAN: return d_tan(x);
+    case ASIN: return d_asin(x);
+    case ACOS: return d_acos(x);
+    case ATAN: return d_atan(x);
+    case SINH: return d_sinh(x);
+    case COSH: return d_cosh(x);
+    case TANH: return d_tanh(x);
+    case ASINH: return d_asinh(x);
+    case ACOSH: return d_acosh(x);
+    case ATANH: return d_atanh(x);
+    case ERF: return d_erf(x);
 #endif
   }
 #elif defined(A_INT)
