@@ -20,6 +20,11 @@ inline std::vector<Device> all_devices() {
 #if BURN_HAS_FLEX
   out.push_back(Device::flex());
 #endif
+  // ---- vulkan backend (issue 7): vulkan:0 runs every suite where an adapter exists ----
+#if BURN_HAS_VULKAN
+  if (Device::enumerate(DeviceType::Vulkan).size() > 0) out.push_back(Device::vulkan());
+#endif
+  // ---- end vulkan ----
   return out;
 }
 
@@ -55,7 +60,8 @@ struct DeviceDType {
 inline std::vector<DeviceDType> combos(const std::vector<DType>& dtypes) {
   std::vector<DeviceDType> out;
   for (const auto& d : all_devices())
-    for (auto t : dtypes) out.push_back({d, t});
+    for (auto t : dtypes)
+      if (d.supports_dtype(t)) out.push_back({d, t});  // a GPU adapter may lack f64, i64, ...
   return out;
 }
 
