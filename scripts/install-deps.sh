@@ -10,6 +10,8 @@ packages=(
   zlib1g-dev                         # gzip-compressed datasets (IDX files)
   nlohmann-json3-dev                 # safetensors headers
   libtorch-dev                       # LibTorch: Device::libtorch() (preset `full`, which CI tests with)
+  libvulkan-dev glslc                # Vulkan backend: loader and headers, GLSL -> SPIR-V at build time
+  mesa-vulkan-drivers                # lavapipe: the CPU Vulkan driver the Vulkan tests run on
   dataset-fashion-mnist              # the main job's data (/usr/share/datasets/fashion-mnist)
   libgtest-dev libgmock-dev          # tests
   libbenchmark-dev                   # bench/

@@ -8,13 +8,19 @@
 #include <string>
 #include <vector>
 
+#include <burn/small_vector.hpp>
+
 namespace burn {
 
 class Shape {
  public:
+  /// The extents, inline up to six dims (no heap allocation per copy).
+  using Dims = SmallVector<std::size_t, 6>;
+
   Shape() = default;
   Shape(std::initializer_list<std::size_t> dims) : dims_(dims) {}
-  explicit Shape(std::vector<std::size_t> dims) : dims_(std::move(dims)) {}
+  explicit Shape(const std::vector<std::size_t>& dims) : dims_(dims.begin(), dims.end()) {}
+  explicit Shape(Dims dims) : dims_(std::move(dims)) {}
   template <std::size_t D>
   Shape(const std::array<std::size_t, D>& dims) : dims_(dims.begin(), dims.end()) {}
 
@@ -26,8 +32,8 @@ class Shape {
   }
   std::size_t operator[](std::size_t i) const { return dims_.at(i); }
   std::size_t& operator[](std::size_t i) { return dims_.at(i); }
-  const std::vector<std::size_t>& dims() const noexcept { return dims_; }
-  std::vector<std::size_t>& dims() noexcept { return dims_; }
+  const Dims& dims() const noexcept { return dims_; }
+  Dims& dims() noexcept { return dims_; }
   auto begin() const noexcept { return dims_.begin(); }
   auto end() const noexcept { return dims_.end(); }
 
@@ -39,7 +45,7 @@ class Shape {
   friend bool operator==(const Shape&, const Shape&) = default;
 
  private:
-  std::vector<std::size_t> dims_;
+  Dims dims_;
 };
 
 std::ostream& operator<<(std::ostream& os, const Shape& s);

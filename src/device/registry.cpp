@@ -17,6 +17,17 @@ BackendFactory flex_factory();
 #if BURN_HAS_NDARRAY
 BackendFactory ndarray_factory();
 #endif
+// ---- vulkan / wgpu (issue 7) ----
+#if BURN_HAS_VULKAN
+BackendFactory vulkan_factory();
+#endif
+#if BURN_HAS_WGPU
+BackendFactory wgpu_factory();
+#endif
+#if BURN_HAS_VULKAN || BURN_HAS_WGPU
+bool vulkan_has_gpu_adapter();
+#endif
+// ---- end vulkan / wgpu ----
 }  // namespace burn::backend
 
 namespace burn::detail {
@@ -26,6 +37,21 @@ const std::vector<backend::BackendFactory>& backend_factories() {
   // LibTorch, Flex, Remote, NdArray.
   static const std::vector<backend::BackendFactory> factories = [] {
     std::vector<backend::BackendFactory> f;
+    // ---- vulkan / wgpu (issue 7) ----
+    // A Vulkan GPU comes before the CPU backends; a CPU-only Vulkan driver
+    // (lavapipe) comes after them, so Device() stays on flex/ndarray there.
+#if BURN_HAS_VULKAN || BURN_HAS_WGPU
+    std::vector<backend::BackendFactory> vulkan_family;
+#if BURN_HAS_VULKAN
+    vulkan_family.push_back(backend::vulkan_factory());
+#endif
+#if BURN_HAS_WGPU
+    vulkan_family.push_back(backend::wgpu_factory());
+#endif
+    const bool vulkan_first = backend::vulkan_has_gpu_adapter();
+    if (vulkan_first) f.insert(f.end(), vulkan_family.begin(), vulkan_family.end());
+#endif
+    // ---- end vulkan / wgpu ----
 #if BURN_HAS_LIBTORCH
     f.push_back(backend::libtorch_factory());
 #endif
@@ -34,6 +60,9 @@ const std::vector<backend::BackendFactory>& backend_factories() {
 #endif
 #if BURN_HAS_NDARRAY
     f.push_back(backend::ndarray_factory());
+#endif
+#if BURN_HAS_VULKAN || BURN_HAS_WGPU  // vulkan / wgpu (issue 7), see above
+    if (!vulkan_first) f.insert(f.end(), vulkan_family.begin(), vulkan_family.end());
 #endif
     return f;
   }();

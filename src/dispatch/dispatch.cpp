@@ -1,6 +1,9 @@
 // Dispatch: checks devices, infers outputs through the IR, and runs the op on
 // the backend the device names, then lets the autodiff layer record a node
 // when an input is tracked.
+#include <cstddef>
+#include <new>
+
 #include <fmt/format.h>
 
 #include <burn/detail/ops.hpp>
@@ -12,11 +15,48 @@
 namespace burn::detail {
 namespace {
 
+// Most ops take at most four inputs: their specs and backend inputs live on
+// the stack (each heap allocation is a visible share of a tiny op's cost).
+constexpr std::size_t kInlineInputs = 4;
+
+/// `n` values of T, on the stack up to kInlineInputs. Only the used slots
+/// are constructed (a default TensorSpec or Input is not free either).
+template <class T>
+class InlineList {
+ public:
+  explicit InlineList(std::size_t n) : n_(n) {
+    if (n > kInlineInputs) heap_.reserve(n);
+  }
+  ~InlineList() {
+    if (n_ <= kInlineInputs)
+      for (std::size_t i = 0; i < built_; ++i) slot(i)->~T();
+  }
+  InlineList(const InlineList&) = delete;
+  InlineList& operator=(const InlineList&) = delete;
+
+  /// Appends a value (at most n of them).
+  void push(T value) {
+    if (n_ > kInlineInputs) heap_.push_back(std::move(value));
+    else new (slot(built_)) T(std::move(value));
+    ++built_;
+  }
+  std::span<const T> span() const {
+    return n_ > kInlineInputs ? std::span<const T>(heap_) : std::span<const T>(slot(0), built_);
+  }
+
+ private:
+  T* slot(std::size_t i) const { return std::launder(reinterpret_cast<T*>(const_cast<std::byte*>(storage_)) + i); }
+
+  std::size_t n_;
+  std::size_t built_ = 0;
+  alignas(T) std::byte storage_[kInlineInputs * sizeof(T)];
+  std::vector<T> heap_;
+};
+
 std::vector<TensorRef> run(const ir::Op& op, std::span<const TensorRef> inputs, const Device& device) {
-  std::vector<ir::TensorSpec> specs;
-  specs.reserve(inputs.size());
-  for (const auto& t : inputs) specs.push_back(t->spec);
-  std::vector<ir::TensorSpec> outputs = ir::infer_outputs(op, specs);
+  InlineList<ir::TensorSpec> specs(inputs.size());
+  for (const auto& t : inputs) specs.push(t->spec);
+  std::vector<ir::TensorSpec> outputs = ir::infer_outputs(op, specs.span());
 
   auto& runtime = device.runtime();
   runtime.lock_settings();
@@ -34,22 +74,21 @@ std::vector<TensorRef> run(const ir::Op& op, std::span<const TensorRef> inputs, 
   // and no autodiff node will keep the inputs for backward.
   bool tracked = false;
   for (const auto& t : inputs) tracked = tracked || t->node != nullptr;
-  std::vector<backend::Input> ins;
-  ins.reserve(inputs.size());
+  InlineList<backend::Input> ins(inputs.size());
   for (const auto& t : inputs) {
     const bool reusable = !tracked && t.use_count() == 1 && t->primitive.use_count() == 1;
-    ins.push_back({t->primitive, t->spec, reusable});
+    ins.push({t->primitive, t->spec, reusable});
   }
   std::vector<backend::PrimitivePtr> prims;
   if (profile::enabled()) {
     // Synchronous backends finish inside execute; asynchronous ones are synced
     // so the time belongs to this op.
     const auto start = std::chrono::steady_clock::now();
-    prims = backend.execute(op, ins, outputs);
+    prims = backend.execute(op, ins.span(), outputs);
     backend.sync();
     profile::record(ir::op_name(op), std::chrono::steady_clock::now() - start);
   } else {
-    prims = backend.execute(op, ins, outputs);
+    prims = backend.execute(op, ins.span(), outputs);
   }
   runtime.count_op();
   if (prims.size() != outputs.size())

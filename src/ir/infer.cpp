@@ -19,7 +19,7 @@ template <class... Args>
   throw Error(op, fmt::format(f, std::forward<Args>(args)...));
 }
 
-void expect_inputs(std::string_view op, const Specs& in, std::size_t n) {
+void expect_inputs(std::string_view op, std::span<const TensorSpec> in, std::size_t n) {
   if (in.size() != n) fail(op, "expects {} input tensor(s), got {}", n, in.size());
 }
 
@@ -56,7 +56,8 @@ void expect_index(std::string_view op, const TensorSpec& s) {
 Shape broadcast_shapes(std::string_view op, const Shape& a, const Shape& b) {
   if (a.rank() != b.rank())
     fail(op, "cannot broadcast shapes {} and {}: ranks differ", a.to_string(), b.to_string());
-  std::vector<std::size_t> out(a.rank());
+  if (a == b) return a;
+  Shape::Dims out(a.rank());
   for (std::size_t i = 0; i < a.rank(); ++i) {
     const std::size_t x = a.dims()[i], y = b.dims()[i];
     if (x == y || y == 1) out[i] = x;
@@ -132,7 +133,7 @@ void expect_len(std::string_view op, const V& v, std::size_t n, std::string_view
 
 }  // namespace
 
-std::vector<TensorSpec> infer_outputs(const Op& op_value, const std::vector<TensorSpec>& in) {
+std::vector<TensorSpec> infer_outputs(const Op& op_value, std::span<const TensorSpec> in) {
   const std::string_view op = op_name(op_value);
   return std::visit(
       overloaded{
@@ -303,7 +304,7 @@ std::vector<TensorSpec> infer_outputs(const Op& op_value, const std::vector<Tens
           [&](const SliceAssign& s) -> Specs {
             expect_inputs(op, in, 2);
             expect_same_dtype(op, in[0], in[1]);
-            const auto sliced = infer_outputs(Slice{s.ranges}, {in[0]});
+            const auto sliced = infer_outputs(Slice{s.ranges}, in.first(1));
             if (sliced[0].shape != in[1].shape)
               fail(op, "values of shape {} do not fit the slice of shape {}", in[1].shape.to_string(),
                    sliced[0].shape.to_string());

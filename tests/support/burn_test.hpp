@@ -23,6 +23,11 @@ inline std::vector<Device> all_devices() {
 #if BURN_HAS_LIBTORCH
   out.push_back(Device::libtorch());
 #endif
+  // ---- vulkan backend (issue 7): vulkan:0 runs every suite where an adapter exists ----
+#if BURN_HAS_VULKAN
+  if (Device::enumerate(DeviceType::Vulkan).size() > 0) out.push_back(Device::vulkan());
+#endif
+  // ---- end vulkan ----
   return out;
 }
 

@@ -17,6 +17,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string_view>
 #include <variant>
 #include <vector>
@@ -199,7 +200,7 @@ struct TensorSpec {
 
 /// Validates `inputs` for `op` and returns the outputs' shapes and dtypes.
 /// Throws burn::Error "[op] ..." for invalid inputs.
-std::vector<TensorSpec> infer_outputs(const Op& op, const std::vector<TensorSpec>& inputs);
+std::vector<TensorSpec> infer_outputs(const Op& op, std::span<const TensorSpec> inputs);
 
 /// Numpy-style broadcast of two equal-rank shapes; throws "[op] ..." if they
 /// are incompatible.

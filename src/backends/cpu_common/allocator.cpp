@@ -8,12 +8,41 @@
 
 namespace burn::cpu {
 
+std::byte* FreeLists::take(std::size_t capacity) {
+  const auto it = lists_.find(capacity);
+  if (it == lists_.end() || it->second.empty()) return nullptr;
+  std::byte* block = it->second.back();
+  it->second.pop_back();
+  return block;
+}
+
+void FreeLists::put(std::size_t capacity, std::byte* block) { lists_[capacity].push_back(block); }
+
+void FreeLists::release_largest(std::size_t& cached, std::size_t keep) {
+  // Largest blocks first: they return the most memory for the fewest frees.
+  for (auto it = lists_.rbegin(); it != lists_.rend() && cached > keep; ++it) {
+    auto& list = it->second;
+    while (!list.empty() && cached > keep) {
+      std::free(list.back());
+      list.pop_back();
+      cached -= it->first;
+    }
+  }
+}
+
+void FreeLists::release_all() {
+  for (auto& [capacity, list] : lists_) {
+    for (std::byte* block : list) std::free(block);
+    list.clear();
+  }
+}
+
 Allocator::Allocator(bool caching, std::size_t cache_limit_bytes)
     : caching_(caching), cache_limit_(cache_limit_bytes) {}
 
 Allocator::~Allocator() {
-  for (auto& [size, p] : cache_) std::free(p);
-  for (auto& [size, p] : persistent_cache_) std::free(p);
+  cache_.release_all();
+  persistent_cache_.release_all();
 }
 
 std::size_t Allocator::bucket_size(std::size_t bytes) {
@@ -37,9 +66,8 @@ Allocator::Block Allocator::allocate(std::size_t bytes) {
   std::lock_guard lock(mutex_);
   block.persistent = persistent_mode_;
   auto& cache = block.persistent ? persistent_cache_ : cache_;
-  if (auto it = cache.find(capacity); it != cache.end()) {
-    block.data = it->second;
-    cache.erase(it);
+  if (std::byte* cached = cache.take(capacity)) {
+    block.data = cached;
     (block.persistent ? persistent_cached_bytes_ : cached_bytes_) -= capacity;
   } else {
     block.data = static_cast<std::byte*>(std::aligned_alloc(kAlignment, capacity));
@@ -73,7 +101,7 @@ void Allocator::deallocate(const Block& block) {
   live_capacity_ -= block.capacity;
   (block.persistent ? persistent_ : dynamic_).live -= 1;
   if (block.persistent) {
-    persistent_cache_.emplace(block.capacity, block.data);
+    persistent_cache_.put(block.capacity, block.data);
     persistent_cached_bytes_ += block.capacity;
     return;
   }
@@ -81,20 +109,12 @@ void Allocator::deallocate(const Block& block) {
     std::free(block.data);
     return;
   }
-  cache_.emplace(block.capacity, block.data);
+  cache_.put(block.capacity, block.data);
   cached_bytes_ += block.capacity;
   if (cached_bytes_ > cache_limit_) release_until_(cache_limit_ / 2);
 }
 
-void Allocator::release_until_(std::size_t limit) {
-  // Largest blocks first: they return the most memory for the fewest frees.
-  while (cached_bytes_ > limit && !cache_.empty()) {
-    auto it = std::prev(cache_.end());
-    cached_bytes_ -= it->first;
-    std::free(it->second);
-    cache_.erase(it);
-  }
-}
+void Allocator::release_until_(std::size_t limit) { cache_.release_largest(cached_bytes_, limit); }
 
 void Allocator::cleanup() {
   std::lock_guard lock(mutex_);

@@ -13,6 +13,25 @@
 
 namespace burn::cpu {
 
+/// Cached blocks, one free list per capacity. Reusing a block pops from its
+/// list and freeing pushes back onto it; the lists keep their storage, so a
+/// steady state of allocations allocates nothing itself (a multimap would
+/// allocate a node per cached block).
+class FreeLists {
+ public:
+  /// A cached block of exactly `capacity` bytes, or nullptr.
+  std::byte* take(std::size_t capacity);
+  void put(std::size_t capacity, std::byte* block);
+  /// Frees cached blocks, largest first, until at most `keep` bytes remain;
+  /// `cached` is the running total of cached bytes and is updated.
+  void release_largest(std::size_t& cached, std::size_t keep);
+  /// Frees every cached block.
+  void release_all();
+
+ private:
+  std::map<std::size_t, std::vector<std::byte*>> lists_;
+};
+
 class Allocator : public std::enable_shared_from_this<Allocator> {
  public:
   static constexpr std::size_t kAlignment = 64;
@@ -56,8 +75,8 @@ class Allocator : public std::enable_shared_from_this<Allocator> {
   const bool caching_;
   const std::size_t cache_limit_;
   mutable std::mutex mutex_;
-  std::multimap<std::size_t, std::byte*> cache_;             // capacity -> block
-  std::multimap<std::size_t, std::byte*> persistent_cache_;  // never released by cleanup
+  FreeLists cache_;
+  FreeLists persistent_cache_;  // never released by cleanup
   std::size_t cached_bytes_ = 0;
   std::size_t persistent_cached_bytes_ = 0;
   std::uint64_t live_allocs_ = 0, bytes_in_use_ = 0, bytes_padding_ = 0, live_capacity_ = 0;

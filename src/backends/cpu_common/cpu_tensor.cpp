@@ -1,11 +1,12 @@
 #include "backends/cpu_common/cpu_tensor.hpp"
 
 #include <cstring>
+#include <typeinfo>
 
 namespace burn::cpu {
 
-std::vector<std::int64_t> contiguous_strides(const std::vector<std::size_t>& shape) {
-  std::vector<std::int64_t> s(shape.size());
+Strides contiguous_strides(const Extents& shape) {
+  Strides s(shape.size());
   std::int64_t acc = 1;
   for (std::size_t i = shape.size(); i-- > 0;) {
     s[i] = acc;
@@ -38,8 +39,7 @@ CpuTensorPtr CpuTensor::allocate(const std::shared_ptr<Allocator>& alloc, const 
   return t;
 }
 
-CpuTensorPtr CpuTensor::view(std::vector<std::size_t> new_shape, std::vector<std::int64_t> new_strides,
-                             std::int64_t new_offset) const {
+CpuTensorPtr CpuTensor::view(Extents new_shape, Strides new_strides, std::int64_t new_offset) const {
   auto t = std::make_shared<CpuTensor>();
   t->buffer = buffer;
   t->dtype = dtype;
@@ -49,12 +49,23 @@ CpuTensorPtr CpuTensor::view(std::vector<std::size_t> new_shape, std::vector<std
   return t;
 }
 
-const CpuTensor& as_cpu(const backend::PrimitivePtr& p) { return *as_cpu_ptr(p); }
+namespace {
+// CpuTensor is final: comparing the dynamic type is exact and much cheaper
+// than dynamic_cast on every operand of every op.
+void check_cpu(const backend::PrimitivePtr& p) {
+  if (!p || typeid(*p) != typeid(CpuTensor))
+    throw Error("cpu backend", "the tensor's storage does not belong to a CPU backend");
+}
+}  // namespace
+
+const CpuTensor& as_cpu(const backend::PrimitivePtr& p) {
+  check_cpu(p);
+  return static_cast<const CpuTensor&>(*p);
+}
 
 CpuTensorPtr as_cpu_ptr(const backend::PrimitivePtr& p) {
-  auto t = std::dynamic_pointer_cast<CpuTensor>(p);
-  if (!t) throw Error("cpu backend", "the tensor's storage does not belong to a CPU backend");
-  return t;
+  check_cpu(p);
+  return std::static_pointer_cast<CpuTensor>(p);
 }
 
 namespace {

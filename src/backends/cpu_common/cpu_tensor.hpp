@@ -13,19 +13,22 @@
 
 namespace burn::cpu {
 
+/// Extents and element strides of a view, inline up to six dims.
+using Extents = Shape::Dims;
+using Strides = SmallVector<std::int64_t, 6>;
+
 class CpuTensor final : public backend::Primitive {
  public:
   std::shared_ptr<Buffer> buffer;
   DType dtype = DType::F32;
-  std::vector<std::size_t> shape;
-  std::vector<std::int64_t> strides;
+  Extents shape;
+  Strides strides;
   std::int64_t offset = 0;
 
   /// A fresh row-major tensor (uninitialised memory).
   static std::shared_ptr<CpuTensor> allocate(const std::shared_ptr<Allocator>& alloc, const ir::TensorSpec& spec);
   /// A view sharing this tensor's buffer.
-  std::shared_ptr<CpuTensor> view(std::vector<std::size_t> shape, std::vector<std::int64_t> strides,
-                                  std::int64_t offset) const;
+  std::shared_ptr<CpuTensor> view(Extents shape, Strides strides, std::int64_t offset) const;
 
   std::size_t rank() const noexcept { return shape.size(); }
   std::size_t num_elements() const noexcept;
@@ -48,7 +51,7 @@ const CpuTensor& as_cpu(const backend::PrimitivePtr& p);
 CpuTensorPtr as_cpu_ptr(const backend::PrimitivePtr& p);
 
 /// Row-major strides for a shape.
-std::vector<std::int64_t> contiguous_strides(const std::vector<std::size_t>& shape);
+Strides contiguous_strides(const Extents& shape);
 
 /// Copies any view into fresh row-major bytes.
 TensorData to_tensor_data(const CpuTensor& t);
@@ -62,13 +65,13 @@ CpuTensorPtr contiguous(const std::shared_ptr<Allocator>& alloc, const CpuTensor
 /// strided view in row-major order. Serial; for the reference backend and
 /// for copies.
 template <class F>
-void for_each_offset(const std::vector<std::size_t>& shape, const std::vector<std::int64_t>& strides,
+void for_each_offset(const Extents& shape, const Strides& strides,
                      std::int64_t offset, F&& f) {
   std::size_t n = 1;
   for (auto d : shape) n *= d;
   if (n == 0) return;
   const std::size_t rank = shape.size();
-  std::vector<std::size_t> idx(rank, 0);
+  Extents idx(rank, 0);
   std::int64_t off = offset;
   for (std::size_t i = 0; i < n; ++i) {
     f(i, off);

@@ -54,7 +54,7 @@ Result kernel(const Context& ctx, const ir::Binary& op, Inputs in, Outputs out) 
     });
     const Operand ops[] = {operand(*y),
                            broadcast_operand(a, y->shape),
-                           {scalar.data(), dtype_size(a.dtype), std::vector<std::int64_t>(y->rank(), 0)}};
+                           {scalar.data(), dtype_size(a.dtype), cpu::Strides(y->rank(), 0)}};
     code = for_each_run(y->shape, ops, fn, &err, grain_of(op.op));
   } else {
     const auto& b = cpu::as_cpu(in[1].primitive);

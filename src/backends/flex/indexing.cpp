@@ -127,7 +127,7 @@ void scatter_into(const cpu::CpuTensor& out, const Operand& idx, std::int64_t id
 
 // The 1-D indices as an operand of a loop of `rank` dims, varying along `dim`.
 Operand along(const cpu::CpuTensor& idx, std::size_t rank, std::size_t dim) {
-  Operand o{idx.base(), dtype_size(idx.dtype), std::vector<std::int64_t>(rank, 0)};
+  Operand o{idx.base(), dtype_size(idx.dtype), cpu::Strides(rank, 0)};
   o.strides[dim] = idx.strides[0];
   return o;
 }
@@ -166,7 +166,7 @@ Result kernel(const Context& ctx, const ir::SelectAssign& op, Inputs in, Outputs
   const auto idx = checked_indices(ctx, in[1], t.shape[op.dim], "select_assign", op.dim);
   const auto& values = cpu::as_cpu(in[2].primitive);
   auto y = contiguous_copy(ctx, t);
-  Operand io{idx->base(), sizeof(std::int64_t), std::vector<std::int64_t>(y->rank(), 0)};
+  Operand io{idx->base(), sizeof(std::int64_t), cpu::Strides(y->rank(), 0)};
   scatter_into(*y, io, idx->strides[0], values, values.shape, op.dim, op.reduce == ir::IndexReduce::Add);
   return {y};
 }

@@ -13,10 +13,9 @@ namespace {
 // nullopt when no strides can (then reshape copies). Walks the input's
 // dims from the innermost, in runs that are dense in memory, and lays the
 // new dims over each run.
-std::optional<std::vector<std::int64_t>> reshape_strides(const cpu::CpuTensor& t,
-                                                         const std::vector<std::size_t>& shape) {
+std::optional<cpu::Strides> reshape_strides(const cpu::CpuTensor& t, const cpu::Extents& shape) {
   if (t.is_contiguous() || t.num_elements() == 0) return cpu::contiguous_strides(shape);
-  std::vector<std::int64_t> out(shape.size());
+  cpu::Strides out(shape.size());
   std::size_t view_d = shape.size();
   std::int64_t run_stride = t.strides.back();
   std::size_t run_numel = 1, view_numel = 1;
@@ -42,8 +41,8 @@ std::optional<std::vector<std::int64_t>> reshape_strides(const cpu::CpuTensor& t
 }
 
 cpu::CpuTensorPtr slice_view(const cpu::CpuTensor& t, const std::vector<ir::SliceRange>& ranges) {
-  std::vector<std::size_t> shape(t.rank());
-  std::vector<std::int64_t> strides(t.rank());
+  cpu::Extents shape(t.rank());
+  cpu::Strides strides(t.rank());
   std::int64_t offset = t.offset;
   for (std::size_t d = 0; d < t.rank(); ++d) {
     const auto& r = ranges[d];
@@ -66,8 +65,8 @@ Result kernel(const Context& ctx, const ir::Reshape& op, Inputs in, Outputs) {
 
 Result kernel(const Context&, const ir::Permute& op, Inputs in, Outputs) {
   const auto& x = cpu::as_cpu(in[0].primitive);
-  std::vector<std::size_t> shape(x.rank());
-  std::vector<std::int64_t> strides(x.rank());
+  cpu::Extents shape(x.rank());
+  cpu::Strides strides(x.rank());
   for (std::size_t i = 0; i < x.rank(); ++i) {
     shape[i] = x.shape[op.axes[i]];
     strides[i] = x.strides[op.axes[i]];
@@ -77,7 +76,7 @@ Result kernel(const Context&, const ir::Permute& op, Inputs in, Outputs) {
 
 Result kernel(const Context&, const ir::Expand& op, Inputs in, Outputs) {
   const auto& x = cpu::as_cpu(in[0].primitive);
-  std::vector<std::int64_t> strides = x.strides;
+  cpu::Strides strides = x.strides;
   for (std::size_t i = 0; i < x.rank(); ++i)
     if (x.shape[i] != op.shape[i]) strides[i] = 0;  // a size-1 dim repeated
   return {x.view(op.shape.dims(), std::move(strides), x.offset)};
@@ -85,7 +84,7 @@ Result kernel(const Context&, const ir::Expand& op, Inputs in, Outputs) {
 
 Result kernel(const Context&, const ir::Flip& op, Inputs in, Outputs) {
   const auto& x = cpu::as_cpu(in[0].primitive);
-  std::vector<std::int64_t> strides = x.strides;
+  cpu::Strides strides = x.strides;
   std::int64_t offset = x.offset;
   for (auto a : op.axes) {
     if (x.shape[a] == 0) continue;
@@ -101,7 +100,7 @@ Result kernel(const Context&, const ir::Slice& op, Inputs in, Outputs) {
 
 Result kernel(const Context&, const ir::Unfold& op, Inputs in, Outputs out) {
   const auto& x = cpu::as_cpu(in[0].primitive);
-  std::vector<std::int64_t> strides = x.strides;
+  cpu::Strides strides = x.strides;
   strides[op.dim] = x.strides[op.dim] * static_cast<std::int64_t>(op.step);
   strides.push_back(x.strides[op.dim]);
   return {x.view(out[0].shape.dims(), std::move(strides), x.offset)};

@@ -25,7 +25,7 @@ Result kernel(const Context& ctx, const ir::Reduce& op, Inputs in, Outputs out) 
         auto truth = ctx.output({in[0].spec.shape, DType::Bool});
         alignas(8) std::byte zero[8] = {};
         const Operand ops[] = {
-            operand(*truth), operand(*x), {zero, dtype_size(x->dtype), std::vector<std::int64_t>(x->rank(), 0)}};
+            operand(*truth), operand(*x), {zero, dtype_size(x->dtype), cpu::Strides(x->rank(), 0)}};
         ErrorSlot err;
         for_each_run(truth->shape, ops, comparison_row(ir::BinaryOp::NotEqual, x->dtype), &err);
         x = truth;

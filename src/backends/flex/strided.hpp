@@ -24,14 +24,14 @@ namespace burn::flex {
 struct Operand {
   std::byte* base = nullptr;
   std::size_t width = 0;
-  std::vector<std::int64_t> strides;
+  cpu::Strides strides;
 };
 
 /// A tensor as an operand of a loop over its own shape.
 Operand operand(const cpu::CpuTensor& t);
 /// A tensor broadcast (numpy-style, equal rank) to `shape`: size-1 dims that
 /// `shape` widens get stride 0.
-Operand broadcast_operand(const cpu::CpuTensor& t, const std::vector<std::size_t>& shape);
+Operand broadcast_operand(const cpu::CpuTensor& t, const cpu::Extents& shape);
 
 /// Processes one run: ptrs[k] points at operand k's first element of the run,
 /// strides[k] is its innermost stride in elements, n >= 1 elements. Returns 0,
@@ -41,7 +41,7 @@ using RowFn = int (*)(const void* ctx, std::byte* const* ptrs, const std::int64_
 /// Runs `fn` over every element of `shape`, multi-threaded above `grain`
 /// elements per thread. Returns 0 or one of the error codes `fn` returned.
 /// Never throws out of a parallel region.
-int for_each_run(const std::vector<std::size_t>& shape, std::span<const Operand> operands, RowFn fn, const void* ctx,
+int for_each_run(const cpu::Extents& shape, std::span<const Operand> operands, RowFn fn, const void* ctx,
                  std::size_t grain = kGrainSize);
 
 /// Copies `src` into `dst` (same shape and dtype, any strides), in parallel.

@@ -127,7 +127,7 @@ Result kernel(const Context& ctx, const ir::Reduce& op, Inputs in, Outputs out) 
 Result kernel(const Context& ctx, const ir::Cumulative& op, Inputs in, Outputs out) {
   const auto& x = cpu::as_cpu(in[0].primitive);
   auto t = ctx.output(out[0]);
-  std::vector<std::size_t> lines = x.shape;
+  cpu::Extents lines = x.shape;
   lines[op.dim] = 1;
   const std::size_t n = x.shape[op.dim];
   const std::int64_t out_step = t->strides[op.dim];

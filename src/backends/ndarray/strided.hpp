@@ -15,11 +15,11 @@
 
 namespace burn::ndarray {
 
-using Index = std::vector<std::size_t>;
+using Index = cpu::Extents;
 
 /// Calls f(flat_index, idx) for every multi-index of `shape`, row-major.
 template <class F>
-void for_each_index(const std::vector<std::size_t>& shape, F&& f) {
+void for_each_index(const cpu::Extents& shape, F&& f) {
   std::size_t n = 1;
   for (auto d : shape) n *= d;
   Index idx(shape.size(), 0);
@@ -68,7 +68,7 @@ inline void store_index(const cpu::CpuTensor& t, std::size_t i, std::size_t v) {
 }
 
 /// Row-major element index of `idx` in a tensor of `shape`.
-inline std::size_t flat_index(const std::vector<std::size_t>& shape, const Index& idx) noexcept {
+inline std::size_t flat_index(const cpu::Extents& shape, const Index& idx) noexcept {
   std::size_t flat = 0;
   for (std::size_t d = 0; d < shape.size(); ++d) flat = flat * shape[d] + idx[d];
   return flat;

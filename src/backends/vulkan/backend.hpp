@@ -1,0 +1,73 @@
+// The Vulkan backend: one instance per device (vulkan:i, wgpu:i), owning the
+// logical device, its buffer pool, pipelines and command stream. Kernels
+// (kernels.hpp) record work; reads and sync() wait for it.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <random>
+#include <string>
+
+#include <burn/backend/backend.hpp>
+
+#include "backends/vulkan/gpu.hpp"
+#include "backends/vulkan/memory_pool.hpp"
+#include "backends/vulkan/pipelines.hpp"
+#include "backends/vulkan/stream.hpp"
+#include "backends/vulkan/tensor.hpp"
+
+namespace burn::vulkan {
+
+class VulkanBackend final : public backend::Backend {
+ public:
+  /// `api` is "vulkan" or "wgpu" (the name users see); `adapter` indexes Instance::adapters().
+  VulkanBackend(std::string api, std::size_t adapter);
+  ~VulkanBackend() override;
+
+  std::string name() const override { return api_; }
+  std::string description() const override;
+  bool supports_dtype(DType dtype) const override;
+  bool supports_op(const ir::Op& op) const override;
+  std::vector<backend::PrimitivePtr> execute(const ir::Op& op, std::span<const backend::Input> inputs,
+                                             std::span<const ir::TensorSpec> outputs) override;
+  backend::PrimitivePtr from_data(TensorData data) override;
+  TensorData to_data(const backend::PrimitivePtr& primitive, const ir::TensorSpec& spec) override;
+  void seed(std::uint64_t seed) override;
+  void sync() override;
+  void flush() override;
+  void memory_cleanup() override;
+  std::optional<std::vector<SlicedPoolReport>> memory_pool_report() const override { return pool_->report(); }
+  std::optional<MemoryPoolUsage> memory_pool_usage() const override { return pool_->usage(); }
+  void set_persistent_allocations(bool on) override { pool_->set_persistent(on); }
+  PhysicalIdentity identity() const override { return gpu_->adapter().identity; }
+  std::string physical_name() const override;
+
+  // ---- for kernels (called with the backend's lock held) ----
+  /// A fresh row-major tensor; throws "[op] ..." when it cannot be allocated.
+  VkTensorPtr allocate(const ir::TensorSpec& spec, std::string_view op);
+  Stream& stream() noexcept { return *stream_; }
+  Pipelines& pipelines() noexcept { return *pipelines_; }
+  const Gpu& gpu() const noexcept { return *gpu_; }
+  /// "vulkan:0"
+  const std::string& label() const noexcept { return gpu_->label(); }
+  /// The generator Random draws from (seed() resets it).
+  std::mt19937_64& rng() noexcept { return rng_; }
+
+  /// Testing: makes the next queue submission fail as a lost device would.
+  void fail_next_submit();
+
+ private:
+  /// Throws "[op] <dtype> is not supported by ..." naming the missing feature.
+  void require_dtype(DType dtype, std::string_view op) const;
+
+  std::string api_;
+  mutable std::mutex mutex_;
+  std::shared_ptr<Gpu> gpu_;
+  std::shared_ptr<MemoryPool> pool_;
+  std::unique_ptr<Pipelines> pipelines_;
+  std::unique_ptr<Stream> stream_;
+  std::mt19937_64 rng_{std::random_device{}()};
+};
+
+}  // namespace burn::vulkan

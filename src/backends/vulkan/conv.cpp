@@ -1,0 +1,120 @@
+// Convolution, transposed convolution and the convolution weight gradient as
+// implicit GEMMs (shaders/conv.comp): 64x64 output tiles per workgroup and
+// group, the im2col operand formed while staging tiles in workgroup memory.
+#include <fmt/format.h>
+
+#include "backends/vulkan/kernels.hpp"
+#include "backends/vulkan/launch.hpp"
+#include "backends/vulkan/spatial.hpp"
+
+namespace burn::vulkan {
+namespace {
+
+/// Mirrors the Params block of shaders/conv.comp.
+struct ConvParams {
+  std::uint32_t m = 0, n = 0, k = 0;
+  std::uint32_t batch = 0, c_in = 0, c_out = 0, cin_g = 0, cout_g = 0;
+  std::uint32_t nsp = 0, in_vol = 0, out_vol = 0, k_vol = 0, has_bias = 0;
+  std::uint32_t unused[3]{};
+  std::uint32_t in[kMaxSpatial]{}, out[kMaxSpatial]{}, kext[kMaxSpatial]{}, stride[kMaxSpatial]{},
+      padding[kMaxSpatial]{}, dilation[kMaxSpatial]{};
+};
+
+enum Mode : std::uint32_t { kConv = 0, kTransposed = 1, kWeightGrad = 2 };
+
+std::uint64_t volume(const std::vector<std::size_t>& shape, std::size_t first) {
+  std::uint64_t v = 1;
+  for (std::size_t i = first; i < shape.size(); ++i) v *= shape[i];
+  return v;
+}
+
+/// Fills the geometry: x's spatial extent, the conv output's and the kernel's.
+void geometry(const Context& ctx, ConvParams& p, const std::vector<std::size_t>& x,
+              const std::vector<std::size_t>& out, const std::vector<std::size_t>& kernel, std::size_t groups) {
+  require_spatial(ctx, x.size() - 2);
+  p.nsp = static_cast<std::uint32_t>(x.size() - 2);
+  put_spatial(p.in, x, 2);
+  put_spatial(p.out, out, 2);
+  put_spatial(p.kext, kernel);
+  p.in_vol = static_cast<std::uint32_t>(volume(x, 2));
+  p.out_vol = static_cast<std::uint32_t>(volume(out, 2));
+  p.k_vol = static_cast<std::uint32_t>(volume(kernel, 0));
+  p.batch = static_cast<std::uint32_t>(x[0]);
+  p.c_in = static_cast<std::uint32_t>(x[1]);
+  p.c_out = static_cast<std::uint32_t>(out[1]);
+  p.cin_g = static_cast<std::uint32_t>(x[1] / groups);
+  p.cout_g = static_cast<std::uint32_t>(out[1] / groups);
+}
+
+void run(const Context& ctx, Mode mode, ConvParams& p, std::uint64_t m, std::uint64_t n, std::uint64_t k,
+         std::size_t groups, const VkTensor& y, const VkTensor& x, const VkTensor& w, const VkTensor* bias) {
+  require_index_range(ctx, m * k, "the GEMM's rows times its depth");
+  require_index_range(ctx, n * k, "the GEMM's columns times its depth");
+  p.m = static_cast<std::uint32_t>(m);
+  p.n = static_cast<std::uint32_t>(n);
+  p.k = static_cast<std::uint32_t>(k);
+  if (m == 0 || n == 0) return;
+  const std::uint64_t gx = (n + 63) / 64, gy = (m + 63) / 64;
+  const auto& limit = ctx.backend.gpu().adapter().limits.maxComputeWorkGroupCount;
+  if (gx > limit[0] || gy > limit[1] || groups > limit[2])
+    throw Error(ctx.op, fmt::format("{} x {} tiles in {} groups are more than {} dispatches at once; split the batch",
+                                    gx, gy, groups, ctx.backend.label()));
+  p.has_bias = bias ? 1u : 0u;
+  const Binding bindings[] = {y.binding(), x.binding(), w.binding(), (bias ? *bias : x).binding()};
+  const std::uint32_t constants[] = {mode};
+  ctx.stream().dispatch(ctx.pipeline(fmt::format("conv_{}", dtype_suffix(y.dtype)), constants), bindings,
+                        std::as_bytes(std::span(&p, 1)), static_cast<std::uint32_t>(gx),
+                        static_cast<std::uint32_t>(gy), static_cast<std::uint32_t>(groups));
+}
+
+std::vector<std::size_t> spatial_of(const std::vector<std::size_t>& shape) {
+  return std::vector<std::size_t>(shape.begin() + 2, shape.end());
+}
+
+VkTensorPtr dense(const Context& ctx, const backend::Input& in) { return contiguous(ctx, as_vk_ptr(in.primitive)); }
+
+}  // namespace
+
+Result kernel(const Context& ctx, const ir::Conv& op, Inputs in, Outputs out) {
+  const VkTensorPtr x = dense(ctx, in[0]), w = dense(ctx, in[1]);
+  const VkTensorPtr bias = op.has_bias ? dense(ctx, in[2]) : nullptr;
+  auto y = ctx.output(out[0]);
+  ConvParams p;
+  geometry(ctx, p, x->shape, y->shape, spatial_of(w->shape), op.groups);
+  put_spatial(p.stride, op.stride);
+  put_spatial(p.padding, op.padding);
+  put_spatial(p.dilation, op.dilation);
+  run(ctx, kConv, p, p.cout_g, std::uint64_t{p.batch} * p.out_vol, std::uint64_t{p.cin_g} * p.k_vol, op.groups, *y,
+      *x, *w, bias.get());
+  return {y};
+}
+
+Result kernel(const Context& ctx, const ir::ConvTranspose& op, Inputs in, Outputs out) {
+  const VkTensorPtr x = dense(ctx, in[0]), w = dense(ctx, in[1]);
+  const VkTensorPtr bias = op.has_bias ? dense(ctx, in[2]) : nullptr;
+  auto y = ctx.output(out[0]);
+  ConvParams p;
+  geometry(ctx, p, x->shape, y->shape, spatial_of(w->shape), op.groups);
+  put_spatial(p.stride, op.stride);
+  put_spatial(p.padding, op.padding);
+  put_spatial(p.dilation, op.dilation);
+  run(ctx, kTransposed, p, p.cout_g, std::uint64_t{p.batch} * p.out_vol, std::uint64_t{p.cin_g} * p.k_vol, op.groups,
+      *y, *x, *w, bias.get());
+  return {y};
+}
+
+Result kernel(const Context& ctx, const ir::ConvWeightGrad& op, Inputs in, Outputs out) {
+  const VkTensorPtr x = dense(ctx, in[0]), grad = dense(ctx, in[1]);
+  auto y = ctx.output(out[0]);
+  ConvParams p;
+  // The conv's output is the gradient's shape.
+  geometry(ctx, p, x->shape, grad->shape, op.kernel, op.groups);
+  put_spatial(p.stride, op.stride);
+  put_spatial(p.padding, op.padding);
+  put_spatial(p.dilation, op.dilation);
+  run(ctx, kWeightGrad, p, p.cout_g, std::uint64_t{p.cin_g} * p.k_vol, std::uint64_t{p.batch} * p.out_vol, op.groups,
+      *y, *x, *grad, nullptr);
+  return {y};
+}
+
+}  // namespace burn::vulkan
