@@ -161,7 +161,7 @@ CaseSpecs case_specs(const Case& c) {
   CaseSpecs specs;
   for (const auto& in : c.inputs) {
     ir::TensorSpec s{in.base.shape(), in.base.dtype()};
-    for (const auto& op : in.view) s = ir::infer_outputs(op, {s}).at(0);
+    for (const auto& op : in.view) s = ir::infer_outputs(op, std::span<const ir::TensorSpec>(&s, 1)).at(0);
     specs.inputs.push_back(s);
   }
   specs.outputs = ir::infer_outputs(c.op, specs.inputs);

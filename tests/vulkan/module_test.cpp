@@ -42,7 +42,8 @@ TEST(VulkanConv, GeometriesGroupsAndDtypes) {
         agree(what, [&](const auto& i) { return run(op, i); }, in);
         // The weight gradient of the same geometry, from a gradient of the output's shape.
         const ir::Conv no_bias{c.stride, c.padding, c.dilation, c.groups, false};
-        const auto out_shape = ir::infer_outputs(no_bias, {{c.x, t}, {c.w, t}})[0].shape;
+        const std::vector<ir::TensorSpec> specs{{c.x, t}, {c.w, t}};
+        const auto out_shape = ir::infer_outputs(no_bias, specs)[0].shape;
         V kernel(c.w.dims().begin() + 2, c.w.dims().end());
         const ir::ConvWeightGrad wg{kernel, c.stride, c.padding, c.dilation, c.groups};
         agree("weight grad of " + what, [&](const auto& i) { return run(wg, i); }, {in[0], rand(out_shape, t, -1, 1)});
