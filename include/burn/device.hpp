@@ -26,6 +26,11 @@ class TensorData;
 namespace detail {
 class DeviceRuntime;
 }
+// ---- device clock (issue 7) ----
+namespace backend {
+class DeviceClockWindow;
+}
+// ---- end device clock ----
 
 /// An index for indexed backends (CUDA, ROCm): `DeviceIndex::Default` or an integer.
 class DeviceIndex {
@@ -365,6 +370,9 @@ class Device {
   struct ProfileWindow {
     std::chrono::steady_clock::time_point start;
     std::uint64_t ops_before = 0;
+    // ---- device clock (issue 7): set when the backend measures on its own clock ----
+    std::shared_ptr<backend::DeviceClockWindow> clock;
+    // ---- end device clock ----
   };
   class PersistentScope {
    public:

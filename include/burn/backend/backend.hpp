@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <future>
 #include <memory>
 #include <optional>
 #include <span>
@@ -31,6 +32,19 @@ struct Input {
   /// output into its storage (in-place execution).
   bool reusable = false;
 };
+
+// ---- device clock (issue 7) ----
+/// A profile window opened on a backend's own device clock (see
+/// Backend::open_profile_window).
+class DeviceClockWindow {
+ public:
+  virtual ~DeviceClockWindow() = default;
+  /// Closes the window where the device's stream is now. The answer is the
+  /// device time between the two ends, resolved once the device has run both
+  /// (resolving may wait for the device; closing must not).
+  virtual std::shared_future<std::optional<ProfileTicks>> close() = 0;
+};
+// ---- end device clock ----
 
 /// One device of a backend (flex:0). Implementations must be thread-safe for
 /// concurrent calls from different threads on different tensors.
@@ -61,6 +75,13 @@ class Backend {
   virtual void seed(std::uint64_t seed) = 0;
   virtual void sync() {}
   virtual void flush() {}
+  // ---- device clock (issue 7) ----
+  /// Opens a profile window on the device clock, where the stream is now (work
+  /// still owed from before falls in), without waiting for the device. nullptr
+  /// (the default): no device clock, Device::profile measures wall-clock time
+  /// between two syncs instead.
+  virtual std::unique_ptr<DeviceClockWindow> open_profile_window() { return nullptr; }
+  // ---- end device clock ----
 
   virtual void memory_cleanup() {}
   virtual std::optional<std::vector<SlicedPoolReport>> memory_pool_report() const { return std::nullopt; }

@@ -21,9 +21,14 @@ VulkanBackend::VulkanBackend(std::string api, std::size_t adapter)
   pipelines_ = std::make_unique<Pipelines>(gpu_);
   auto error_word = std::make_shared<DeviceBuffer>(pool_, pool_->allocate(4));
   stream_ = std::make_unique<Stream>(gpu_, *pipelines_, std::move(error_word));
+  clock_link_->backend = this;
 }
 
 VulkanBackend::~VulkanBackend() {
+  // Profile windows resolved from now on find their stamps settled by the
+  // stream's end (the lock keeps them waiting until it has settled them).
+  std::lock_guard clock_lock(clock_link_->mutex);
+  clock_link_->backend = nullptr;
   // The stream waits for the queue before anything it used goes away.
   stream_.reset();
   pipelines_.reset();

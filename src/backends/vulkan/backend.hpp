@@ -36,6 +36,8 @@ class VulkanBackend final : public backend::Backend {
   void seed(std::uint64_t seed) override;
   void sync() override;
   void flush() override;
+  /// Timestamp queries on the queue (profile.cpp); nullptr where the queue has none.
+  std::unique_ptr<backend::DeviceClockWindow> open_profile_window() override;
   void memory_cleanup() override;
   std::optional<std::vector<SlicedPoolReport>> memory_pool_report() const override { return pool_->report(); }
   std::optional<MemoryPoolUsage> memory_pool_usage() const override { return pool_->usage(); }
@@ -57,6 +59,17 @@ class VulkanBackend final : public backend::Backend {
   /// Testing: makes the next queue submission fail as a lost device would.
   void fail_next_submit();
 
+  /// Lets profile windows reach the backend while it lives (profile.cpp).
+  struct ClockLink {
+    std::mutex mutex;
+    VulkanBackend* backend = nullptr;
+  };
+  /// Writes a window's closing timestamp (locks the backend).
+  StampPtr stamp_now();
+  /// Waits until `end` (written after `begin`) has run, then the time between
+  /// them; nullopt when the queue failed first (locks the backend).
+  std::optional<std::chrono::nanoseconds> measure(const Stamp& begin, const Stamp& end);
+
  private:
   /// Throws "[op] <dtype> is not supported by ..." naming the missing feature.
   void require_dtype(DType dtype, std::string_view op) const;
@@ -68,6 +81,7 @@ class VulkanBackend final : public backend::Backend {
   std::unique_ptr<Pipelines> pipelines_;
   std::unique_ptr<Stream> stream_;
   std::mt19937_64 rng_{std::random_device{}()};
+  std::shared_ptr<ClockLink> clock_link_ = std::make_shared<ClockLink>();
 };
 
 }  // namespace burn::vulkan

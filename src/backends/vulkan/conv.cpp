@@ -1,11 +1,13 @@
 // Convolution, transposed convolution and the convolution weight gradient as
 // implicit GEMMs (shaders/conv.comp): 64x64 output tiles per workgroup and
-// group, the im2col operand formed while staging tiles in workgroup memory.
+// group, the im2col operand formed while staging tiles in workgroup memory;
+// 4-wide vector loads and stores where the geometry allows (vec4.hpp).
 #include <fmt/format.h>
 
 #include "backends/vulkan/kernels.hpp"
 #include "backends/vulkan/launch.hpp"
 #include "backends/vulkan/spatial.hpp"
+#include "backends/vulkan/vec4.hpp"
 
 namespace burn::vulkan {
 namespace {
@@ -15,7 +17,8 @@ struct ConvParams {
   std::uint32_t m = 0, n = 0, k = 0;
   std::uint32_t batch = 0, c_in = 0, c_out = 0, cin_g = 0, cout_g = 0;
   std::uint32_t nsp = 0, in_vol = 0, out_vol = 0, k_vol = 0, has_bias = 0;
-  std::uint32_t unused[3]{};
+  std::uint32_t x_off = 0, w_off = 0, bias_off = 0;  // element offsets of the dense inputs
+  std::uint32_t vec = 0;                              // vector paths (vector_paths)
   std::uint32_t in[kMaxSpatial]{}, out[kMaxSpatial]{}, kext[kMaxSpatial]{}, stride[kMaxSpatial]{},
       padding[kMaxSpatial]{}, dilation[kMaxSpatial]{};
 };
@@ -46,6 +49,28 @@ void geometry(const Context& ctx, ConvParams& p, const std::vector<std::size_t>&
   p.cout_g = static_cast<std::uint32_t>(out[1] / groups);
 }
 
+/// A 1-tap kernel with stride 1 and no padding, output extent = input
+/// extent: the im2col operand is x itself.
+bool pointwise(const ConvParams& p) {
+  for (std::uint32_t d = 0; d < p.nsp; ++d)
+    if (p.kext[d] != 1 || p.stride[d] != 1 || p.padding[d] != 0 || p.in[d] != p.out[d]) return false;
+  return true;
+}
+
+/// The shader's p_vec (A_VEC | B_VEC << 2 | OUT_VEC << 3): vector paths only
+/// where no 4-wide vector crosses a row (or image) and every vector starts
+/// aligned.
+std::uint32_t vector_paths(Mode mode, const ConvParams& p, const VkTensor& y, const VkTensor& x, const VkTensor& w) {
+  std::uint32_t a_vec = 0, b_vec = 0, out_vec = 0;
+  const bool w_ok = binding_vec4_aligned(w) && multiple_of_4(w.offset);
+  if (mode == kConv && w_ok && p.k % 4 == 0) a_vec = 1;  // weight rows along k
+  if (mode == kWeightGrad && w_ok && p.out_vol % 4 == 0) a_vec = 1;  // gradient planes along k
+  if (mode == kTransposed && w_ok && p.k_vol == 1 && p.cout_g % 4 == 0) a_vec = 2;  // weight along m
+  if (pointwise(p) && p.out_vol % 4 == 0 && binding_vec4_aligned(x) && multiple_of_4(x.offset)) b_vec = 1;
+  if (binding_vec4_aligned(y) && (mode == kWeightGrad ? p.n % 4 == 0 : p.out_vol % 4 == 0)) out_vec = 1;
+  return a_vec | b_vec << 2 | out_vec << 3;
+}
+
 void run(const Context& ctx, Mode mode, ConvParams& p, std::uint64_t m, std::uint64_t n, std::uint64_t k,
          std::size_t groups, const VkTensor& y, const VkTensor& x, const VkTensor& w, const VkTensor* bias) {
   require_index_range(ctx, m * k, "the GEMM's rows times its depth");
@@ -60,7 +85,11 @@ void run(const Context& ctx, Mode mode, ConvParams& p, std::uint64_t m, std::uin
     throw Error(ctx.op, fmt::format("{} x {} tiles in {} groups are more than {} dispatches at once; split the batch",
                                     gx, gy, groups, ctx.backend.label()));
   p.has_bias = bias ? 1u : 0u;
+  p.x_off = static_cast<std::uint32_t>(x.offset);
+  p.w_off = static_cast<std::uint32_t>(w.offset);
+  p.bias_off = bias ? static_cast<std::uint32_t>(bias->offset) : 0u;
   const Binding bindings[] = {y.binding(), x.binding(), w.binding(), (bias ? *bias : x).binding()};
+  p.vec = vector_paths(mode, p, y, x, w);
   const std::uint32_t constants[] = {mode};
   ctx.stream().dispatch(ctx.pipeline(fmt::format("conv_{}", dtype_suffix(y.dtype)), constants), bindings,
                         std::as_bytes(std::span(&p, 1)), static_cast<std::uint32_t>(gx),

@@ -60,6 +60,9 @@ std::optional<AdapterInfo> describe(VkPhysicalDevice pd, std::string& why) {
     return std::nullopt;
   }
   a.queue_family = *family;
+  // timestampValidBits is 0 when the family cannot write timestamps: profile
+  // then falls back to the wall clock.
+  a.timestamp_bits = families[*family].timestampValidBits;
 
   auto f12 = make<VkPhysicalDeviceVulkan12Features>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES);
   auto f11 = make<VkPhysicalDeviceVulkan11Features>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES);

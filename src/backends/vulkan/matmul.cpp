@@ -1,11 +1,38 @@
 // Batched matmul with broadcast batch dims (shaders/matmul.comp): one
-// workgroup per 64x64 output tile and batch entry.
+// workgroup per 64x64 output tile and batch entry; operand tiles are staged
+// as 4-wide vectors where the layout allows (vec4.hpp), else element-wise.
 #include <fmt/format.h>
 
 #include "backends/vulkan/kernels.hpp"
 #include "backends/vulkan/launch.hpp"
+#include "backends/vulkan/vec4.hpp"
 
 namespace burn::vulkan {
+namespace {
+
+/// Whether every batch entry of `o` starts 4-aligned.
+bool batches_aligned(const Operand& o) {
+  if (!multiple_of_4(o.offset)) return false;
+  for (std::int64_t s : o.strides)
+    if (!multiple_of_4(s)) return false;
+  return true;
+}
+
+/// The shader's LHS_VEC/RHS_VEC (bits of words[7]) for an operand whose
+/// matrix dims are (first, second): (m, k) for the lhs, (k, n) for the rhs.
+/// 1 when contiguous along the second dim, 2 along the first, 0 for scalar
+/// loads. A vector must never straddle the matrix edge, so the contiguous
+/// dim's size is a multiple of 4.
+std::uint32_t vec_mode(const VkTensor& x, const Operand& batch, std::size_t first, std::size_t second) {
+  if (!binding_vec4_aligned(x) || !batches_aligned(batch)) return 0;
+  const std::size_t r = x.rank();
+  const std::int64_t s_first = x.strides[r - 2], s_second = x.strides[r - 1];
+  if (s_second == 1 && second % 4 == 0 && (first == 1 || multiple_of_4(s_first))) return 1;
+  if (s_first == 1 && first % 4 == 0 && (second == 1 || multiple_of_4(s_second))) return 2;
+  return 0;
+}
+
+}  // namespace
 
 Result kernel(const Context& ctx, const ir::Matmul&, Inputs in, Outputs out) {
   const VkTensor& a = as_vk(in[0].primitive);
@@ -44,6 +71,8 @@ Result kernel(const Context& ctx, const ir::Matmul&, Inputs in, Outputs out) {
   if (gx > limit[0] || gy > limit[1])
     throw Error(ctx.op, fmt::format("a {}x{} output is more tiles than {} dispatches at once; split the matrix",
                                     m, n, ctx.backend.label()));
+  prep.params.words[7] = vec_mode(a, ops[1], m, k) | vec_mode(b, ops[2], k, n) << 2 |
+                         (binding_vec4_aligned(*t) && n % 4 == 0 ? 1u : 0u) << 4;
   const std::uint32_t constants[] = {0u, prep.contiguous ? 1u : 0u};
   ctx.stream().dispatch(ctx.pipeline(fmt::format("matmul_{}", dtype_suffix(t->dtype)), constants), prep.bindings,
                         std::as_bytes(std::span(&prep.params, 1)), static_cast<std::uint32_t>(gx),

@@ -11,7 +11,7 @@ namespace {
 
 /// Mirrors the Params block of shaders/pool.comp.
 struct PoolParams {
-  std::uint32_t total = 0, nsp = 0, in_vol = 0, out_vol = 0, flags = 0, unused[3]{};
+  std::uint32_t total = 0, nsp = 0, in_vol = 0, out_vol = 0, flags = 0, x_off = 0, unused[2]{};
   std::uint32_t in[kMaxSpatial]{}, out[kMaxSpatial]{}, kernel[kMaxSpatial]{}, stride[kMaxSpatial]{},
       padding[kMaxSpatial]{}, dilation[kMaxSpatial]{};
 };
@@ -41,6 +41,7 @@ Pool prepare(const Context& ctx, Inputs in, const ir::TensorSpec& out) {
   p.params.in_vol = static_cast<std::uint32_t>(in_vol);
   p.params.out_vol = static_cast<std::uint32_t>(out_vol);
   p.params.total = static_cast<std::uint32_t>(p.y->num_elements());
+  p.params.x_off = static_cast<std::uint32_t>(p.x->offset);
   return p;
 }
 

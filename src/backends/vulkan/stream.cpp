@@ -23,6 +23,7 @@ Stream::Stream(std::shared_ptr<Gpu> gpu, Pipelines& pipelines, DeviceBufferPtr e
   info.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT;
   info.queueFamilyIndex = gpu_->adapter().queue_family;
   check(vkCreateCommandPool(gpu_->device(), &info, nullptr, &command_pool_), gpu_->label(), "vkCreateCommandPool");
+  if (Timestamps::available(gpu_->adapter())) clock_ = std::make_unique<Timestamps>(gpu_);
   error_word_ = std::move(error_word);
   Batch& b = open();
   vkCmdFillBuffer(b.cb, error_word_->block().buffer, error_word_->block().offset, 4, 0);
@@ -31,6 +32,9 @@ Stream::Stream(std::shared_ptr<Gpu> gpu, Pipelines& pipelines, DeviceBufferPtr e
 Stream::~Stream() {
   VkDevice dev = gpu_->device();
   vkDeviceWaitIdle(dev);
+  // Every submitted batch has run: its stamps hold real times; the open one's never run.
+  for (auto& b : in_flight_) settle_stamps(*b, true);
+  if (open_) settle_stamps(*open_, false);
   auto destroy = [&](std::unique_ptr<Batch>& b) {
     if (!b) return;
     for (VkDescriptorPool p : b->pools) vkDestroyDescriptorPool(dev, p, nullptr);
@@ -68,6 +72,8 @@ Stream::Batch& Stream::open() {
   auto begin = make<VkCommandBufferBeginInfo>(VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO);
   begin.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
   check(vkBeginCommandBuffer(open_->cb, &begin), gpu_->label(), "vkBeginCommandBuffer");
+  open_->serial = ++serial_;
+  open_->start = write_stamp(*open_, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT);
   return *open_;
 }
 
@@ -229,6 +235,8 @@ void Stream::flush() {
 }
 
 void Stream::recycle(std::unique_ptr<Batch> b) {
+  settle_stamps(*b, false);  // stamps not read by now never ran
+  b->start.reset();
   vkResetCommandBuffer(b->cb, 0);
   vkResetFences(gpu_->device(), 1, &b->fence);
   for (VkDescriptorPool p : b->pools) vkResetDescriptorPool(gpu_->device(), p, 0);
@@ -255,13 +263,63 @@ void Stream::reclaim(bool wait) {
       fail(fmt::format("the queue failed while running {} command(s): {}", done->commands, result_name(r)));
       // A lost device may never signal the fence: drop the batch's resources.
       vkDeviceWaitIdle(gpu_->device());
-    } else if (done->error_copy) {
-      std::uint32_t bits = 0;
-      std::memcpy(&bits, done->error_copy->block().mapped, 4);
-      if (bits) fail_device(bits);
+    } else {
+      settle_stamps(*done, true);
+      if (done->error_copy) {
+        std::uint32_t bits = 0;
+        std::memcpy(&bits, done->error_copy->block().mapped, 4);
+        if (bits) fail_device(bits);
+      }
     }
     recycle(std::move(done));
   }
+}
+
+StampPtr Stream::write_stamp(Batch& b, VkPipelineStageFlagBits stage) {
+  if (!clock_) return nullptr;
+  std::optional<std::uint32_t> slot = clock_->acquire();
+  if (!slot) {
+    // Every slot waits for a submitted batch: finishing them frees all but the
+    // open batch's own (one start stamp at most, far below the pool's size).
+    reclaim(true);
+    slot = clock_->acquire();
+    if (!slot) throw Error("profile", fmt::format("{}: more than {} profile windows are open in one batch of work; "
+                                                  "close some, or sync between them",
+                                                  gpu_->label(), Timestamps::kSlots));
+  }
+  auto stamp = std::make_shared<Stamp>();
+  stamp->batch = b.serial;
+  clock_->write(b.cb, *slot, stage);
+  b.stamps.emplace_back(*slot, stamp);
+  return stamp;
+}
+
+void Stream::settle_stamps(Batch& b, bool ran) {
+  for (auto& [slot, stamp] : b.stamps) {
+    if (ran) clock_->read(slot, *stamp);
+    else if (stamp->state == Stamp::State::Pending) stamp->state = Stamp::State::Failed;
+    clock_->release(slot);
+  }
+  b.stamps.clear();
+}
+
+StampPtr Stream::window_start() {
+  if (!clock_) return nullptr;
+  reclaim(false);
+  if (!in_flight_.empty()) return in_flight_.front()->start;
+  return open().start;
+}
+
+StampPtr Stream::stamp_now() {
+  if (!clock_) return nullptr;
+  // Bottom of pipe: written once every earlier command has completed.
+  return write_stamp(open(), VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT);
+}
+
+void Stream::wait_for(const Stamp& s) {
+  if (s.state != Stamp::State::Pending) return;
+  if (open_ && open_->serial == s.batch) flush();
+  reclaim(true);
 }
 
 void Stream::fail(std::string message) {

@@ -4,7 +4,8 @@
 // a full memory barrier, so commands run in recording order as the tensor
 // program expects. A batch keeps what its commands read from the host
 // (parameter blocks, staging copies, descriptor sets) until its fence
-// signals. Failures of the queue (a failed submit, a lost device) are kept
+// signals. Where the queue has a clock, each batch starts with a timestamp
+// (the start of profile windows opened while it is owed). Failures of the queue (a failed submit, a lost device) are kept
 // and raised as burn::ExecutionError by the next sync() or read.
 //
 // Not thread-safe: the backend serialises calls.
@@ -22,6 +23,7 @@
 
 #include "backends/vulkan/memory_pool.hpp"
 #include "backends/vulkan/pipelines.hpp"
+#include "backends/vulkan/timestamps.hpp"
 
 namespace burn::vulkan {
 
@@ -75,6 +77,18 @@ class Stream {
   /// since the last sync.
   void sync();
 
+  // ---- device clock (Device::profile) ----
+  /// Whether the queue writes timestamps (else the stamps below are null).
+  bool has_clock() const noexcept { return clock_ != nullptr; }
+  /// Where a window opened now begins: the start of the oldest batch still
+  /// owed (submitted and unfinished, or open), so owed work falls in.
+  StampPtr window_start();
+  /// A timestamp written once every command recorded so far has finished.
+  StampPtr stamp_now();
+  /// Runs the batch that writes `s` and waits for it (s is Done or Failed after).
+  void wait_for(const Stamp& s);
+  const Timestamps& clock() const noexcept { return *clock_; }
+
   /// Testing: the next submit fails as if the device were lost.
   void fail_next_submit() noexcept { fail_next_submit_ = true; }
 
@@ -94,6 +108,9 @@ class Stream {
     VkDeviceSize staged = 0;
     std::uint32_t commands = 0;
     DeviceBufferPtr error_copy;  // where the error word lands; set when a shader may raise
+    std::uint64_t serial = 0;    // counts batches: a Stamp names its batch by this
+    StampPtr start;              // written first (null without a clock)
+    std::vector<std::pair<std::uint32_t, StampPtr>> stamps;  // query slot, record
   };
 
   Batch& open();
@@ -104,6 +121,10 @@ class Stream {
   void recycle(std::unique_ptr<Batch> b);
   /// Moves finished batches to the free list; waits for all when `wait`.
   void reclaim(bool wait);
+  /// Writes a timestamp into `b` at `stage`; nullptr without a clock.
+  StampPtr write_stamp(Batch& b, VkPipelineStageFlagBits stage);
+  /// Reads (when `ran`) or fails `b`'s stamps and frees their slots.
+  void settle_stamps(Batch& b, bool ran);
   void fail(std::string message);
   void fail_device(std::uint32_t bits);
 
@@ -115,6 +136,8 @@ class Stream {
   std::deque<std::unique_ptr<Batch>> in_flight_;
   std::vector<std::unique_ptr<Batch>> free_;
   DeviceBufferPtr error_word_;
+  std::unique_ptr<Timestamps> clock_;
+  std::uint64_t serial_ = 0;
   std::string error_, error_op_;
   bool fail_next_submit_ = false;
 };

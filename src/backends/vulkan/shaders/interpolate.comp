@@ -11,6 +11,7 @@ layout(std430, binding = 0) readonly buffer Params {
   uint p_total;
   uint p_h_in, p_w_in, p_h_out, p_w_out;
   uint p_align;  // align_corners
+  uint p_x_off;  // the input's element offset
 };
 layout(std430, binding = 1) writeonly buffer Out { A_T o[]; };
 layout(std430, binding = 2) readonly buffer In { A_T a[]; };
@@ -34,7 +35,7 @@ void source(uint dst, uint in_n, uint out_n, bool cubic, out int base, out A_C f
   frac = A_C(num - base * den) / A_C(den);
 }
 
-A_C at(uint plane, int h, int w) { return A_LOAD(a[plane * p_h_in * p_w_in + uint(h) * p_w_in + uint(w)]); }
+A_C at(uint plane, int h, int w) { return A_LOAD(a[p_x_off + plane * p_h_in * p_w_in + uint(h) * p_w_in + uint(w)]); }
 
 // Keys' cubic convolution weights for the taps at t + 1, t, 1 - t, 2 - t.
 void cubic_weights(A_C t, out A_C w[4]) {

@@ -15,7 +15,8 @@ layout(std430, binding = 0) readonly buffer Params {
   uint p_in_vol;
   uint p_out_vol;
   uint p_flags;    // 1: write indices, 2: count_include_pad
-  uint p_unused[3];
+  uint p_x_off;    // the input's element offset (a contiguous view may start inside its buffer)
+  uint p_unused[2];
   uint p_in[MAX_SP];
   uint p_out[MAX_SP];
   uint p_kernel[MAX_SP];
@@ -89,7 +90,7 @@ void main() {
     for (bool more = true; more;) {
       uint at = 0u;
       for (uint d = 0; d < n; ++d) at = at * p_in[d] + uint(pos[d]);
-      const A_C v = A_LOAD(a[base + at]);
+      const A_C v = A_LOAD(a[p_x_off + base + at]);
       if (MODE == 0u) {
 #if defined(A_FLOAT)
         const bool wins = v > best || isnan(v);

@@ -60,9 +60,26 @@ foreach(t ${burn_vk_all_dtypes})
   endif()
 endforeach()
 
+# Matmul and conv stage 4-wide vectors where layouts allow (A_V4): 32- and
+# 64-bit types, whose vectors need no conversion (vec4_types() in launch.hpp
+# lists the same dtypes).
+set(burn_vk_v4_f64 dvec4)
+set(burn_vk_v4_f32 vec4)
+set(burn_vk_v4_i64 i64vec4)
+set(burn_vk_v4_i32 ivec4)
+set(burn_vk_v4_u64 u64vec4)
+set(burn_vk_v4_u32 uvec4)
+function(burn_vk_v4 t out)
+  set(${out} "" PARENT_SCOPE)
+  if(DEFINED burn_vk_v4_${t})
+    set(${out} -DA_V4=${burn_vk_v4_${t}} PARENT_SCOPE)
+  endif()
+endfunction()
+
 foreach(t ${burn_vk_numeric_dtypes})
   burn_vk_slot(A ${t} a)
-  burn_vk_shader(matmul.comp matmul_${t} ${a})
+  burn_vk_v4(${t} v4)
+  burn_vk_shader(matmul.comp matmul_${t} ${a} ${v4})
 endforeach()
 
 # Indexing and masks: elements move as raw bits; indices are bounds-checked
@@ -93,6 +110,7 @@ endforeach()
 # Convolutions and resizing: floats.
 foreach(t ${burn_vk_float_dtypes})
   burn_vk_slot(A ${t} a)
-  burn_vk_shader(conv.comp conv_${t} ${a})
+  burn_vk_v4(${t} v4)
+  burn_vk_shader(conv.comp conv_${t} ${a} ${v4})
   burn_vk_shader(interpolate.comp interpolate_${t} ${a})
 endforeach()
