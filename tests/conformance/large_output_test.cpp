@@ -1,7 +1,7 @@
-// Outputs far larger than the caches: flex writes these with streaming
-// (non-temporal) stores from a per-thread scratch buffer, in chunks, with an
-// unaligned head wherever a thread's range starts mid-vector. The values, the
-// error reporting and every output width must match a plain loop.
+// Outputs far larger than the caches (16 MiB and more): split across threads
+// at unaligned elements on flex, over several dispatch groups on GPU-style
+// backends. The values, the error reporting and every output width must
+// match a plain loop on every device.
 #include "burn_test.hpp"
 
 namespace {

@@ -6,7 +6,6 @@
 #include <cstring>
 
 #include "backends/flex/parallel.hpp"
-#include "backends/flex/simd/stream.hpp"
 
 namespace burn::flex {
 namespace {
@@ -55,50 +54,6 @@ bool is_dense(const Operand& o, const cpu::Extents& shape) {
     expected *= static_cast<std::int64_t>(shape[d]);
   }
   return true;
-}
-
-// Streaming stores (simd/stream.hpp) pay off when the output is far larger
-// than the caches — it would be evicted before anyone reads it — and the
-// output is fresh memory: in place, the input read already owns the lines.
-constexpr std::size_t kStreamMinBytes = std::size_t(16) << 20;
-// Elements computed into the per-thread scratch before each streamed copy
-// (8 KiB for 8-byte elements: stays in L1).
-constexpr std::size_t kStreamChunk = 1024;
-
-bool streams_output(std::size_t total, std::span<const Operand> ops) {
-  if (total * ops[0].width < kStreamMinBytes) return false;
-  for (std::size_t k = 1; k < ops.size(); ++k)
-    if (ops[k].base == ops[0].base) return false;
-  return true;
-}
-
-// Dense operands only: each thread computes chunks into a scratch buffer and
-// streams them to the output.
-int run_streaming(std::size_t total, std::span<const Operand> ops, RowFn fn, const void* ctx, std::size_t grain) {
-  std::atomic<int> error{0};
-  parallel_for(
-      total,
-      [&](std::size_t begin, std::size_t end) {
-        alignas(64) std::byte scratch[kStreamChunk * 8];
-        std::array<std::byte*, kMaxOperands> ptr{};
-        Strides unit{};
-        for (std::size_t k = 0; k < ops.size(); ++k) unit[k] = 1;
-        ptr[0] = scratch;
-        for (std::size_t i = begin; i < end && !error.load(std::memory_order_relaxed); i += kStreamChunk) {
-          const std::size_t n = std::min(kStreamChunk, end - i);
-          for (std::size_t k = 1; k < ops.size(); ++k)
-            ptr[k] = ops[k].base + static_cast<std::ptrdiff_t>(i * ops[k].width);
-          if (const int code = fn(ctx, ptr.data(), unit.data(), n)) {
-            int expected = 0;
-            error.compare_exchange_strong(expected, code);
-            break;
-          }
-          simd::stream_copy(ops[0].base + i * ops[0].width, scratch, n * ops[0].width);
-        }
-        simd::stream_fence();
-      },
-      grain);
-  return error.load();
 }
 
 // Runs the flat element range [begin, end) of the plan.
@@ -175,9 +130,8 @@ int for_each_run(const cpu::Extents& shape, std::span<const Operand> operands, R
   std::size_t total = 1;
   for (auto d : shape) total *= d;
   if (total == 0) return 0;
-  const bool all_dense =
-      std::all_of(operands.begin(), operands.end(), [&](const Operand& o) { return is_dense(o, shape); });
-  if (total <= grain && all_dense) {
+  if (total <= grain &&
+      std::all_of(operands.begin(), operands.end(), [&](const Operand& o) { return is_dense(o, shape); })) {
     // The common small case (same-shape contiguous operands, one thread):
     // one run, without planning or the parallel driver.
     std::array<std::byte*, kMaxOperands> ptr{};
@@ -188,7 +142,6 @@ int for_each_run(const cpu::Extents& shape, std::span<const Operand> operands, R
     }
     return fn(ctx, ptr.data(), unit.data(), total);
   }
-  if (all_dense && streams_output(total, operands)) return run_streaming(total, operands, fn, ctx, grain);
   const Plan p = plan(shape, operands);
   std::atomic<int> error{0};
   parallel_for(
