@@ -92,7 +92,8 @@ TEST(VulkanVec4, ConvVectorPathsAndFallbacks) {
       const std::string what = name_of(t) + " " + c.x.to_string() + " * " + c.w.to_string();
       const ir::Conv op{c.stride, c.padding, {1, 1}, c.groups, true};
       agree("conv " + what, [&](const auto& i) { return run(op, i); }, in);
-      const auto out_shape = ir::infer_outputs(op, {{c.x, t}, {c.w, t}, {Shape{c.w[0]}, t}})[0].shape;
+      const std::vector<ir::TensorSpec> specs{{c.x, t}, {c.w, t}, {Shape{c.w[0]}, t}};
+      const auto out_shape = ir::infer_outputs(op, specs)[0].shape;
       const ir::ConvWeightGrad wg{V(c.w.dims().begin() + 2, c.w.dims().end()), c.stride, c.padding, {1, 1},
                                   c.groups};
       agree("weight grad " + what, [&](const auto& i) { return run(wg, i); }, {in[0], rand(out_shape, t, -1, 1)});

@@ -11,6 +11,11 @@ using ir::ReduceOp;
 static_assert(static_cast<int>(ReduceOp::All) == 8);  // reduce.comp numbers the ops as ir::ReduceOp
 /// Dims at least this long get a workgroup (and a tree) per output.
 constexpr std::size_t kTreeMin = 64;
+/// The longest dim one workgroup folds correctly. Past 256 x 65,534 elements
+/// each thread loops 65,535 times or more, and lavapipe then drops the end of
+/// the dim (a sum of 2^24 ones reads 131,070; the shader is not at fault). Until
+/// a two-pass reduction exists, longer dims are refused instead of summed wrong.
+constexpr std::size_t kMaxFoldLen = std::size_t{256} * 65000;
 }  // namespace
 
 Result kernel(const Context& ctx, const ir::Reduce& op, Inputs in, Outputs out) {
@@ -42,6 +47,11 @@ Result kernel(const Context& ctx, const ir::Reduce& op, Inputs in, Outputs out) 
     default: shader = fmt::format("reduce_{}", dt);
   }
   const std::size_t len = x.shape[op.dim];
+  if (len > kMaxFoldLen)
+    throw Error(ctx.op, fmt::format("reducing a dim of {} elements is not supported on {} (at most {} in one "
+                                    "reduction); reshape it into [k, {} / k] and reduce both dims, or use another "
+                                    "device",
+                                    len, ctx.backend.label(), kMaxFoldLen, len));
   const std::int64_t step = x.strides[op.dim];
   const std::uint32_t words[] = {static_cast<std::uint32_t>(len), static_cast<std::uint32_t>(static_cast<std::int32_t>(step))};
   // The input's strides over the output's shape: the reduced dim has size 1.
