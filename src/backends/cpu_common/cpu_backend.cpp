@@ -1,5 +1,7 @@
 #include "backends/cpu_common/cpu_backend.hpp"
 
+#include "backends/cpu_common/random_fill.hpp"
+
 #include <cmath>
 #include <fstream>
 
@@ -48,34 +50,8 @@ std::string host_cpu_name() {
 
 CpuTensorPtr CpuBackendBase::random(const ir::Random& op, const ir::TensorSpec& spec) {
   auto out = CpuTensor::allocate(alloc_, spec);
-  const std::size_t n = spec.shape.num_elements();
   std::lock_guard lock(rng_mutex_);
-  // 53 random bits -> a double in [0, 1), identical on every platform
-  // (std::uniform_real_distribution is implementation-defined).
-  auto unit = [&] { return static_cast<double>(rng_() >> 11) * 0x1.0p-53; };
-  visit_dtype(spec.dtype, [&]<class T>() {
-    T* dst = out->data<T>();
-    for (std::size_t i = 0; i < n; ++i) {
-      double v = 0;
-      switch (op.dist) {
-        case ir::DistributionKind::Default: v = unit(); break;
-        case ir::DistributionKind::Uniform: v = op.a + (op.b - op.a) * unit(); break;
-        case ir::DistributionKind::Bernoulli: v = unit() < op.a ? 1.0 : 0.0; break;
-        case ir::DistributionKind::Normal: {
-          // Box-Muller; 1 - unit() is in (0, 1] so the log is finite.
-          const double u1 = 1.0 - unit(), u2 = unit();
-          v = op.a + op.b * std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * M_PI * u2);
-          break;
-        }
-      }
-      if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
-        // Int tensors: uniform integers in [a, b) (floor keeps the bound exclusive).
-        dst[i] = static_cast<T>(std::floor(v));
-      } else {
-        dst[i] = convert_element<T>(v);
-      }
-    }
-  });
+  fill_random(op, rng_, spec.dtype, out->base(), spec.shape.num_elements());
   return out;
 }
 

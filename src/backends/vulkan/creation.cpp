@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "backends/cpu_common/random_fill.hpp"
 #include "backends/vulkan/kernels.hpp"
 #include "backends/vulkan/launch.hpp"
 
@@ -79,26 +80,7 @@ Result kernel(const Context& ctx, const ir::Random& op, Inputs, Outputs out) {
   auto t = ctx.output(out[0]);
   const std::size_t n = t->num_elements();
   TensorData data = TensorData::zeros(Shape(t->shape), t->dtype);
-  auto& rng = ctx.backend.rng();
-  auto unit = [&] { return static_cast<double>(rng() >> 11) * 0x1.0p-53; };
-  visit_dtype(t->dtype, [&]<class T>() {
-    auto* dst = reinterpret_cast<T*>(data.bytes_mut().data());
-    for (std::size_t i = 0; i < n; ++i) {
-      double v = 0;
-      switch (op.dist) {
-        case ir::DistributionKind::Default: v = unit(); break;
-        case ir::DistributionKind::Uniform: v = op.a + (op.b - op.a) * unit(); break;
-        case ir::DistributionKind::Bernoulli: v = unit() < op.a ? 1.0 : 0.0; break;
-        case ir::DistributionKind::Normal: {
-          const double u1 = 1.0 - unit(), u2 = unit();  // u1 in (0, 1]: the log is finite
-          v = op.a + op.b * std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * M_PI * u2);
-          break;
-        }
-      }
-      if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) dst[i] = static_cast<T>(std::floor(v));
-      else dst[i] = convert_element<T>(v);
-    }
-  });
+  cpu::fill_random(op, ctx.backend.rng(), t->dtype, data.bytes_mut().data(), n);
   ctx.stream().upload(data.bytes(), Binding{t->buffer->block().buffer, t->buffer->block().offset, data.bytes().size()});
   return {t};
 }
