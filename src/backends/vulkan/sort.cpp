@@ -20,6 +20,9 @@ std::size_t chunk_max(const Context& ctx, DType dtype) {
   return std::min<std::size_t>(2048, std::bit_floor(fit));
 }
 
+/// Outputs each merge thread writes (ITEMS in merge.comp).
+constexpr std::size_t kMergeItems = 8;
+
 std::uint32_t word(std::int64_t v) { return static_cast<std::uint32_t>(static_cast<std::int32_t>(v)); }
 
 /// A row-major [lines, len] scratch buffer seen with x's axis order: the
@@ -70,15 +73,17 @@ Sorted sort_lines(const Context& ctx, const VkTensor& x, std::size_t dim, bool d
   // Merge sorted runs of `width` pairwise, ping-ponging between scratch buffers.
   VkTensorPtr keys_b = dim_last_scratch(ctx, x.shape, dim, x.dtype);
   VkTensorPtr pos_b = dim_last_scratch(ctx, x.shape, dim, DType::I32);
-  const std::uint64_t total = x.num_elements();
+  const std::uint64_t segments = (len + kMergeItems - 1) / kMergeItems;
+  const std::uint64_t threads = prep.n * segments;
   for (std::size_t width = chunk; width < len; width *= 2) {
     ElementwiseParams params;
     params.words[0] = static_cast<std::uint32_t>(len);
     params.words[1] = static_cast<std::uint32_t>(width);
-    params.words[2] = static_cast<std::uint32_t>(total);
+    params.words[2] = static_cast<std::uint32_t>(threads);
+    params.words[4] = static_cast<std::uint32_t>(segments);
     params.words[6] = descending ? 1u : 0u;
     const Binding bindings[] = {keys_b->binding(), pos_b->binding(), keys->binding(), pos->binding()};
-    dispatch_groups(ctx, fmt::format("merge_{}", dt), {}, bindings, params, (total + kWorkgroup - 1) / kWorkgroup);
+    dispatch_groups(ctx, fmt::format("merge_{}", dt), {}, bindings, params, (threads + kWorkgroup - 1) / kWorkgroup);
     std::swap(keys, keys_b);
     std::swap(pos, pos_b);
   }

@@ -22,13 +22,13 @@ layout(constant_id = 2) const uint SORT_MAX = 2048;
 shared A_C sk[SORT_MAX];
 shared uint sp[SORT_MAX];
 
-// Whether entry x goes before entry y (padding goes last).
-bool before(uint x, uint y) {
-  if (sp[x] == PAD) return false;
-  if (sp[y] == PAD) return true;
-  if (key_before(sk[x], sk[y])) return true;
-  if (key_before(sk[y], sk[x])) return false;
-  return sp[x] < sp[y];
+// Whether entry (kx, px) goes before entry (ky, py) (padding goes last).
+bool before(A_C kx, uint px, A_C ky, uint py) {
+  if (px == PAD) return false;
+  if (py == PAD) return true;
+  if (key_before(kx, ky)) return true;
+  if (key_before(ky, kx)) return false;
+  return px < py;
 }
 
 void main() {
@@ -45,17 +45,20 @@ void main() {
     sk[e] = p < len ? A_LOAD(a[off[2] + int(p) * int(p_words[1])]) : A_C(0);
   }
   barrier();
+  // Each step compares chunk / 2 pairs (e, e | j), e with bit j clear: a
+  // thread walks pairs, not entries, so no lane idles on the upper halves.
   for (uint k = 2; k <= chunk; k <<= 1) {
     for (uint j = k >> 1; j > 0; j >>= 1) {
-      for (uint e = t; e < chunk; e += WG) {
-        const uint l = e ^ j;
-        if (l > e && ((e & k) == 0u ? before(l, e) : before(e, l))) {
-          const A_C kv = sk[e];
-          sk[e] = sk[l];
-          sk[l] = kv;
-          const uint pv = sp[e];
-          sp[e] = sp[l];
-          sp[l] = pv;
+      for (uint q = t; q < chunk / 2u; q += WG) {
+        const uint e = ((q & ~(j - 1u)) << 1) | (q & (j - 1u)), l = e | j;
+        const A_C ke = sk[e], kl = sk[l];
+        const uint pe = sp[e], pl = sp[l];
+        // Ascending where bit k of e is clear, descending where it is set.
+        if ((e & k) == 0u ? before(kl, pl, ke, pe) : before(ke, pe, kl, pl)) {
+          sk[e] = kl;
+          sk[l] = ke;
+          sp[e] = pl;
+          sp[l] = pe;
         }
       }
       barrier();
