@@ -1,6 +1,7 @@
-// burn's side of the CPU benchmark (issue 4): the same workloads as
-// bench/torch_bench.py, on Device::flex(). Run through bench/run.sh, which
-// compares both in one table; the benchmark names here are the row keys.
+// burn's side of the CPU benchmark (issues 4 and 8): the same workloads as
+// bench/torch_bench.py, on Device::flex() and, for the fusion rows, on
+// Device::cpu(). Run through bench/run.sh, which compares them in one table;
+// the benchmark names here are the row keys, "<row>@cpu" for Device::cpu().
 //
 // Every timed iteration ends with device.sync() so queued work is counted.
 // Inputs are created (and synced) outside the timed loop with a fixed seed.
@@ -25,6 +26,18 @@ Device flex() {
   d.seed(kSeed);
   return d;
 }
+
+#if BURN_HAS_CPU
+// Lazy, fused execution over flex's kernels (issue 8).
+Device cpu() {
+  Device d = Device::cpu();
+  d.seed(kSeed);
+  return d;
+}
+#endif
+
+// Workloads measured on several devices take the device's constructor.
+using MakeDevice = Device (*)();
 
 template <std::size_t D>
 Tensor<D> randn(const burn::Shape& shape, const Device& device) {
@@ -161,6 +174,39 @@ void layer_norm_composite(benchmark::State& state) {
   }
 }
 
+// The two issue-8 rows: memory-bound chains over 16M floats, where fusion
+// reads and writes memory once instead of once per op.
+constexpr std::size_t kRows16M = k16M / 1024;
+
+template <MakeDevice Make>
+void layer_norm_16m(benchmark::State& state) {
+  auto device = Make();
+  auto x = randn<2>({kRows16M, 1024}, device);
+  auto gamma = Tensor<1>::ones({1024}, device);
+  auto beta = Tensor<1>::zeros({1024}, device);
+  device.sync();
+  for (auto _ : state) {
+    auto y = layer_norm(x, gamma, beta, 1e-5);
+    device.sync();
+    benchmark::DoNotOptimize(y);
+  }
+}
+
+template <MakeDevice Make>
+void gelu_16m(benchmark::State& state) {
+  auto device = Make();
+  auto x = randn<2>({kRows16M, 1024}, device);
+  // [1, 1024] rows broadcast over x (made outside the timer: a reshape).
+  auto w = randn<1>({1024}, device).unsqueeze<2>();
+  auto b = randn<1>({1024}, device).unsqueeze<2>();
+  device.sync();
+  for (auto _ : state) {
+    auto y = burn::activation::gelu(x * w + b);
+    device.sync();
+    benchmark::DoNotOptimize(y);
+  }
+}
+
 // ---- convolution and pooling ---------------------------------------------------
 burn::module::ConvOptions<2> pad1() { return burn::module::ConvOptions<2>({1, 1}, {1, 1}, {1, 1}, 1); }
 
@@ -217,9 +263,9 @@ Tensor<2> param(std::size_t in, std::size_t out, const Device& device) {
   return Tensor<2>::random({in, out}, burn::Distribution::uniform(-scale * 2, scale * 2), device).detach().require_grad();
 }
 
+template <MakeDevice Make>
 void mlp_train_step(benchmark::State& state) {
-  auto device = Device::flex().autodiff();
-  device.seed(kSeed);
+  auto device = Make().autodiff();
   Mlp m{param(784, 1024, device), param(1024, 1024, device), param(1024, 10, device),
         Tensor<1>::zeros({1024}, device).require_grad(), Tensor<1>::zeros({1024}, device).require_grad(),
         Tensor<1>::zeros({10}, device).require_grad()};
@@ -247,8 +293,9 @@ void mlp_train_step(benchmark::State& state) {
 }
 
 // ---- per-op overhead --------------------------------------------------------------
+template <MakeDevice Make>
 void tiny_add_latency(benchmark::State& state) {
-  auto device = flex();
+  auto device = Make();
   auto a = Tensor<1>::from_floats({1.0, 2.0, 3.0, 4.0}, device);
   auto b = Tensor<1>::from_floats({4.0, 3.0, 2.0, 1.0}, device);
   device.sync();
@@ -263,6 +310,9 @@ void tiny_add_latency(benchmark::State& state) {
 // two cores; run.sh reads the median of the repetitions.
 void big(benchmark::internal::Benchmark* b, int iters, int reps) {
   b->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(iters)->Repetitions(reps);
+}
+void tiny(benchmark::internal::Benchmark* b) {
+  b->Unit(benchmark::kMicrosecond)->UseRealTime()->MinTime(0.2)->Repetitions(5);
 }
 
 }  // namespace
@@ -281,7 +331,15 @@ BENCHMARK(layer_norm_composite)->Name("layer_norm_4096x1024")->Apply([](auto* b)
 BENCHMARK(conv2d_forward)->Name("conv2d_fwd")->Apply([](auto* b) { big(b, 2, 3); });
 BENCHMARK(conv2d_forward_backward)->Name("conv2d_fwd_bwd")->Apply([](auto* b) { big(b, 1, 3); });
 BENCHMARK(max_pool2d_k5s2)->Name("max_pool2d_k5s2")->Apply([](auto* b) { big(b, 2, 3); });
-BENCHMARK(mlp_train_step)->Name("mlp_train_step")->Apply([](auto* b) { big(b, 2, 3); });
-BENCHMARK(tiny_add_latency)->Name("tiny_add_4")->Unit(benchmark::kMicrosecond)->UseRealTime()->MinTime(0.2)->Repetitions(5);
+BENCHMARK(mlp_train_step<flex>)->Name("mlp_train_step")->Apply([](auto* b) { big(b, 2, 3); });
+BENCHMARK(tiny_add_latency<flex>)->Name("tiny_add_4")->Apply(tiny);
+BENCHMARK(gelu_16m<flex>)->Name("gelu_16m")->Apply([](auto* b) { big(b, 3, 5); });
+BENCHMARK(layer_norm_16m<flex>)->Name("layer_norm_16m")->Apply([](auto* b) { big(b, 3, 5); });
+#if BURN_HAS_CPU
+BENCHMARK(gelu_16m<cpu>)->Name("gelu_16m@cpu")->Apply([](auto* b) { big(b, 3, 5); });
+BENCHMARK(layer_norm_16m<cpu>)->Name("layer_norm_16m@cpu")->Apply([](auto* b) { big(b, 3, 5); });
+BENCHMARK(mlp_train_step<cpu>)->Name("mlp_train_step@cpu")->Apply([](auto* b) { big(b, 2, 3); });
+BENCHMARK(tiny_add_latency<cpu>)->Name("tiny_add_4@cpu")->Apply(tiny);
+#endif
 
 BENCHMARK_MAIN();

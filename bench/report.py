@@ -1,7 +1,10 @@
 #!/usr/bin/python3
 """Joins burn's Google Benchmark JSON and two torch_bench.py JSON files into
-one Markdown table (ratio = PyTorch time / our time: >1 means burn is faster)
-and checks each row against the issue-4 target.
+one Markdown table (ratio = the other time / our time: >1 means ours is faster)
+and checks each row against its targets: issue 4 for flex, issue 8 for cpu.
+
+Our benchmark "<row>" runs on Device::flex(), "<row>@cpu" on Device::cpu()
+(lazy fusion); both land on the same row.
 
 Usage: report.py OURS.json TORCH_INSTALLED.json TORCH_TUNED.json
 """
@@ -10,8 +13,10 @@ import sys
 
 UNIT_TO_MS = {"ns": 1e-6, "us": 1e-3, "ms": 1.0, "s": 1e3}
 
-# name -> [(minimum ratio, against "installed" or "tuned")]. The tiny-op
-# target "our time <= 0.3x PyTorch's" is the ratio >= 1/0.3.
+CPU_SUFFIX = "@cpu"
+
+# flex's targets (issue 4): name -> [(minimum ratio, against "installed" or
+# "tuned")]. The tiny-op target "our time <= 0.3x PyTorch's" is the ratio >= 1/0.3.
 TARGETS = {
     "sgemm_256": [(1.0, "tuned")],
     "sgemm_1024": [(1.0, "tuned")],
@@ -29,9 +34,18 @@ TARGETS = {
     "tiny_add_4": [(1.0 / 0.3, "tuned")],
 }
 
+# cpu's targets (issue 8): ratios against PyTorch or flex ("flex": flex's time
+# / cpu's time), or ("max_ms", limit) for an absolute bound on cpu's time.
+CPU_TARGETS = {
+    "gelu_16m": [(2.0, "tuned"), (1.5, "flex")],
+    "layer_norm_16m": [(2.0, "tuned"), (1.5, "flex")],
+    "mlp_train_step": [(1.0, "flex")],
+    "tiny_add_4": [("max_ms", 2e-3)],
+}
+
 
 def load_ours(path):
-    """Median aggregate of each benchmark, in ms."""
+    """Median aggregate of each benchmark, in ms: ({row: flex ms}, {row: cpu ms})."""
     with open(path) as f:
         data = json.load(f)
     out = {}
@@ -42,7 +56,9 @@ def load_ours(path):
         out[name] = b["real_time"] * UNIT_TO_MS[b["time_unit"]]
     if not out:
         raise SystemExit(f"[report] {path}: no median aggregates (run with --benchmark_repetitions > 1)")
-    return out
+    flex = {n: v for n, v in out.items() if not n.endswith(CPU_SUFFIX)}
+    cpu = {n[: -len(CPU_SUFFIX)]: v for n, v in out.items() if n.endswith(CPU_SUFFIX)}
+    return flex, cpu
 
 
 def load_torch(path):
@@ -57,18 +73,27 @@ def fmt_ms(v):
     return f"{v:.4g}" if v >= 0.01 else f"{v:.2e}"
 
 
-def fmt_ratio(torch_ms, ours_ms):
-    if torch_ms is None or ours_ms is None or ours_ms <= 0:
+def fmt_ratio(other_ms, ours_ms):
+    if other_ms is None or ours_ms is None or ours_ms <= 0:
         return None
-    return torch_ms / ours_ms
+    return other_ms / ours_ms
 
 
-def verdict(name, ratios):
-    targets = TARGETS.get(name)
-    if not targets:
-        return "no target"
+def fmt_x(r):
+    return "-" if r is None else f"{r:.2f}x"
+
+
+def check(targets, ratios, ms):
+    """'met'/'MISSED' per target, as text."""
     parts = []
     for need, against in targets:
+        if need == "max_ms":
+            if ms is None:
+                parts.append(f"≤{against * 1e3:g} µs: not measured")
+            else:
+                state = "met" if ms <= against else "MISSED"
+                parts.append(f"{state} (≤{against * 1e3:g} µs: {ms * 1e3:.3g} µs)")
+            continue
         have = ratios[against]
         if have is None:
             parts.append(f"≥{need:.2f}x {against}: not measured")
@@ -78,29 +103,43 @@ def verdict(name, ratios):
     return "; ".join(parts)
 
 
+def verdict(name, flex_ratios, cpu_ratios, cpu_ms):
+    parts = []
+    if name in TARGETS:
+        parts.append("flex: " + check(TARGETS[name], flex_ratios, None))
+    if name in CPU_TARGETS:
+        parts.append("cpu: " + check(CPU_TARGETS[name], cpu_ratios, cpu_ms))
+    return " / ".join(parts) if parts else "no target"
+
+
 def main(argv):
     if len(argv) != 4:
         raise SystemExit(__doc__)
-    ours = load_ours(argv[1])
+    flex, cpu = load_ours(argv[1])
     installed, meta_i = load_torch(argv[2])
     tuned, meta_t = load_torch(argv[3])
-    names = list(ours) + [n for n in installed if n not in ours]
-    print("| workload | ours (ms) | PyTorch as installed (ms) | PyTorch tuned (ms) | ratio vs installed | ratio vs tuned | target |")
-    print("|---|---:|---:|---:|---:|---:|---|")
+    names = list(flex) + [n for n in cpu if n not in flex] + [n for n in installed if n not in flex and n not in cpu]
+    print("| workload | ours flex (ms) | ours cpu (ms) | PyTorch as installed (ms) | PyTorch tuned (ms) "
+          "| flex vs installed | flex vs tuned | cpu vs installed | cpu vs tuned | cpu vs flex | target |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
     for name in names:
-        o, i, t = ours.get(name), installed.get(name), tuned.get(name)
-        ratios = {"installed": fmt_ratio(i, o), "tuned": fmt_ratio(t, o)}
-        ri = "-" if ratios["installed"] is None else f"{ratios['installed']:.2f}x"
-        rt = "-" if ratios["tuned"] is None else f"{ratios['tuned']:.2f}x"
-        print(f"| {name} | {fmt_ms(o)} | {fmt_ms(i)} | {fmt_ms(t)} | {ri} | {rt} | {verdict(name, ratios)} |")
+        f, c, i, t = flex.get(name), cpu.get(name), installed.get(name), tuned.get(name)
+        flex_ratios = {"installed": fmt_ratio(i, f), "tuned": fmt_ratio(t, f)}
+        cpu_ratios = {"installed": fmt_ratio(i, c), "tuned": fmt_ratio(t, c), "flex": fmt_ratio(f, c)}
+        print(f"| {name} | {fmt_ms(f)} | {fmt_ms(c)} | {fmt_ms(i)} | {fmt_ms(t)} "
+              f"| {fmt_x(flex_ratios['installed'])} | {fmt_x(flex_ratios['tuned'])} "
+              f"| {fmt_x(cpu_ratios['installed'])} | {fmt_x(cpu_ratios['tuned'])} | {fmt_x(cpu_ratios['flex'])} "
+              f"| {verdict(name, flex_ratios, cpu_ratios, c)} |")
     print()
     print(f"PyTorch {meta_i['torch']}: as installed {meta_i['threads']} thread(s), "
           f"OPENBLAS_CORETYPE={meta_i['OPENBLAS_CORETYPE']}, OMP_WAIT_POLICY={meta_i['OMP_WAIT_POLICY']}; "
           f"tuned {meta_t['threads']} thread(s), OPENBLAS_CORETYPE={meta_t['OPENBLAS_CORETYPE']}, "
           f"OMP_WAIT_POLICY={meta_t['OMP_WAIT_POLICY']}.")
-    print("Notes: *_inplace rows are `a = std::move(a) + b` / `a = std::move(a).exp()` in burn (the consumed tensor's storage takes the result) "
-          "vs torch's add_/exp_; layer_norm is a composite (mean_dim, var_bias, sub, div, mul, add) on both "
-          "sides; mlp_train_step uses cross-entropy as -mean(gather(log_softmax)) and hand-written SGD.")
+    print("Notes: flex = Device::flex() (eager), cpu = Device::cpu() (lazy fusion over flex's kernels); "
+          "*_inplace rows are `a = std::move(a) + b` / `a = std::move(a).exp()` in burn (the consumed tensor's storage takes the result) "
+          "vs torch's add_/exp_; layer_norm_* is a composite (mean_dim, var_bias, sub, div, mul, add) on both "
+          "sides; gelu_16m is gelu(x * w + b) (exact erf gelu) with w, b broadcast over [16384, 1024]; "
+          "mlp_train_step uses cross-entropy as -mean(gather(log_softmax)) and hand-written SGD.")
 
 
 if __name__ == "__main__":

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""PyTorch's side of the CPU benchmark (issue 4).
+"""PyTorch's side of the CPU benchmark (issues 4 and 8).
 
 The same workloads, names, iteration counts and repetitions as
 bench/flex_bench.cpp. Each repetition times `iters` runs with
@@ -8,7 +8,7 @@ over repetitions of the mean time per run, in milliseconds (what Google
 Benchmark's "median" aggregate reports for our side).
 
 Prints one JSON object: {"meta": {...}, "results": {name: ms}}.
-Usage: torch_bench.py [--filter SUBSTRING] [--threads N]
+Usage: torch_bench.py [--filter REGEX] [--threads N]
 (--threads calls torch.set_num_threads; by default PyTorch keeps its own
 choice, which for Debian's 1.13 on this machine is 1 thread.)
 """
@@ -16,6 +16,7 @@ import argparse
 import json
 import math
 import os
+import re
 import statistics
 import time
 
@@ -120,6 +121,19 @@ def bench_layer_norm():
     return timed(lambda: layer_norm(x, gamma, beta, 1e-5), 3, 5)
 
 
+def bench_layer_norm_16m():
+    x = torch.randn(N16M // 1024, 1024)
+    gamma, beta = torch.ones(1024), torch.zeros(1024)
+    return timed(lambda: layer_norm(x, gamma, beta, 1e-5), 3, 5)
+
+
+def bench_gelu_16m():
+    # Eager: x * w + b and the (exact, erf) gelu each pass over memory.
+    x = torch.randn(N16M // 1024, 1024)
+    w, b = torch.randn(1024), torch.randn(1024)
+    return timed(lambda: F.gelu(x * w + b), 3, 5)
+
+
 def bench_conv_fwd():
     x = torch.randn(32, 64, 56, 56)
     w = torch.randn(64, 64, 3, 3) * 0.05
@@ -195,12 +209,15 @@ WORKLOADS = [
     ("max_pool2d_k5s2", bench_max_pool),
     ("mlp_train_step", bench_mlp),
     ("tiny_add_4", bench_tiny),
+    ("gelu_16m", bench_gelu_16m),
+    ("layer_norm_16m", bench_layer_norm_16m),
 ]
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--filter", default="", help="run only workloads whose name contains this")
+    parser.add_argument("--filter", default="",
+                        help="run only workloads whose name matches this regular expression (as --benchmark_filter)")
     parser.add_argument("--threads", type=int, default=0, help="torch.set_num_threads(N) first (0: as installed)")
     args = parser.parse_args()
     if args.threads > 0:
@@ -208,7 +225,7 @@ def main():
     torch.manual_seed(SEED)
     results = {}
     for name, fn in WORKLOADS:
-        if args.filter in name:
+        if re.search(args.filter, name):
             ms = fn()
             if not math.isfinite(ms):
                 raise SystemExit(f"[torch_bench] {name}: non-finite time {ms}")

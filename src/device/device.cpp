@@ -84,6 +84,12 @@ Device Device::flex() {
   return d;
 }
 #endif
+#if BURN_HAS_CPU
+Device Device::cpu() {
+  static const Device d(DispatchDevice{DeviceType::Cpu, 0});
+  return d;
+}
+#endif
 #if BURN_HAS_NDARRAY
 Device Device::ndarray() {
   static const Device d(DispatchDevice{DeviceType::NdArray, 0});

@@ -8,6 +8,9 @@
 #include "device/runtime.hpp"
 
 namespace burn::backend {
+#if BURN_HAS_CPU
+BackendFactory cpu_factory();
+#endif
 #if BURN_HAS_LIBTORCH
 BackendFactory libtorch_factory();
 #endif
@@ -52,6 +55,9 @@ const std::vector<backend::BackendFactory>& backend_factories() {
     if (vulkan_first) f.insert(f.end(), vulkan_family.begin(), vulkan_family.end());
 #endif
     // ---- end vulkan / wgpu ----
+#if BURN_HAS_CPU
+    f.push_back(backend::cpu_factory());
+#endif
 #if BURN_HAS_LIBTORCH
     f.push_back(backend::libtorch_factory());
 #endif

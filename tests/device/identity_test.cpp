@@ -145,8 +145,11 @@ TEST(DeviceParse, Rejects) {
 
 TEST(DefaultDevice, FirstEnabledBackendWithADevice) {
   const ScopedEnv env("BURN_DEVICE", std::nullopt);
-  // LibTorch comes before Flex, and Flex before NdArray, in the default order.
-#if BURN_HAS_LIBTORCH
+  // CPU (fusion) comes before LibTorch, LibTorch before Flex, and Flex before
+  // NdArray, in the default order.
+#if BURN_HAS_CPU
+  EXPECT_EQ(Device(), Device::cpu());
+#elif BURN_HAS_LIBTORCH
   EXPECT_EQ(Device(), Device::libtorch());
 #else
   EXPECT_EQ(Device(), Device::flex());

@@ -337,7 +337,9 @@ TEST(SeedStructDevice, TraitImplementations) {
   EXPECT_EQ(debug.str(), "flex:0");
   {
     const burn::device_tests::ScopedEnv env("BURN_DEVICE", std::nullopt);
-#if BURN_HAS_LIBTORCH
+#if BURN_HAS_CPU
+    EXPECT_EQ(Device(), Device::cpu());  // Default: CPU (fusion) precedes LibTorch and Flex
+#elif BURN_HAS_LIBTORCH
     EXPECT_EQ(Device(), Device::libtorch());  // Default: LibTorch precedes Flex in the order
 #else
     EXPECT_EQ(Device(), Device::flex());  // Default

@@ -20,6 +20,9 @@ inline std::vector<Device> all_devices() {
 #if BURN_HAS_FLEX
   out.push_back(Device::flex());
 #endif
+#if BURN_HAS_CPU
+  out.push_back(Device::cpu());  // flex's kernels behind the fusion layer
+#endif
 #if BURN_HAS_LIBTORCH
   out.push_back(Device::libtorch());
 #endif

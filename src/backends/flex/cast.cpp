@@ -2,6 +2,7 @@
 // through convert_element (float -> int: NaN is 0, out-of-range values
 // saturate, the rest truncate toward zero), shared by both CPU backends.
 #include "backends/flex/element.hpp"
+#include "backends/flex/rows.hpp"
 #include "backends/flex/strided.hpp"
 
 namespace burn::flex {
@@ -22,10 +23,14 @@ int cast_row(const void*, std::byte* const* p, const std::int64_t* s, std::size_
 
 }  // namespace
 
-void convert_into(const cpu::CpuTensor& dst, const cpu::CpuTensor& src) {
-  const RowFn fn = visit_dtype(src.dtype, [&]<class From>() {
-    return visit_dtype(dst.dtype, [&]<class To>() -> RowFn { return cast_row<From, To>; });
+RowFn cast_row_fn(DType from, DType to) {
+  return visit_dtype(from, [&]<class From>() {
+    return visit_dtype(to, [&]<class To>() -> RowFn { return cast_row<From, To>; });
   });
+}
+
+void convert_into(const cpu::CpuTensor& dst, const cpu::CpuTensor& src) {
+  const RowFn fn = cast_row_fn(src.dtype, dst.dtype);
   const Operand ops[] = {operand(dst), operand(src)};
   for_each_run(dst.shape, ops, fn, nullptr);
 }

@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "backends/flex/element.hpp"
+#include "backends/flex/rows.hpp"
 #include "backends/flex/strided.hpp"
 
 namespace burn::flex {
@@ -52,6 +53,22 @@ int fill_row(const void* ctx, std::byte* const* p, const std::int64_t* s, std::s
 
 }  // namespace
 
+RowFn mask_where_row_fn(DType dtype) {
+  return visit_width(dtype, [&]<class W>() -> RowFn { return where_row<W>; });
+}
+RowFn mask_fill_row_fn(DType dtype) {
+  return visit_width(dtype, [&]<class W>() -> RowFn { return fill_row<W>; });
+}
+
+std::array<std::byte, 8> scalar_bytes(const Scalar& value, DType dtype) {
+  alignas(8) std::array<std::byte, 8> out{};
+  visit_dtype(dtype, [&]<class T>() {
+    const T v = value.as<T>();
+    std::memcpy(out.data(), &v, sizeof(T));
+  });
+  return out;
+}
+
 Result kernel(const Context& ctx, const ir::MaskWhere&, Inputs in, Outputs out) {
   const auto& t = cpu::as_cpu(in[0].primitive);
   const auto& mask = cpu::as_cpu(in[1].primitive);
@@ -59,7 +76,7 @@ Result kernel(const Context& ctx, const ir::MaskWhere&, Inputs in, Outputs out) 
   auto y = ctx.output(out[0]);
   const Operand ops[] = {operand(*y), broadcast_operand(t, y->shape), broadcast_operand(mask, y->shape),
                          broadcast_operand(source, y->shape)};
-  for_each_run(y->shape, ops, visit_width(t.dtype, [&]<class W>() -> RowFn { return where_row<W>; }), nullptr);
+  for_each_run(y->shape, ops, mask_where_row_fn(t.dtype), nullptr);
   return {y};
 }
 
@@ -68,13 +85,9 @@ Result kernel(const Context& ctx, const ir::MaskFill& op, Inputs in, Outputs out
   const auto& mask = cpu::as_cpu(in[1].primitive);
   auto y = ctx.output(out[0]);
   // The value in the tensor's element type, as bytes the width-only row copies.
-  alignas(8) std::array<std::byte, 8> value{};
-  visit_dtype(t.dtype, [&]<class T>() {
-    const T v = op.value.as<T>();
-    std::memcpy(value.data(), &v, sizeof(T));
-  });
+  const auto value = scalar_bytes(op.value, t.dtype);
   const Operand ops[] = {operand(*y), broadcast_operand(t, y->shape), broadcast_operand(mask, y->shape)};
-  for_each_run(y->shape, ops, visit_width(t.dtype, [&]<class W>() -> RowFn { return fill_row<W>; }), value.data());
+  for_each_run(y->shape, ops, mask_fill_row_fn(t.dtype), value.data());
   return {y};
 }
 

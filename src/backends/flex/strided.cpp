@@ -5,25 +5,32 @@
 #include <atomic>
 #include <cstring>
 
+#include <fmt/format.h>
+
 #include "backends/flex/parallel.hpp"
 
 namespace burn::flex {
 namespace {
 
+// The driver is compiled twice: for the eager kernels' few operands (small
+// fixed arrays keep a tiny op cheap) and for fused groups' many.
 constexpr std::size_t kMaxOperands = 4;
-using Strides = std::array<std::int64_t, kMaxOperands>;
 
 // The loop after dropping size-1 dims and merging dims that are dense for
 // every operand: fewer, longer runs.
 // Inline storage: planning a loop allocates nothing (tiny-op latency).
 constexpr std::size_t kInlineDims = 6;
+template <std::size_t N>
 struct Plan {
+  using Strides = std::array<std::int64_t, N>;
   SmallVector<std::size_t, kInlineDims> dims;
   SmallVector<Strides, kInlineDims> strides;  // strides[d][k]: operand k along dim d
 };
 
-Plan plan(const cpu::Extents& shape, std::span<const Operand> ops) {
-  Plan p;
+template <std::size_t N>
+Plan<N> plan(const cpu::Extents& shape, std::span<const Operand> ops) {
+  using Strides = typename Plan<N>::Strides;
+  Plan<N> p;
   for (std::size_t d = 0; d < shape.size(); ++d) {
     if (shape[d] == 1) continue;
     Strides s{};
@@ -57,7 +64,8 @@ bool is_dense(const Operand& o, const cpu::Extents& shape) {
 }
 
 // Runs the flat element range [begin, end) of the plan.
-int run_range(const Plan& p, std::span<const Operand> ops, RowFn fn, const void* ctx, std::size_t begin,
+template <std::size_t N>
+int run_range(const Plan<N>& p, std::span<const Operand> ops, RowFn fn, const void* ctx, std::size_t begin,
               std::size_t end, const std::atomic<int>& stop) {
   const std::size_t rank = p.dims.size();
   const std::size_t nops = ops.size();
@@ -68,15 +76,15 @@ int run_range(const Plan& p, std::span<const Operand> ops, RowFn fn, const void*
     idx[d] = rem % p.dims[d];
     rem /= p.dims[d];
   }
-  std::array<std::byte*, kMaxOperands> ptr{};
-  std::array<std::int64_t, kMaxOperands> width{};
+  std::array<std::byte*, N> ptr{};
+  std::array<std::int64_t, N> width{};
   for (std::size_t k = 0; k < nops; ++k) {
     width[k] = static_cast<std::int64_t>(ops[k].width);
     std::int64_t off = 0;
     for (std::size_t d = 0; d < rank; ++d) off += static_cast<std::int64_t>(idx[d]) * p.strides[d][k];
     ptr[k] = ops[k].base + off * width[k];
   }
-  const Strides& s = p.strides[rank - 1];
+  const auto& s = p.strides[rank - 1];
   std::size_t i = begin;
   while (i < end) {
     const std::size_t n = std::min(inner - idx[rank - 1], end - i);
@@ -123,10 +131,10 @@ Operand broadcast_operand(const cpu::CpuTensor& t, const cpu::Extents& shape) {
   return o;
 }
 
-int for_each_run(const cpu::Extents& shape, std::span<const Operand> operands, RowFn fn, const void* ctx,
-                 std::size_t grain) {
-  if (operands.size() > kMaxOperands)
-    throw Error("flex", "an elementwise loop takes at most 4 operands (a kernel bug, please report it)");
+namespace {
+
+template <std::size_t N>
+int drive(const cpu::Extents& shape, std::span<const Operand> operands, RowFn fn, const void* ctx, std::size_t grain) {
   std::size_t total = 1;
   for (auto d : shape) total *= d;
   if (total == 0) return 0;
@@ -134,26 +142,44 @@ int for_each_run(const cpu::Extents& shape, std::span<const Operand> operands, R
       std::all_of(operands.begin(), operands.end(), [&](const Operand& o) { return is_dense(o, shape); })) {
     // The common small case (same-shape contiguous operands, one thread):
     // one run, without planning or the parallel driver.
-    std::array<std::byte*, kMaxOperands> ptr{};
-    Strides unit{};
+    std::array<std::byte*, N> ptr{};
+    std::array<std::int64_t, N> unit{};
     for (std::size_t k = 0; k < operands.size(); ++k) {
       ptr[k] = operands[k].base;
       unit[k] = 1;
     }
     return fn(ctx, ptr.data(), unit.data(), total);
   }
-  const Plan p = plan(shape, operands);
+  const Plan<N> p = plan<N>(shape, operands);
   std::atomic<int> error{0};
   parallel_for(
       total,
       [&](std::size_t begin, std::size_t end) {
-        if (const int code = run_range(p, operands, fn, ctx, begin, end, error)) {
+        if (const int code = run_range<N>(p, operands, fn, ctx, begin, end, error)) {
           int expected = 0;
           error.compare_exchange_strong(expected, code);
         }
       },
       grain);
   return error.load();
+}
+
+}  // namespace
+
+int for_each_run(const cpu::Extents& shape, std::span<const Operand> operands, RowFn fn, const void* ctx,
+                 std::size_t grain) {
+  if (operands.size() > kMaxOperands)
+    throw Error("flex", "an elementwise loop takes at most 4 operands (a kernel bug, please report it)");
+  return drive<kMaxOperands>(shape, operands, fn, ctx, grain);
+}
+
+int for_each_run_wide(const cpu::Extents& shape, std::span<const Operand> operands, RowFn fn, const void* ctx,
+                      std::size_t grain) {
+  if (operands.size() > kMaxWideOperands)
+    throw Error("flex", fmt::format("a fused loop takes at most {} operands, not {} (a fusion planner bug, please "
+                                    "report it)",
+                                    kMaxWideOperands, operands.size()));
+  return drive<kMaxWideOperands>(shape, operands, fn, ctx, grain);
 }
 
 void copy_into(const cpu::CpuTensor& dst, const cpu::CpuTensor& src) {

@@ -44,6 +44,12 @@ using RowFn = int (*)(const void* ctx, std::byte* const* ptrs, const std::int64_
 int for_each_run(const cpu::Extents& shape, std::span<const Operand> operands, RowFn fn, const void* ctx,
                  std::size_t grain = kGrainSize);
 
+/// for_each_run for loops with many operands (fused elementwise groups: their
+/// outputs and inputs), up to kMaxWideOperands.
+inline constexpr std::size_t kMaxWideOperands = 64;
+int for_each_run_wide(const cpu::Extents& shape, std::span<const Operand> operands, RowFn fn, const void* ctx,
+                      std::size_t grain = kGrainSize);
+
 /// Copies `src` into `dst` (same shape and dtype, any strides), in parallel.
 void copy_into(const cpu::CpuTensor& dst, const cpu::CpuTensor& src);
 /// Converts `src` into `dst` (same shape, any dtypes and strides); cast.cpp.

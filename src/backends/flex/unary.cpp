@@ -1,8 +1,10 @@
 // Unary elementwise ops and clamp. Each (op, dtype) is one small row
 // function; the shared strided loop does iteration and threading.
 #include <cmath>
+#include <cstring>
 
 #include "backends/flex/element.hpp"
+#include "backends/flex/rows.hpp"
 #include "backends/flex/simd/math.hpp"
 #include "backends/flex/strided.hpp"
 
@@ -42,6 +44,18 @@ int simd_math_row(const void*, std::byte* const* p, const std::int64_t* s, std::
   return 0;
 }
 
+int simd_erf_row(const void*, std::byte* const* p, const std::int64_t* s, std::size_t n) {
+  auto* o = reinterpret_cast<float*>(p[0]);
+  const auto* a = reinterpret_cast<const float*>(p[1]);
+  if (s[0] == 1 && s[1] == 1) {
+    simd::erf(a, o, n);
+  } else {
+    const auto len = static_cast<std::int64_t>(n);
+    for (std::int64_t i = 0; i < len; ++i) o[i * s[0]] = std::erf(a[i * s[1]]);
+  }
+  return 0;
+}
+
 template <class T>
 RowFn float_unary(UnaryOp op) {
   using C = compute_t<T>;
@@ -55,6 +69,8 @@ RowFn float_unary(UnaryOp op) {
       default: break;
     }
   }
+  if constexpr (std::is_same_v<T, float>)
+    if (op == UnaryOp::Erf) return simd_erf_row;
   switch (op) {
     case UnaryOp::Neg:
       return unary_row<T, T, [](C x) { return -x; }>;
@@ -190,34 +206,50 @@ int clamp_row(const void* ctx, std::byte* const* p, const std::int64_t* s, std::
 
 }  // namespace
 
-Result kernel(const Context& ctx, const ir::Unary& op, Inputs in, Outputs out) {
-  const auto& x = cpu::as_cpu(in[0].primitive);
-  auto y = ctx.output_reusing(out[0], in, {0});
-  const RowFn fn = visit_dtype(x.dtype, [&]<class T>() -> RowFn {
+RowFn unary_row_fn(UnaryOp op, DType dtype) {
+  return visit_dtype(dtype, [&]<class T>() -> RowFn {
     if constexpr (is_float_v<T>) {
-      return float_unary<T>(op.op);
+      return float_unary<T>(op);
     } else if constexpr (is_int_v<T>) {
-      return int_unary<T>(op.op);
+      return int_unary<T>(op);
     } else {
-      if (op.op != UnaryOp::LogicalNot) throw_no_kernel(ir::unary_name(op.op), DType::Bool);
+      if (op != UnaryOp::LogicalNot) throw_no_kernel(ir::unary_name(op), DType::Bool);
       return unary_row<bool, bool, [](bool v) { return !v; }>;
     }
   });
+}
+
+Result kernel(const Context& ctx, const ir::Unary& op, Inputs in, Outputs out) {
+  const auto& x = cpu::as_cpu(in[0].primitive);
+  auto y = ctx.output_reusing(out[0], in, {0});
+  const RowFn fn = unary_row_fn(op.op, x.dtype);
   const Operand ops[] = {operand(*y), operand(x)};
   for_each_run(y->shape, ops, fn, nullptr, is_cheap(op.op) ? kGrainSize : kMathGrain);
   return {y};
 }
 
-Result kernel(const Context& ctx, const ir::Clamp& op, Inputs in, Outputs out) {
-  const auto& x = cpu::as_cpu(in[0].primitive);
-  auto y = ctx.output_reusing(out[0], in, {0});
-  visit_numeric_dtype("clamp", x.dtype, [&]<class T>() {
+ClampBounds clamp_bounds(const ir::Clamp& op, DType dtype) {
+  ClampBounds out;
+  visit_numeric_dtype("clamp", dtype, [&]<class T>() {
+    static_assert(sizeof(Bounds<T>) <= sizeof(out.bytes));
     // Bounds take the element type first, like any scalar operand.
     const Bounds<T> b{op.min ? load(op.min->as<T>()) : compute_t<T>{}, op.max ? load(op.max->as<T>()) : compute_t<T>{},
                       op.min.has_value(), op.max.has_value()};
-    const Operand ops[] = {operand(*y), operand(x)};
-    for_each_run(y->shape, ops, clamp_row<T>, &b);
+    std::memcpy(out.bytes.data(), &b, sizeof(b));
   });
+  return out;
+}
+
+RowFn clamp_row_fn(DType dtype) {
+  return visit_numeric_dtype("clamp", dtype, [&]<class T>() -> RowFn { return clamp_row<T>; });
+}
+
+Result kernel(const Context& ctx, const ir::Clamp& op, Inputs in, Outputs out) {
+  const auto& x = cpu::as_cpu(in[0].primitive);
+  auto y = ctx.output_reusing(out[0], in, {0});
+  const ClampBounds bounds = clamp_bounds(op, x.dtype);
+  const Operand ops[] = {operand(*y), operand(x)};
+  for_each_run(y->shape, ops, clamp_row_fn(x.dtype), bounds.bytes.data());
   return {y};
 }
 

@@ -1,0 +1,111 @@
+#include "fusion/batch.hpp"
+
+#include <type_traits>
+#include <typeinfo>
+#include <unordered_map>
+
+#include <burn/error.hpp>
+
+namespace burn::fusion {
+namespace {
+
+std::uint64_t mix(std::uint64_t h, std::uint64_t v) {
+  // splitmix64's finaliser over the running hash: cheap and well spread.
+  std::uint64_t z = h ^ (v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2));
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+
+std::uint64_t spec_hash(const ir::TensorSpec& s) {
+  std::uint64_t h = mix(0, static_cast<std::uint64_t>(s.dtype));
+  for (auto d : s.shape.dims()) h = mix(h, d);
+  return mix(h, s.shape.rank());
+}
+
+}  // namespace
+
+LazyPtr as_lazy(const backend::PrimitivePtr& p) {
+  // Every primitive of a fusion device is a LazyTensor; typeid and a static
+  // cast keep this cheaper than dynamic_pointer_cast on the per-op path.
+  if (!p || typeid(*p) != typeid(LazyTensor))
+    throw ExecutionError("fusion", "a tensor of another backend reached a fusion device; move it with to_device()");
+  return std::static_pointer_cast<LazyTensor>(p);
+}
+
+std::uint64_t op_signature(const ir::Op& op) {
+  std::uint64_t h = mix(0x5eed, op.index());
+  std::visit(
+      [&](const auto& o) {
+        using O = std::decay_t<decltype(o)>;
+        if constexpr (std::is_same_v<O, ir::Unary>) {
+          h = mix(h, static_cast<std::uint64_t>(o.op));
+        } else if constexpr (std::is_same_v<O, ir::Binary>) {
+          h = mix(mix(h, static_cast<std::uint64_t>(o.op)), o.scalar.has_value());
+        } else if constexpr (std::is_same_v<O, ir::Clamp>) {
+          h = mix(mix(h, o.min.has_value()), o.max.has_value());
+        } else if constexpr (std::is_same_v<O, ir::Cast>) {
+          h = mix(h, static_cast<std::uint64_t>(o.dtype));
+        } else if constexpr (std::is_same_v<O, ir::Reduce>) {
+          h = mix(mix(mix(h, static_cast<std::uint64_t>(o.op)), o.dim), static_cast<std::uint64_t>(o.index_dtype));
+        } else {
+          // MaskWhere and MaskFill have no attributes besides the fill value;
+          // other ops are never queued (no fuser takes them), so their kind is
+          // all a signature needs.
+        }
+      },
+      op);
+  return h;
+}
+
+Batch::Batch(std::span<const QueuedOp> queue) {
+  ops.reserve(queue.size());
+  key.reserve(queue.size() * 6);
+  std::unordered_map<std::uint64_t, std::uint32_t> by_id;
+  by_id.reserve(queue.size() * 3);
+  std::uint32_t externals = 0;
+  std::vector<std::uint64_t> external_rank;  // per value: order of first appearance (externals only)
+
+  for (std::size_t i = 0; i < queue.size(); ++i) {
+    const QueuedOp& q = queue[i];
+    BatchOp bop;
+    bop.queued = &q;
+    key.push_back(op_signature(q.op));
+    for (const auto& in : q.inputs) {
+      auto [it, fresh] = by_id.try_emplace(in.tensor->id, static_cast<std::uint32_t>(values.size()));
+      if (fresh) {
+        values.push_back({in.spec, -1, 0, 0, true});
+        external_rank.push_back(externals++);
+      }
+      const std::uint32_t v = it->second;
+      ++values[v].readers;
+      bop.inputs.push_back(v);
+      const auto& val = values[v];
+      const std::uint64_t source = val.producer >= 0
+                                       ? (std::uint64_t{1} << 62) | (std::uint64_t(val.producer) << 8) | val.slot
+                                       : external_rank[v];
+      key.push_back(mix(spec_hash(in.spec), source));
+    }
+    for (std::uint32_t s = 0; s < q.outputs.size(); ++s) {
+      const auto v = static_cast<std::uint32_t>(values.size());
+      values.push_back({q.outputs[s].spec, static_cast<std::int32_t>(i), s, 0, false});
+      external_rank.push_back(0);
+      by_id.emplace(q.outputs[s].id, v);
+      bop.outputs.push_back(v);
+    }
+    ops.push_back(std::move(bop));
+  }
+  // Held outside the queue: strong references beyond the queue's own (one
+  // per reading input slot; the lock below adds one more).
+  for (std::size_t v = 0; v < values.size(); ++v) {
+    auto& val = values[v];
+    if (val.producer < 0) continue;
+    const auto& out = queue[static_cast<std::size_t>(val.producer)].outputs[val.slot];
+    if (auto t = out.tensor.lock())
+      val.held = static_cast<std::size_t>(t.use_count()) > 1 + val.readers;
+  }
+  for (const auto& bop : ops)
+    for (auto v : bop.outputs) key.push_back(mix(spec_hash(values[v].spec), values[v].held));
+}
+
+}  // namespace burn::fusion

@@ -1,0 +1,161 @@
+#include "fusion/elementwise.hpp"
+
+#include <algorithm>
+#include <unordered_map>
+
+namespace burn::fusion {
+namespace {
+
+/// Whether `s` (same rank) broadcasts to `shape`.
+bool broadcasts_to(const Shape& s, const Shape& shape) {
+  if (s.rank() != shape.rank()) return false;
+  for (std::size_t d = 0; d < s.rank(); ++d)
+    if (s[d] != shape[d] && s[d] != 1) return false;
+  return true;
+}
+
+class ElementwiseBuilder final : public FuserBuilder {
+ public:
+  explicit ElementwiseBuilder(const ElementwiseFuser& fuser) : fuser_(fuser) {}
+
+  void reset(const Batch& batch) override {
+    batch_ = &batch;
+    taken_.clear();
+    in_group_.assign(batch.ops.size(), false);
+    external_.clear();
+  }
+
+  bool offer(std::uint32_t i) override {
+    const BatchOp& bop = batch_->ops[i];
+    const QueuedOp& q = *bop.queued;
+    if (taken_.size() >= ElementwiseFuser::kMaxOps || q.outputs.size() != 1 || !is_elementwise(q.op)) return false;
+    const ir::TensorSpec& out_spec = q.outputs[0].spec;
+    if (!taken_.empty() && out_spec.shape != shape_) return false;
+    std::vector<ir::TensorSpec> in_specs;
+    in_specs.reserve(q.inputs.size());
+    for (const auto& in : q.inputs) in_specs.push_back(in.spec);
+    if (!fuser_.may_take(q.op, in_specs, std::span(&out_spec, 1))) return false;
+    // Inputs made outside the group are read in place with broadcast strides.
+    std::size_t new_externals = 0;
+    for (auto v : bop.inputs) {
+      if (produced_here(v)) continue;
+      if (!broadcasts_to(batch_->values[v].spec.shape, out_spec.shape)) return false;
+      if (std::find(external_.begin(), external_.end(), v) == external_.end()) ++new_externals;
+    }
+    if (external_.size() + new_externals > ElementwiseFuser::kMaxInputs) return false;
+    for (auto v : bop.inputs)
+      if (!produced_here(v) && std::find(external_.begin(), external_.end(), v) == external_.end())
+        external_.push_back(v);
+    if (taken_.empty()) shape_ = out_spec.shape;
+    taken_.push_back(i);
+    in_group_[i] = true;
+    return true;
+  }
+
+  bool depends_on_group(std::uint32_t i) const override {
+    for (auto v : batch_->ops[i].inputs)
+      if (produced_here(v)) return true;
+    return false;
+  }
+
+  const std::vector<std::uint32_t>& taken() const override { return taken_; }
+  // Every op taken saves a write and a read of a whole tensor.
+  std::size_t score() const override { return taken_.size(); }
+
+  std::shared_ptr<const FusedPlan> build() const override;
+
+ private:
+  bool produced_here(std::uint32_t v) const {
+    const auto p = batch_->values[v].producer;
+    return p >= 0 && in_group_[static_cast<std::size_t>(p)];
+  }
+
+  const ElementwiseFuser& fuser_;
+  const Batch* batch_ = nullptr;
+  std::vector<std::uint32_t> taken_;
+  std::vector<bool> in_group_;           // per batch op
+  Shape shape_;
+  std::vector<std::uint32_t> external_;  // batch values read from outside the group
+};
+
+std::shared_ptr<const FusedPlan> ElementwiseBuilder::build() const {
+  const std::size_t n = taken_.size();
+  // Reads of each value from inside the group: a result read more often
+  // outside (or held) must be materialised.
+  std::unordered_map<std::uint32_t, std::uint32_t> reads_inside;
+  for (auto i : taken_)
+    for (auto v : batch_->ops[i].inputs) ++reads_inside[v];
+  auto needed_outside = [&](std::uint32_t v) {
+    auto it = reads_inside.find(v);
+    return batch_->needed_outside(v, it == reads_inside.end() ? 0 : it->second);
+  };
+  // Live instructions, backwards: an op whose result is needed outside the
+  // group, or read by a live op of the group. Dead ones are dropped (their
+  // results would be computed for nobody).
+  std::vector<bool> live(n, false);
+  std::vector<bool> value_live(batch_->values.size(), false);
+  for (std::size_t k = n; k-- > 0;) {
+    const BatchOp& bop = batch_->ops[taken_[k]];
+    const auto v = bop.outputs[0];
+    if (needed_outside(v) || value_live[v]) {
+      live[k] = true;
+      for (auto in : bop.inputs) value_live[in] = true;
+    }
+  }
+
+  ElementwiseProgram prog;
+  prog.shape = shape_;
+  auto plan_inputs = std::vector<IoRef>{};
+  auto plan_outputs = std::vector<IoRef>{};
+  std::unordered_map<std::uint32_t, std::uint32_t> input_of, result_of;  // batch value -> index
+  for (std::size_t k = 0; k < n; ++k) {
+    const BatchOp& bop = batch_->ops[taken_[k]];
+    prog.ops.push_back(bop.queued->op);
+    if (!live[k]) continue;
+    ElementwiseProgram::Instr instr;
+    instr.op = static_cast<std::uint32_t>(k);
+    for (std::uint32_t s = 0; s < bop.inputs.size(); ++s) {
+      const auto v = bop.inputs[s];
+      if (auto it = result_of.find(v); it != result_of.end()) {
+        instr.args.push_back({false, it->second});
+        continue;
+      }
+      auto [it, fresh] = input_of.try_emplace(v, static_cast<std::uint32_t>(prog.inputs.size()));
+      if (fresh) {
+        prog.inputs.push_back(batch_->values[v].spec);
+        plan_inputs.push_back({static_cast<std::uint32_t>(k), s});
+      }
+      instr.args.push_back({true, it->second});
+    }
+    const auto out = bop.outputs[0];
+    instr.result = static_cast<std::uint32_t>(prog.values.size());
+    result_of.emplace(out, instr.result);
+    prog.values.push_back(batch_->values[out].spec);
+    if (needed_outside(out)) {
+      prog.outputs.push_back(instr.result);
+      plan_outputs.push_back({static_cast<std::uint32_t>(k), 0});
+    }
+    prog.instrs.push_back(std::move(instr));
+  }
+  std::shared_ptr<FusedPlan> plan = fuser_.compiler().compile(prog);
+  plan->inputs_from = std::move(plan_inputs);
+  plan->outputs_to = std::move(plan_outputs);
+  return plan;
+}
+
+}  // namespace
+
+bool is_elementwise(const ir::Op& op) {
+  return std::holds_alternative<ir::Unary>(op) || std::holds_alternative<ir::Binary>(op) ||
+         std::holds_alternative<ir::Clamp>(op) || std::holds_alternative<ir::Cast>(op) ||
+         std::holds_alternative<ir::MaskWhere>(op) || std::holds_alternative<ir::MaskFill>(op);
+}
+
+bool ElementwiseFuser::may_take(const ir::Op& op, std::span<const ir::TensorSpec> inputs,
+                                std::span<const ir::TensorSpec> outputs) const {
+  return is_elementwise(op) && outputs.size() == 1 && compiler_->supports(op, inputs, outputs);
+}
+
+std::unique_ptr<FuserBuilder> ElementwiseFuser::builder() const { return std::make_unique<ElementwiseBuilder>(*this); }
+
+}  // namespace burn::fusion

@@ -1,0 +1,74 @@
+// The elementwise fuser: chains of unary, binary (tensor or scalar operand),
+// clamp, cast, comparison and mask ops that all produce the same shape,
+// reading inputs of that shape or broadcast to it. The group becomes an
+// ElementwiseProgram, which a backend compiles into a kernel that makes one
+// pass over the output.
+#pragma once
+
+#include <memory>
+
+#include <burn/small_vector.hpp>
+
+#include "fusion/fuser.hpp"
+
+namespace burn::fusion {
+
+/// A backend-neutral description of an elementwise group.
+struct ElementwiseProgram {
+  /// One operand of an instruction: an external input or an earlier result.
+  struct Arg {
+    bool is_input = false;
+    std::uint32_t index = 0;  // into `inputs` or `values`
+  };
+  /// values[result] = ops[op] applied to args (plus the op's scalar, if any).
+  struct Instr {
+    std::uint32_t op = 0;  // index into `ops`
+    SmallVector<Arg, 3> args;
+    std::uint32_t result = 0;
+  };
+
+  Shape shape;                          // every result's shape: the loop
+  std::vector<ir::TensorSpec> inputs;   // external inputs (broadcastable to shape)
+  std::vector<ir::TensorSpec> values;   // instruction results
+  std::vector<Instr> instrs;            // in execution order, dead ones removed
+  std::vector<std::uint32_t> outputs;   // values to materialise, in plan output order
+  /// The group's ops in order (kinds and attributes; scalar values come at
+  /// run time).
+  std::vector<ir::Op> ops;
+};
+
+/// What a backend provides to run elementwise groups.
+class ElementwiseCompiler {
+ public:
+  virtual ~ElementwiseCompiler() = default;
+  /// Whether the backend's fused kernel computes this op exactly as its eager
+  /// kernel does (ops that can raise errors, such as integer division, are
+  /// better left eager so the error surfaces at the call).
+  virtual bool supports(const ir::Op& op, std::span<const ir::TensorSpec> inputs,
+                        std::span<const ir::TensorSpec> outputs) const = 0;
+  virtual std::shared_ptr<FusedPlan> compile(const ElementwiseProgram& program) const = 0;
+};
+
+class ElementwiseFuser final : public Fuser {
+ public:
+  explicit ElementwiseFuser(std::shared_ptr<const ElementwiseCompiler> compiler) : compiler_(std::move(compiler)) {}
+
+  bool may_take(const ir::Op& op, std::span<const ir::TensorSpec> inputs,
+                std::span<const ir::TensorSpec> outputs) const override;
+  std::unique_ptr<FuserBuilder> builder() const override;
+  const ElementwiseCompiler& compiler() const noexcept { return *compiler_; }
+
+  /// Largest group: instructions, and distinct external inputs. A group's
+  /// outputs plus inputs stay within a loop's operand limit (64 on flex).
+  static constexpr std::size_t kMaxOps = 40;
+  static constexpr std::size_t kMaxInputs = 24;
+
+ private:
+  std::shared_ptr<const ElementwiseCompiler> compiler_;
+};
+
+/// Whether `op` is one of the elementwise kinds (unary, binary, clamp, cast,
+/// mask_where, mask_fill).
+bool is_elementwise(const ir::Op& op);
+
+}  // namespace burn::fusion

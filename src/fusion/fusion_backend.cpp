@@ -1,0 +1,205 @@
+#include "fusion/fusion_backend.hpp"
+
+#include <fmt/format.h>
+
+#include "device/runtime.hpp"
+
+namespace burn::fusion {
+namespace {
+
+/// The inner tensor of a materialised input; a queued one here is a bug in
+/// the drain order, reported instead of crashing.
+const backend::PrimitivePtr& materialised(const LazyTensor& t, const ir::Op& op) {
+  if (!t.value)
+    throw ExecutionError(ir::op_name(op), "an input was not computed: a queued op it depends on failed when "
+                                          "the queue ran (see that earlier error)");
+  return t.value;
+}
+
+}  // namespace
+
+FusionBackend::FusionBackend(std::string name, std::unique_ptr<backend::Backend> inner,
+                             std::vector<std::unique_ptr<Fuser>> fusers)
+    : name_(std::move(name)), inner_(std::move(inner)), planner_(std::move(fusers)) {
+  queue_.reserve(kMaxQueued);
+}
+
+FusionBackend::~FusionBackend() {
+  // Nothing queued can be observed any more (the device is going away with
+  // every tensor handle); dropping the queue is enough.
+}
+
+std::string FusionBackend::description() const {
+  return fmt::format("lazy op fusion over {} ({})", inner_->name(), inner_->description());
+}
+
+LazyPtr FusionBackend::wrap(backend::PrimitivePtr value) {
+  auto t = std::make_shared<LazyTensor>(next_id_++);
+  t->value = std::move(value);
+  return t;
+}
+
+std::vector<backend::PrimitivePtr> FusionBackend::execute(const ir::Op& op, std::span<const backend::Input> inputs,
+                                                          std::span<const ir::TensorSpec> outputs) {
+  std::lock_guard lock(mutex_);
+  // Work queued by another thread runs first: its order relative to this
+  // thread's ops is not ours to choose, and it must not wait for a drain
+  // that thread may never trigger.
+  if (!queue_.empty() && queue_owner_ != std::this_thread::get_id()) drain_locked();
+  queue_owner_ = std::this_thread::get_id();
+
+  std::vector<ir::TensorSpec> in_specs;
+  in_specs.reserve(inputs.size());
+  for (const auto& in : inputs) in_specs.push_back(in.spec);
+  if (planner_.may_queue(op, in_specs, outputs)) {
+    QueuedOp q{op, {}, {}};
+    q.inputs.reserve(inputs.size());
+    for (const auto& in : inputs) q.inputs.push_back({as_lazy(in.primitive), in.spec, in.reusable});
+    std::vector<backend::PrimitivePtr> result;
+    result.reserve(outputs.size());
+    for (const auto& spec : outputs) {
+      auto t = std::make_shared<LazyTensor>(next_id_++);
+      q.outputs.push_back({t, t->id, spec});
+      result.push_back(std::move(t));
+    }
+    queue_.push_back(std::move(q));
+    ++stats_.ops_queued;
+    if (queue_.size() >= kMaxQueued) drain_locked();
+    return result;
+  }
+
+  // An op no fuser takes: everything before it runs first, then it runs alone.
+  drain_locked();
+  std::vector<backend::Input> inner_inputs;
+  inner_inputs.reserve(inputs.size());
+  for (const auto& in : inputs) inner_inputs.push_back({materialised(*as_lazy(in.primitive), op), in.spec, in.reusable});
+  auto values = inner_->execute(op, inner_inputs, outputs);
+  ++stats_.ops_eager;
+  std::vector<backend::PrimitivePtr> result;
+  result.reserve(values.size());
+  for (auto& v : values) result.push_back(wrap(std::move(v)));
+  return result;
+}
+
+void FusionBackend::run_eager(const QueuedOp& q) {
+  std::vector<backend::Input> inner_inputs;
+  inner_inputs.reserve(q.inputs.size());
+  for (const auto& in : q.inputs) inner_inputs.push_back({materialised(*in.tensor, q.op), in.spec, in.reusable});
+  std::vector<ir::TensorSpec> out_specs;
+  out_specs.reserve(q.outputs.size());
+  for (const auto& out : q.outputs) out_specs.push_back(out.spec);
+  auto values = inner_->execute(q.op, inner_inputs, out_specs);
+  for (std::size_t s = 0; s < q.outputs.size(); ++s)
+    if (auto t = q.outputs[s].tensor.lock()) t->value = std::move(values[s]);
+  ++stats_.ops_eager;
+}
+
+void FusionBackend::drain_locked() {
+  if (queue_.empty()) return;
+  ++stats_.drains;
+  // The queue is cleared however the drain ends: an op that throws (the
+  // inner backend ran out of memory, say) must not be retried forever.
+  struct Clear {
+    std::vector<QueuedOp>& q;
+    ~Clear() { q.clear(); }
+  } clear{queue_};
+
+  const Batch batch(queue_);
+  bool explored = false;
+  const auto strategy = planner_.plan(batch, explored);
+  if (explored) ++stats_.plans_built;
+  else ++stats_.plan_cache_hits;
+
+  std::vector<const QueuedOp*> group;
+  for (const Step& step : *strategy) {
+    if (!step.plan) {
+      // Results nobody holds and no other op reads are not computed at all
+      // (queued ops are pure: they raise no errors worth a computation).
+      const BatchOp& bop = batch.ops[step.ops[0]];
+      bool needed = false;
+      for (auto v : bop.outputs) needed = needed || batch.needed_outside(v, 0);
+      if (needed) run_eager(queue_[step.ops[0]]);
+      else ++stats_.ops_skipped;
+      continue;
+    }
+    group.clear();
+    for (auto i : step.ops) group.push_back(&queue_[i]);
+    std::vector<backend::Input> inputs;
+    inputs.reserve(step.plan->inputs_from.size());
+    for (const IoRef& r : step.plan->inputs_from) {
+      const QueuedInput& in = group[r.op]->inputs[r.slot];
+      inputs.push_back({materialised(*in.tensor, group[r.op]->op), in.spec, in.reusable});
+    }
+    auto values = step.plan->run(group, inputs);
+    for (std::size_t j = 0; j < step.plan->outputs_to.size(); ++j) {
+      const IoRef& r = step.plan->outputs_to[j];
+      if (auto t = group[r.op]->outputs[r.slot].tensor.lock()) t->value = std::move(values[j]);
+    }
+    ++stats_.fused_groups;
+    stats_.ops_fused += step.ops.size();
+  }
+}
+
+backend::PrimitivePtr FusionBackend::from_data(TensorData data) {
+  auto value = inner_->from_data(std::move(data));
+  std::lock_guard lock(mutex_);
+  return wrap(std::move(value));
+}
+
+TensorData FusionBackend::to_data(const backend::PrimitivePtr& primitive, const ir::TensorSpec& spec) {
+  backend::PrimitivePtr value;
+  {
+    std::lock_guard lock(mutex_);
+    drain_locked();
+    value = as_lazy(primitive)->value;
+  }
+  if (!value)
+    throw ExecutionError("to_data", "the tensor was not computed: a queued op it depends on failed when the "
+                                    "queue ran (see that earlier error)");
+  return inner_->to_data(value, spec);
+}
+
+void FusionBackend::seed(std::uint64_t seed) {
+  std::lock_guard lock(mutex_);
+  inner_->seed(seed);
+}
+
+void FusionBackend::sync() {
+  {
+    std::lock_guard lock(mutex_);
+    drain_locked();
+  }
+  inner_->sync();
+}
+
+void FusionBackend::flush() {
+  {
+    std::lock_guard lock(mutex_);
+    drain_locked();
+  }
+  inner_->flush();
+}
+
+FusionStats FusionBackend::stats() const {
+  std::lock_guard lock(mutex_);
+  return stats_;
+}
+
+void FusionBackend::reset_stats() {
+  std::lock_guard lock(mutex_);
+  stats_ = {};
+}
+
+namespace {
+FusionBackend& fusion_backend_of(const Device& device) {
+  auto* b = dynamic_cast<FusionBackend*>(&device.runtime().backend());
+  if (!b)
+    throw Error("fusion::stats", fmt::format("{} is not a fusion device; use Device::cpu()", device.to_string()));
+  return *b;
+}
+}  // namespace
+
+FusionStats stats(const Device& device) { return fusion_backend_of(device).stats(); }
+void reset_stats(const Device& device) { fusion_backend_of(device).reset_stats(); }
+
+}  // namespace burn::fusion

@@ -1,0 +1,76 @@
+// The fusion decorator: a Backend that queues the ops some fuser may take and
+// runs them, grouped, on an inner backend when the queue drains — on flush(),
+// sync(), a data read, an op no fuser takes, use from another thread, or a
+// full queue (kMaxQueued ops). Any backend can be wrapped: it supplies the
+// inner backend and the fusers (with its compiler for fused kernels).
+#pragma once
+
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "fusion/planner.hpp"
+#include "fusion/stats.hpp"
+
+namespace burn::fusion {
+
+class FusionBackend final : public backend::Backend {
+ public:
+  FusionBackend(std::string name, std::unique_ptr<backend::Backend> inner, std::vector<std::unique_ptr<Fuser>> fusers);
+  ~FusionBackend() override;
+
+  /// Ops queued before the queue drains by itself: long enough to group a
+  /// layer's elementwise work, short enough to bound what a drain holds.
+  static constexpr std::size_t kMaxQueued = 128;
+
+  std::string name() const override { return name_; }
+  std::string description() const override;
+  bool supports_dtype(DType dtype) const override { return inner_->supports_dtype(dtype); }
+  bool supports_op(const ir::Op& op) const override { return inner_->supports_op(op); }
+  DeviceSettings default_settings() const override { return inner_->default_settings(); }
+
+  std::vector<backend::PrimitivePtr> execute(const ir::Op& op, std::span<const backend::Input> inputs,
+                                             std::span<const ir::TensorSpec> outputs) override;
+  backend::PrimitivePtr from_data(TensorData data) override;
+  TensorData to_data(const backend::PrimitivePtr& primitive, const ir::TensorSpec& spec) override;
+
+  void seed(std::uint64_t seed) override;
+  void sync() override;
+  void flush() override;
+
+  void memory_cleanup() override { inner_->memory_cleanup(); }
+  std::optional<std::vector<SlicedPoolReport>> memory_pool_report() const override {
+    return inner_->memory_pool_report();
+  }
+  std::optional<MemoryPoolUsage> memory_pool_usage() const override { return inner_->memory_pool_usage(); }
+  void set_persistent_allocations(bool on) override { inner_->set_persistent_allocations(on); }
+  void stage(TensorData& data) override { inner_->stage(data); }
+  std::size_t num_threads() const override { return inner_->num_threads(); }
+  void set_num_threads(std::size_t n) override { inner_->set_num_threads(n); }
+  PhysicalIdentity identity() const override { return inner_->identity(); }
+  std::string physical_name() const override { return inner_->physical_name(); }
+
+  FusionStats stats() const;
+  void reset_stats();
+  backend::Backend& inner() noexcept { return *inner_; }
+
+ private:
+  /// Runs everything queued. Caller holds mutex_.
+  void drain_locked();
+  /// Runs queued op `q` alone on the inner backend.
+  void run_eager(const QueuedOp& q);
+  LazyPtr wrap(backend::PrimitivePtr value);
+
+  const std::string name_;
+  std::unique_ptr<backend::Backend> inner_;
+  mutable std::mutex mutex_;
+  Planner planner_;
+  std::vector<QueuedOp> queue_;
+  std::thread::id queue_owner_;
+  std::uint64_t next_id_ = 1;
+  FusionStats stats_;
+};
+
+}  // namespace burn::fusion

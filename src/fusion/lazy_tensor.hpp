@@ -1,0 +1,30 @@
+// The primitive a fusion device hands out: a handle on a tensor that may not
+// have been computed yet. It becomes the inner backend's storage once a
+// drain of the queue materialises it; intermediates of a fused group that
+// nobody holds are never materialised at all.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+
+#include <burn/backend/backend.hpp>
+
+namespace burn::fusion {
+
+class LazyTensor final : public backend::Primitive {
+ public:
+  explicit LazyTensor(std::uint64_t id_) : id(id_) {}
+
+  /// Creation order on its device: how queued ops name the tensors they share.
+  const std::uint64_t id;
+  /// The inner backend's storage; null while the op producing it is queued.
+  /// Guarded by the owning FusionBackend's mutex.
+  backend::PrimitivePtr value;
+};
+
+using LazyPtr = std::shared_ptr<LazyTensor>;
+
+/// The LazyTensor behind a primitive of a fusion device.
+LazyPtr as_lazy(const backend::PrimitivePtr& p);
+
+}  // namespace burn::fusion
