@@ -2,6 +2,13 @@
 // implicit GEMMs (shaders/conv.comp): 64x64 output tiles per workgroup and
 // group, the im2col operand formed while staging tiles in workgroup memory;
 // 4-wide vector loads and stores where the geometry allows (vec4.hpp).
+// A GEMM depth K past kSplitK (the weight gradient's is batch x output
+// positions: 50,176 for a batch of 64 28x28 images) runs as one dispatch per
+// K range, summed in a scratch accumulator: lavapipe ends a shader after
+// 65,535 loop iterations, which once cut a 1x1 weight gradient over a
+// 200x200 image from 40,000 to 38,833.
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "backends/vulkan/kernels.hpp"
@@ -19,11 +26,20 @@ struct ConvParams {
   std::uint32_t nsp = 0, in_vol = 0, out_vol = 0, k_vol = 0, has_bias = 0;
   std::uint32_t x_off = 0, w_off = 0, bias_off = 0;  // element offsets of the dense inputs
   std::uint32_t vec = 0;                              // vector paths (vector_paths)
+  std::uint32_t k_begin = 0, k_end = 0, pass = 0;     // this dispatch's range of K, kReadPart | kWritePart
   std::uint32_t in[kMaxSpatial]{}, out[kMaxSpatial]{}, kext[kMaxSpatial]{}, stride[kMaxSpatial]{},
       padding[kMaxSpatial]{}, dilation[kMaxSpatial]{};
 };
 
 enum Mode : std::uint32_t { kConv = 0, kTransposed = 1, kWeightGrad = 2 };
+
+/// The longest K range one dispatch covers: 256 BK steps. A step costs about
+/// 30 loop iterations per spatial dim of the tap decode (measured on
+/// lavapipe: about 50 with 2-D taps, 64-87 with 3-D ones), so up to 3 dims
+/// take 4096 per pass and more dims half that: at most about a third of
+/// lavapipe's cap. A multiple of 16, so ranges keep vector alignment.
+constexpr std::uint64_t kSplitK = 4096;
+constexpr std::uint32_t kReadPart = 1, kWritePart = 2;  // p_pass bits in conv.comp
 
 std::uint64_t volume(const std::vector<std::size_t>& shape, std::size_t first) {
   std::uint64_t v = 1;
@@ -88,12 +104,30 @@ void run(const Context& ctx, Mode mode, ConvParams& p, std::uint64_t m, std::uin
   p.x_off = static_cast<std::uint32_t>(x.offset);
   p.w_off = static_cast<std::uint32_t>(w.offset);
   p.bias_off = bias ? static_cast<std::uint32_t>(bias->offset) : 0u;
-  const Binding bindings[] = {y.binding(), x.binding(), w.binding(), (bias ? *bias : x).binding()};
   p.vec = vector_paths(mode, p, y, x, w);
   const std::uint32_t constants[] = {mode};
-  ctx.stream().dispatch(ctx.pipeline(fmt::format("conv_{}", dtype_suffix(y.dtype)), constants), bindings,
-                        std::as_bytes(std::span(&p, 1)), static_cast<std::uint32_t>(gx),
-                        static_cast<std::uint32_t>(gy), static_cast<std::uint32_t>(groups));
+  const VkPipeline pipeline = ctx.pipeline(fmt::format("conv_{}", dtype_suffix(y.dtype)), constants);
+  auto dispatch = [&](const Binding& part) {
+    const Binding bindings[] = {y.binding(), x.binding(), w.binding(), (bias ? *bias : x).binding(), part};
+    ctx.stream().dispatch(pipeline, bindings, std::as_bytes(std::span(&p, 1)), static_cast<std::uint32_t>(gx),
+                          static_cast<std::uint32_t>(gy), static_cast<std::uint32_t>(groups));
+  };
+  const std::uint64_t split = p.nsp <= 3 ? kSplitK : kSplitK / 2;
+  const std::uint64_t passes = (k + split - 1) / split;
+  p.k_begin = 0;
+  p.k_end = p.k;
+  p.pass = 0;
+  if (passes <= 1) {
+    dispatch(y.binding());  // `part` is not read: any valid buffer
+    return;
+  }
+  const VkTensorPtr part = ctx.output(ir::TensorSpec{Shape(y.shape), shader_compute_dtype(y.dtype)});
+  for (std::uint64_t i = 0; i < passes; ++i) {
+    p.k_begin = static_cast<std::uint32_t>(i * split);
+    p.k_end = static_cast<std::uint32_t>(std::min(k, (i + 1) * split));
+    p.pass = (i > 0 ? kReadPart : 0u) | (i + 1 < passes ? kWritePart : 0u);
+    dispatch(part->binding());
+  }
 }
 
 std::vector<std::size_t> spatial_of(const std::vector<std::size_t>& shape) {

@@ -10,6 +10,9 @@
 // every target element binary-search its own matches (shaders/scatter.comp):
 // duplicates resolve as the serial loop does (last write wins, sums in index
 // order), deterministically, without atomics, in O(log n) per element.
+// An Add over index lines longer than kRun first measures the longest run
+// of one index (another 4-byte read) and adds runs in slices of kRun
+// matches per dispatch: lavapipe ends a shader after 65,535 loop iterations.
 #include <cstring>
 
 #include <fmt/format.h>
@@ -22,6 +25,27 @@ namespace burn::vulkan {
 namespace {
 
 constexpr std::uint32_t kNone = 0xffffffffu;
+/// Matches of one index a scatter-add thread adds per dispatch (plus two
+/// binary searches of at most 31 steps): a quarter of lavapipe's cap.
+constexpr std::uint32_t kRun = 16384;
+
+/// Fills a fresh 1-element u32 tensor with `v`.
+VkTensorPtr u32_word(const Context& ctx, std::uint32_t v) {
+  auto t = ctx.output(ir::TensorSpec{Shape{1}, DType::U32});
+  const struct {
+    std::uint32_t n, pattern[2];
+  } fill{1, {v, v}};
+  const Binding bindings[] = {t->binding()};
+  dispatch_groups(ctx, "fill", {}, bindings, fill, 1);
+  return t;
+}
+
+std::uint32_t read_word(const Context& ctx, const VkTensor& t) {
+  std::uint32_t v = 0;
+  const Block& b = t.buffer->block();
+  ctx.stream().download(Binding{b.buffer, b.offset, 4}, std::as_writable_bytes(std::span(&v, 1)));
+  return v;
+}
 
 std::uint32_t word(std::int64_t v) { return static_cast<std::uint32_t>(static_cast<std::int32_t>(v)); }
 
@@ -47,12 +71,7 @@ std::string element_text(const Context& ctx, const VkTensor& t, std::uint64_t fl
 VkTensorPtr checked_indices(const Context& ctx, const VkTensorPtr& idx, std::size_t size, std::size_t dim) {
   if (idx->num_elements() == 0) return idx->dtype == DType::I32 ? idx : ctx.output({Shape(idx->shape), DType::I32});
   // `first` := 0xffffffff, then the check lowers it to the first bad position.
-  auto first = ctx.output(ir::TensorSpec{Shape{1}, DType::U32});
-  const struct {
-    std::uint32_t n, pattern[2];
-  } fill{1, {kNone, kNone}};
-  const Binding fill_bindings[] = {first->binding()};
-  dispatch_groups(ctx, "fill", {}, fill_bindings, fill, 1);
+  auto first = u32_word(ctx, kNone);
 
   const Operand ops[] = {operand(*idx)};
   const std::uint32_t words[] = {static_cast<std::uint32_t>(size)};
@@ -61,9 +80,7 @@ VkTensorPtr checked_indices(const Context& ctx, const VkTensorPtr& idx, std::siz
   const std::uint32_t constants[] = {0u, prep.contiguous ? 1u : 0u};
   dispatch_groups(ctx, fmt::format("index_check_{}", dtype_suffix(idx->dtype)), constants, prep.bindings,
                   prep.params, (prep.n + kWorkgroup - 1) / kWorkgroup);
-  std::uint32_t bad = kNone;
-  const Block& b = first->buffer->block();
-  ctx.stream().download(Binding{b.buffer, b.offset, 4}, std::as_writable_bytes(std::span(&bad, 1)));
+  const std::uint32_t bad = read_word(ctx, *first);
   if (bad != kNone)
     throw Error(ctx.op, fmt::format("index {} is out of bounds for dim {} of size {}", element_text(ctx, *idx, bad),
                                     dim, size));
@@ -98,14 +115,30 @@ void scatter_sorted(const Context& ctx, ir::IndexReduce reduce, const VkTensor& 
   Operand coord{&t, std::vector<std::int64_t>(shape.size(), 0), 0};
   coord.strides[dim] = 1;
   const Operand ops[] = {Operand{&t, t.strides, t.offset}, Operand{&keys, key_strides, keys.offset}, vals, coord};
-  const std::uint32_t words[] = {static_cast<std::uint32_t>(values.shape[dim]), word(key_step),
-                                 word(values.strides[dim])};
+  const auto len = static_cast<std::uint32_t>(values.shape[dim]);
+  const std::uint32_t words[] = {len, word(key_step), word(values.strides[dim]), 0u, len, 0u};
   Prepared prep = prepare_elementwise(ctx, shape, ops, words);
   if (prep.n == 0) return;
-  prep.bindings = {t.binding(), keys.binding(), pos.binding(), values.binding()};
   const std::uint32_t constants[] = {static_cast<std::uint32_t>(reduce), prep.contiguous ? 1u : 0u};
-  dispatch_groups(ctx, fmt::format("scatter_{}", dtype_suffix(t.dtype)), constants, prep.bindings, prep.params,
-                  (prep.n + kWorkgroup - 1) / kWorkgroup);
+  const std::string shader = fmt::format("scatter_{}", dtype_suffix(t.dtype));
+  const std::uint64_t groups = (prep.n + kWorkgroup - 1) / kWorkgroup;
+  if (reduce != ir::IndexReduce::Add || len <= kRun) {
+    // max_run is not touched: any valid buffer.
+    prep.bindings = {t.binding(), keys.binding(), pos.binding(), values.binding(), t.binding()};
+    dispatch_groups(ctx, shader, constants, prep.bindings, prep.params, groups);
+    return;
+  }
+  const VkTensorPtr runs = u32_word(ctx, 0);
+  prep.bindings = {t.binding(), keys.binding(), pos.binding(), values.binding(), runs->binding()};
+  prep.params.words[5] = 1;  // MEASURE
+  dispatch_groups(ctx, shader, constants, prep.bindings, prep.params, groups);
+  const std::uint32_t longest = read_word(ctx, *runs);
+  prep.params.words[5] = 0;
+  prep.params.words[4] = kRun;
+  for (std::uint32_t first = 0; first < longest; first += kRun) {
+    prep.params.words[3] = first;
+    dispatch_groups(ctx, shader, constants, prep.bindings, prep.params, groups);
+  }
 }
 
 }  // namespace

@@ -138,6 +138,18 @@ void dispatch_groups(const Context& ctx, std::string_view shader, std::span<cons
   ctx.stream().dispatch(ctx.pipeline(shader, constants), bindings, params, gx, gy);
 }
 
+DType shader_compute_dtype(DType dtype) {
+  switch (dtype) {
+    case DType::F16:
+    case DType::BF16: return DType::F32;
+    case DType::I16:
+    case DType::I8: return DType::I32;
+    case DType::U16:
+    case DType::U8: return DType::U32;
+    default: return dtype;
+  }
+}
+
 std::string_view dtype_suffix(DType dtype) { return dtype_name(dtype); }
 
 void copy_into(const Context& ctx, const VkTensor& src, const Operand& dst) {

@@ -81,6 +81,11 @@ void dispatch_groups(const Context& ctx, std::string_view shader, std::span<cons
   dispatch_groups(ctx, shader, constants, bindings, std::as_bytes(std::span(&params, 1)), groups);
 }
 
+/// The type shaders compute `dtype` in (their <P>_C): f32 for the half
+/// types, 32 bits for narrower ints, else `dtype` itself. Scratch buffers
+/// that carry running sums between passes are kept in it.
+DType shader_compute_dtype(DType dtype);
+
 /// "f32", "bool", ... as the shader variants are named.
 std::string_view dtype_suffix(DType dtype);
 

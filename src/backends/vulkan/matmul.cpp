@@ -1,6 +1,11 @@
 // Batched matmul with broadcast batch dims (shaders/matmul.comp): one
 // workgroup per 64x64 output tile and batch entry; operand tiles are staged
 // as 4-wide vectors where the layout allows (vec4.hpp), else element-wise.
+// A K longer than kSplitK runs as one dispatch per K range, summed in a
+// scratch accumulator (lavapipe ends a shader after 65,535 loop iterations,
+// which once cut a [2, 200000] x [200000, 2] product of ones to 87,392).
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "backends/vulkan/kernels.hpp"
@@ -9,6 +14,12 @@
 
 namespace burn::vulkan {
 namespace {
+
+/// The longest K range one dispatch covers: 1,024 BK steps of about 15 loop
+/// iterations each, a quarter of lavapipe's cap. A multiple of 4, so ranges
+/// keep the vector paths' alignment.
+constexpr std::size_t kSplitK = 16384;
+constexpr std::uint32_t kReadPart = 1u << 5, kWritePart = 1u << 6;  // bits of words[7] in matmul.comp
 
 /// Whether every batch entry of `o` starts 4-aligned.
 bool batches_aligned(const Operand& o) {
@@ -73,10 +84,30 @@ Result kernel(const Context& ctx, const ir::Matmul&, Inputs in, Outputs out) {
                                     m, n, ctx.backend.label()));
   prep.params.words[7] = vec_mode(a, ops[1], m, k) | vec_mode(b, ops[2], k, n) << 2 |
                          (binding_vec4_aligned(*t) && n % 4 == 0 ? 1u : 0u) << 4;
+  const std::string shader = fmt::format("matmul_{}", dtype_suffix(t->dtype));
   const std::uint32_t constants[] = {0u, prep.contiguous ? 1u : 0u};
-  ctx.stream().dispatch(ctx.pipeline(fmt::format("matmul_{}", dtype_suffix(t->dtype)), constants), prep.bindings,
-                        std::as_bytes(std::span(&prep.params, 1)), static_cast<std::uint32_t>(gx),
-                        static_cast<std::uint32_t>(gy), static_cast<std::uint32_t>(batches));
+  auto dispatch = [&](std::uint32_t pass, ElementwiseParams params, const Binding& part) {
+    params.words[7] |= pass;
+    const Binding bindings[] = {prep.bindings[0], prep.bindings[1], prep.bindings[2], part};
+    ctx.stream().dispatch(ctx.pipeline(shader, constants), bindings, std::as_bytes(std::span(&params, 1)),
+                          static_cast<std::uint32_t>(gx), static_cast<std::uint32_t>(gy),
+                          static_cast<std::uint32_t>(batches));
+  };
+  const std::size_t passes = (k + kSplitK - 1) / kSplitK;
+  if (passes <= 1) {
+    dispatch(0, prep.params, prep.bindings[0]);  // `part` is not read: any valid buffer
+    return {t};
+  }
+  // Range p of K: the operands start k0 further along it.
+  const VkTensorPtr part = ctx.output(ir::TensorSpec{Shape{batches, m, n}, shader_compute_dtype(t->dtype)});
+  for (std::size_t p = 0; p < passes; ++p) {
+    const std::size_t k0 = p * kSplitK;
+    ElementwiseParams params = prep.params;
+    params.words[2] = static_cast<std::uint32_t>(std::min(kSplitK, k - k0));
+    params.offset[1] += static_cast<std::int32_t>(static_cast<std::int64_t>(k0) * a.strides[r - 1]);
+    params.offset[2] += static_cast<std::int32_t>(static_cast<std::int64_t>(k0) * b.strides[r - 2]);
+    dispatch((p > 0 ? kReadPart : 0u) | (p + 1 < passes ? kWritePart : 0u), params, part->binding());
+  }
   return {t};
 }
 

@@ -19,6 +19,15 @@
 // B_VEC:   a pointwise conv (1-tap kernel, stride 1, no padding, so B is x
 //          itself: rows along n in MODE 0/1, columns along k in MODE 2).
 // OUT_VEC: the output written 4 columns at a time.
+//
+// Split K: lavapipe ends a shader after 65,535 loop iterations in all (about
+// 50 per BK step with 2-D taps, up to 87 with 3-D: the im2col decode loops
+// over the spatial dims), so conv.cpp runs a long K (MODE 2: batch x output
+// positions) as several dispatches over ranges [p_k_begin, p_k_end) of it.
+// p_pass says how they meet through `part`, a scratch of the output's shape
+// in the compute type: READ_PART adds the sums of the ranges before,
+// WRITE_PART stores the sum there instead of the output (the bias is added
+// once, at the end).
 #include "common.glsl"
 layout(local_size_x = WG) in;
 layout(constant_id = 0) const uint MODE = 0;
@@ -29,6 +38,7 @@ layout(std430, binding = 0) readonly buffer Params {
   uint p_nsp, p_in_vol, p_out_vol, p_k_vol, p_has_bias;
   uint p_x_off, p_w_off, p_bias_off;
   uint p_vec;
+  uint p_k_begin, p_k_end, p_pass;
   uint p_in[MAX_SP];
   uint p_out[MAX_SP];
   uint p_kext[MAX_SP];
@@ -40,6 +50,9 @@ layout(std430, binding = 1) writeonly buffer Out { A_T o[]; };
 layout(std430, binding = 2) readonly buffer X { A_T x[]; };
 layout(std430, binding = 3) readonly buffer W { A_T w[]; };  // MODE 2: the output gradient
 layout(std430, binding = 4) readonly buffer Bias { A_T bias[]; };
+layout(std430, binding = 5) buffer Part { A_C part[]; };
+#define READ_PART 1u
+#define WRITE_PART 2u
 #ifdef A_V4
 layout(std430, binding = 1) writeonly buffer Out4 { A_V4 o4[]; };
 layout(std430, binding = 2) readonly buffer X4 { A_V4 x4[]; };
@@ -115,13 +128,14 @@ void main() {
   for (uint i = 0; i < TM; ++i)
     for (uint j = 0; j < TN; ++j) acc[i][j] = A_C(0);
 
-  for (uint k0 = 0; k0 < K; k0 += BK) {
+  const uint KE = p_k_end;  // this dispatch's range of K ends here
+  for (uint k0 = p_k_begin; k0 < KE; k0 += BK) {
 #ifdef A_V4
     if (A_VEC == 1u) {
       for (uint e = t; e < BM * BK / 4; e += WG) {
         const uint r = e / (BK / 4), kk = (e % (BK / 4)) * 4, gr = row0 + r, gk = k0 + kk;
         A_V4 v = A_V4(0);
-        if (gr < M && gk < K) {
+        if (gr < M && gk < KE) {
           const uint co = g * p_cout_g + gr;
           const uint at = MODE == 0u ? co * K + gk : ((gk / p_out_vol) * p_c_out + co) * p_out_vol + gk % p_out_vol;
           v = w4[(p_w_off + at) / 4];
@@ -135,7 +149,7 @@ void main() {
       for (uint e = t; e < BM * BK / 4; e += WG) {
         const uint kk = e / (BM / 4), r = (e % (BM / 4)) * 4, gr = row0 + r, gk = k0 + kk;
         A_V4 v = A_V4(0);
-        if (gr < M && gk < K) v = w4[(p_w_off + (g * p_cin_g + gk) * p_cout_g + gr) / 4];
+        if (gr < M && gk < KE) v = w4[(p_w_off + (g * p_cin_g + gk) * p_cout_g + gr) / 4];
         sa[kk][r] = A_LOAD(v.x);
         sa[kk][r + 1] = A_LOAD(v.y);
         sa[kk][r + 2] = A_LOAD(v.z);
@@ -146,7 +160,7 @@ void main() {
     for (uint e = t; e < BM * BK; e += WG) {
       const uint r = e / BK, kk = e % BK, gr = row0 + r, gk = k0 + kk;
       A_C v = A_C(0);
-      if (gr < M && gk < K) {
+      if (gr < M && gk < KE) {
         const uint co = g * p_cout_g + gr;
         if (MODE == 0u) {
           v = A_LOAD(w[p_w_off + co * K + gk]);
@@ -166,7 +180,7 @@ void main() {
       for (uint e = t; e < BK * BN / 4; e += WG) {
         const uint kk = e / (BN / 4), c = (e % (BN / 4)) * 4, gk = k0 + kk, gc = col0 + c;
         A_V4 v = A_V4(0);
-        if (gk < K && gc < N)
+        if (gk < KE && gc < N)
           v = x4[(p_x_off + ((gc / p_out_vol) * p_c_in + g * p_cin_g + gk) * p_in_vol + gc % p_out_vol) / 4];
         sb[kk][c] = A_LOAD(v.x);
         sb[kk][c + 1] = A_LOAD(v.y);
@@ -178,7 +192,7 @@ void main() {
       for (uint e = t; e < BK * BN / 4; e += WG) {
         const uint c = e / (BK / 4), kk = (e % (BK / 4)) * 4, gk = k0 + kk, gc = col0 + c;
         A_V4 v = A_V4(0);
-        if (gk < K && gc < N)
+        if (gk < KE && gc < N)
           v = x4[(p_x_off + ((gk / p_out_vol) * p_c_in + g * p_cin_g + gc) * p_in_vol + gk % p_out_vol) / 4];
         sb[kk][c] = A_LOAD(v.x);
         sb[kk + 1][c] = A_LOAD(v.y);
@@ -190,7 +204,7 @@ void main() {
     for (uint e = t; e < BK * BN; e += WG) {
       const uint kk = e / BN, gk = k0 + kk;  // e % BN == bc
       A_C v = A_C(0);
-      if (gcol < N && gk < K) {
+      if (gcol < N && gk < KE) {
         uint tap[MAX_SP];
         int at;
         uint n, ci;
@@ -224,6 +238,16 @@ void main() {
     const uint gr = row0 + tr * TM + i;
     if (gr >= M) continue;
     const uint co = g * p_cout_g + gr;
+    if (p_pass != 0u) {
+      for (uint j = 0; j < TN; ++j) {
+        const uint gc = col0 + tc * TN + j;
+        if (gc >= N) continue;
+        const uint at = MODE == 2u ? co * N + gc : ((gc / p_out_vol) * p_c_out + co) * p_out_vol + gc % p_out_vol;
+        if ((p_pass & READ_PART) != 0u) acc[i][j] += part[at];
+        if ((p_pass & WRITE_PART) != 0u) part[at] = acc[i][j];
+      }
+      if ((p_pass & WRITE_PART) != 0u) continue;
+    }
     const A_C b = (MODE != 2u && p_has_bias != 0u) ? A_LOAD(bias[p_bias_off + co]) : A_C(0);
 #ifdef A_V4
     if (OUT_VEC) {

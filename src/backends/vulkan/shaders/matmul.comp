@@ -14,12 +14,23 @@
 // constant, so each dtype compiles one pipeline (lavapipe compiles slowly).
 // LHS_VEC / RHS_VEC: 0 scalar; 1 contiguous along k (lhs) / n (rhs); 2 along
 // m (lhs) / k (rhs). OUT_VEC: output rows stored 4 columns at a time.
+//
+// Split K: lavapipe ends a shader after 65,535 loop iterations in all (about
+// 15 per BK step here), so matmul.cpp runs a long K as several dispatches,
+// each over one range of it (operand offsets shifted to the range, K its
+// length). Bits 5 and 6 of p_words[7] say how a dispatch meets the others
+// through `part`, a dense [batch, m, n] scratch in the compute type:
+// READ_PART adds the sums of the ranges before, WRITE_PART stores the sum
+// there instead of the output.
 #include "common.glsl"
 #include "elementwise.glsl"
 layout(local_size_x = WG) in;
 layout(std430, binding = 1) writeonly buffer Out { A_T o[]; };
 layout(std430, binding = 2) readonly buffer Lhs { A_T a[]; };
 layout(std430, binding = 3) readonly buffer Rhs { A_T b[]; };
+layout(std430, binding = 4) buffer Part { A_C part[]; };
+#define READ_PART 32u
+#define WRITE_PART 64u
 #ifdef A_V4
 // The same buffers seen as vectors (descriptor aliasing).
 layout(std430, binding = 1) writeonly buffer Out4 { A_V4 o4[]; };
@@ -39,10 +50,11 @@ shared A_C sb[BK][BN];
 
 void main() {
   // p_words: m, n, k, then strides: lhs row, lhs col, rhs row, rhs col, then
-  // the vector paths (LHS_VEC | RHS_VEC << 2 | OUT_VEC << 4).
+  // the vector paths (LHS_VEC | RHS_VEC << 2 | OUT_VEC << 4) and the split-K pass.
   const uint M = p_words[0], N = p_words[1], K = p_words[2];
   const uint LHS_VEC = p_words[7] & 3u, RHS_VEC = (p_words[7] >> 2) & 3u;
   const bool OUT_VEC = ((p_words[7] >> 4) & 1u) != 0u;
+  const uint PASS = p_words[7] & (READ_PART | WRITE_PART);
   const int a_r = int(p_words[3]), a_c = int(p_words[4]), b_r = int(p_words[5]), b_c = int(p_words[6]);
   int off[MAX_OPERANDS];
   operand_offsets(gl_WorkGroupID.z, 3, off);
@@ -130,6 +142,15 @@ void main() {
   for (uint i = 0; i < TM; ++i) {
     const uint gr = row0 + tr * TM + i;
     if (gr >= M) continue;
+    if (PASS != 0u) {
+      for (uint j = 0; j < TN; ++j) {
+        const uint gc = col0 + tc * TN + j, at = (gl_WorkGroupID.z * M + gr) * N + gc;
+        if (gc >= N) continue;
+        if ((PASS & READ_PART) != 0u) acc[i][j] += part[at];
+        if ((PASS & WRITE_PART) != 0u) part[at] = acc[i][j];
+      }
+      if ((PASS & WRITE_PART) != 0u) continue;
+    }
 #ifdef A_V4
     if (OUT_VEC) {
       const uint gc = col0 + tc * TN;  // TN == 4

@@ -5,6 +5,15 @@
 // exist for float slots only). Max: the window is clipped to the input, its
 // first position is the initial index, and a value wins when greater than
 // the current maximum or NaN; positions are flat indices into the plane.
+//
+// Long windows: lavapipe ends a shader after 65,535 loop iterations in all
+// (about nsp + 2 per window position here), so pool.cpp walks a window
+// longer than one pass's share in several dispatches. Each covers window
+// positions [p_w_begin, p_w_begin + p_w_count) in row-major order, and
+// p_flags says how they meet: READ_PART starts from the running value (and
+// index) the passes before left in pv / pidx, WRITE_PART leaves them there
+// instead of finishing. The positions are visited in the same order as in
+// one pass, so ties and NaNs resolve the same way.
 #include "common.glsl"
 layout(local_size_x = WG) in;
 layout(constant_id = 0) const uint MODE = 0;
@@ -14,9 +23,10 @@ layout(std430, binding = 0) readonly buffer Params {
   uint p_nsp;      // spatial dims
   uint p_in_vol;
   uint p_out_vol;
-  uint p_flags;    // 1: write indices, 2: count_include_pad
+  uint p_flags;    // 1: write indices, 2: count_include_pad, READ_PART, WRITE_PART
   uint p_x_off;    // the input's element offset (a contiguous view may start inside its buffer)
-  uint p_unused[2];
+  uint p_w_begin;  // this pass's first window position
+  uint p_w_count;  // and how many it visits at most
   uint p_in[MAX_SP];
   uint p_out[MAX_SP];
   uint p_kernel[MAX_SP];
@@ -27,6 +37,10 @@ layout(std430, binding = 0) readonly buffer Params {
 layout(std430, binding = 1) writeonly buffer Out { A_T o[]; };
 layout(std430, binding = 2) writeonly buffer Idx { int oi[]; };
 layout(std430, binding = 3) readonly buffer In { A_T a[]; };
+layout(std430, binding = 4) buffer PartV { A_C pv[]; };
+layout(std430, binding = 5) buffer PartI { uint pidx[]; };
+#define READ_PART 4u
+#define WRITE_PART 8u
 
 void main() {
   const uint i = flat_id();
@@ -71,11 +85,13 @@ void main() {
       step[d] = 1;
     }
   }
-  bool empty = false;
+  // Window positions per dim, and in all.
+  uint count = 1u, cnt[MAX_SP];
   uint first = 0u;
   for (uint d = 0; d < n; ++d) {
     first = first * p_in[d] + uint(lo[d]);
-    empty = empty || lo[d] >= hi[d];
+    cnt[d] = lo[d] < hi[d] ? uint(hi[d] - lo[d] + step[d] - 1) / uint(step[d]) : 0u;
+    count *= cnt[d];
   }
   const uint base = plane * p_in_vol;
 #if defined(A_FLOAT)
@@ -84,10 +100,20 @@ void main() {
   A_C best = A_C(A_MIN);
 #endif
   uint best_at = first;
-  if (!empty) {
+  if ((p_flags & READ_PART) != 0u) {
+    best = pv[i];
+    if (MODE == 0u) best_at = pidx[i];
+  }
+  const uint w0 = p_w_begin, w1 = min(count, w0 + p_w_count);
+  if (w0 < w1) {
+    // Position w0 of the window, then on in row-major order.
     int pos[MAX_SP];
-    for (uint d = 0; d < n; ++d) pos[d] = lo[d];
-    for (bool more = true; more;) {
+    uint rem = w0;
+    for (int d = int(n) - 1; d >= 0; --d) {
+      pos[d] = lo[d] + int(rem % cnt[d]) * step[d];
+      rem /= cnt[d];
+    }
+    for (uint w = w0; w < w1; ++w) {
       uint at = 0u;
       for (uint d = 0; d < n; ++d) at = at * p_in[d] + uint(pos[d]);
       const A_C v = A_LOAD(a[p_x_off + base + at]);
@@ -104,13 +130,18 @@ void main() {
       } else {
         best += v;
       }
-      more = false;
+      bool more = false;
       for (int d = int(n) - 1; d >= 0 && !more; --d) {
         pos[d] += step[d];
         more = pos[d] < hi[d];
         if (!more) pos[d] = lo[d];
       }
     }
+  }
+  if ((p_flags & WRITE_PART) != 0u) {
+    pv[i] = best;
+    if (MODE == 0u) pidx[i] = best_at;
+    return;
   }
   if (MODE == 0u) {
     o[i] = A_STORE(best);
