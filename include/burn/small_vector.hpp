@@ -40,10 +40,10 @@ class SmallVector {
   }
   // Implicit on purpose: shapes and strides are often built as std::vector.
   SmallVector(const std::vector<T>& v) { assign(v.begin(), v.end()); }  // NOLINT
-  SmallVector(const SmallVector& o) { assign(o.begin(), o.end()); }
+  SmallVector(const SmallVector& o) { copy_from(o); }
   SmallVector(SmallVector&& o) noexcept { take(o); }
   SmallVector& operator=(const SmallVector& o) {
-    if (this != &o) assign(o.begin(), o.end());
+    if (this != &o) copy_from(o);
     return *this;
   }
   SmallVector& operator=(SmallVector&& o) noexcept {
@@ -173,8 +173,13 @@ class SmallVector {
     return data_ + a;
   }
 
+  // A plain loop: std::equal on trivial types becomes a call to memcmp,
+  // several times the cost of comparing a handful of extents.
   friend bool operator==(const SmallVector& a, const SmallVector& b) noexcept {
-    return std::equal(a.begin(), a.end(), b.begin(), b.end());
+    if (a.size_ != b.size_) return false;
+    for (size_type i = 0; i < a.size_; ++i)
+      if (!(a.data_[i] == b.data_[i])) return false;
+    return true;
   }
   friend bool operator==(const SmallVector& a, const std::vector<T>& b) noexcept {
     return std::equal(a.begin(), a.end(), b.begin(), b.end());
@@ -193,9 +198,22 @@ class SmallVector {
     data_ = inline_;
     capacity_ = N;
   }
+  // A copy that fits inline moves all N slots: a fixed-size copy is a few
+  // register moves, where a size-dependent one is a call to memcpy (copies
+  // of shapes are the most frequent thing a tiny op does). Every source has
+  // at least N readable slots (inline storage, or a larger heap block).
+  void copy_from(const SmallVector& o) {
+    if (o.size_ <= N) {
+      if (!is_inline()) release();
+      std::memcpy(inline_, o.data_, sizeof(inline_));
+      size_ = o.size_;
+      return;
+    }
+    assign(o.begin(), o.end());
+  }
   void take(SmallVector& o) noexcept {
     if (o.is_inline()) {
-      std::memcpy(inline_, o.inline_, o.size_ * sizeof(T));
+      std::memcpy(inline_, o.inline_, sizeof(inline_));
       data_ = inline_;
       capacity_ = N;
     } else {
@@ -211,7 +229,9 @@ class SmallVector {
   T* data_ = inline_;
   size_type size_ = 0;
   size_type capacity_ = N;
-  T inline_[N];
+  // Value-initialised so that the fixed-size copies above never read
+  // indeterminate values.
+  T inline_[N]{};
 };
 
 }  // namespace burn

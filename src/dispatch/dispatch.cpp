@@ -10,13 +10,17 @@
 
 #include "autodiff/graph.hpp"
 #include "device/runtime.hpp"
+#include "dispatch/object_pool.hpp"
 #include "dispatch/op_profile.hpp"
+#include "dispatch/single_output.hpp"
+#include "ir/spec_list.hpp"
 
 namespace burn::detail {
 namespace {
 
-// Most ops take at most four inputs: their specs and backend inputs live on
-// the stack (each heap allocation is a visible share of a tiny op's cost).
+// Most ops take at most four inputs: their specs, backend inputs and output
+// handles live on the stack (each heap allocation is a visible share of a
+// tiny op's cost).
 constexpr std::size_t kInlineInputs = 4;
 
 /// `n` values of T, on the stack up to kInlineInputs. Only the used slots
@@ -34,15 +38,18 @@ class InlineList {
   InlineList(const InlineList&) = delete;
   InlineList& operator=(const InlineList&) = delete;
 
-  /// Appends a value (at most n of them).
-  void push(T value) {
-    if (n_ > kInlineInputs) heap_.push_back(std::move(value));
-    else new (slot(built_)) T(std::move(value));
+  /// Appends T(args...), built in place (at most n values).
+  template <class... Args>
+  void emplace(Args&&... args) {
+    if (n_ > kInlineInputs) heap_.emplace_back(std::forward<Args>(args)...);
+    else new (slot(built_)) T(std::forward<Args>(args)...);
     ++built_;
   }
   std::span<const T> span() const {
     return n_ > kInlineInputs ? std::span<const T>(heap_) : std::span<const T>(slot(0), built_);
   }
+  std::size_t size() const noexcept { return built_; }
+  T& operator[](std::size_t i) { return n_ > kInlineInputs ? heap_[i] : *slot(i); }
 
  private:
   T* slot(std::size_t i) const { return std::launder(reinterpret_cast<T*>(const_cast<std::byte*>(storage_)) + i); }
@@ -53,13 +60,35 @@ class InlineList {
   std::vector<T> heap_;
 };
 
-std::vector<TensorRef> run(const ir::Op& op, std::span<const TensorRef> inputs, const Device& device) {
+// What dispatch needs from a runtime before running an op on it: its
+// settings locked (the first op locks them; the mutex that takes is worth
+// skipping on every later op) and the backend's single-output path, if any
+// (a dynamic_cast per op would cost as much as the vector it saves). Both
+// are fixed for a runtime's life, and runtimes live as long as the process,
+// so each thread keeps them for the last runtime it ran an op on.
+SingleOutputExecution* prepare(DeviceRuntime& runtime) {
+  struct Last {
+    const DeviceRuntime* runtime = nullptr;
+    SingleOutputExecution* single = nullptr;
+  };
+  thread_local Last last;
+  if (last.runtime != &runtime) {
+    runtime.lock_settings();
+    last = {&runtime, dynamic_cast<SingleOutputExecution*>(&runtime.backend())};
+  }
+  return last.single;
+}
+
+// Runs the op and hands each output to emit(index, handle), in order. A
+// template so that execute1 keeps its one output without building a vector.
+template <class Emit>
+void run(const ir::Op& op, std::span<const TensorRef> inputs, const Device& device, Emit&& emit) {
   InlineList<ir::TensorSpec> specs(inputs.size());
-  for (const auto& t : inputs) specs.push(t->spec);
-  std::vector<ir::TensorSpec> outputs = ir::infer_outputs(op, specs.span());
+  for (const auto& t : inputs) specs.emplace(t->spec);
+  ir::SpecList outputs = ir::infer_output_list(op, specs.span());
 
   auto& runtime = device.runtime();
-  runtime.lock_settings();
+  SingleOutputExecution* const single = prepare(runtime);
   auto& backend = runtime.backend();
   if (!backend.supports_op(op))
     throw Error(ir::op_name(op), fmt::format("not supported by the {} backend ({}); use another device",
@@ -77,42 +106,48 @@ std::vector<TensorRef> run(const ir::Op& op, std::span<const TensorRef> inputs, 
   InlineList<backend::Input> ins(inputs.size());
   for (const auto& t : inputs) {
     const bool reusable = !tracked && t.use_count() == 1 && t->primitive.use_count() == 1;
-    ins.push({t->primitive, t->spec, reusable});
+    ins.emplace(t->primitive, t->spec, reusable);
   }
-  std::vector<backend::PrimitivePtr> prims;
+  const bool one = single && outputs.size() == 1;
+  backend::PrimitivePtr prim;               // one ? the output : unused
+  std::vector<backend::PrimitivePtr> prims;  // one ? unused : the outputs
+  auto launch = [&] {
+    if (one) prim = single->execute_single(op, ins.span(), outputs[0]);
+    else prims = backend.execute(op, ins.span(), outputs.span());
+  };
   if (profile::enabled()) {
     // Synchronous backends finish inside execute; asynchronous ones are synced
     // so the time belongs to this op.
     const auto start = std::chrono::steady_clock::now();
-    prims = backend.execute(op, ins.span(), outputs);
+    launch();
     backend.sync();
     profile::record(ir::op_name(op), std::chrono::steady_clock::now() - start);
   } else {
-    prims = backend.execute(op, ins.span(), outputs);
+    launch();
   }
   runtime.count_op();
-  if (prims.size() != outputs.size())
+  if (!one && prims.size() != outputs.size())
     throw ExecutionError(ir::op_name(op), fmt::format("the {} backend returned {} outputs, {} expected",
                                                       backend.name(), prims.size(), outputs.size()));
-  std::vector<TensorRef> out;
-  out.reserve(prims.size());
-  for (std::size_t i = 0; i < prims.size(); ++i)
-    out.push_back(std::make_shared<const TensorImpl>(TensorImpl{outputs[i], device, std::move(prims[i])}));
+  InlineList<TensorRef> out(outputs.size());
+  for (std::size_t i = 0; i < outputs.size(); ++i)
+    out.emplace(make_pooled<TensorImpl>(std::move(outputs.data()[i]), device, std::move(one ? prim : prims[i])));
 
   // Autodiff: with a tracked input, the float outputs join the graph.
-  if (auto node = autodiff::record(op, inputs, out)) {
-    for (std::size_t i = 0; i < out.size(); ++i)
-      if (is_float(out[i]->spec.dtype))
-        out[i] = std::make_shared<const TensorImpl>(TensorImpl{out[i]->spec, out[i]->device, out[i]->primitive, node, i});
+  if (tracked) {
+    if (auto node = autodiff::record(op, inputs, out.span())) {
+      for (std::size_t i = 0; i < out.size(); ++i)
+        if (is_float(out[i]->spec.dtype))
+          out[i] = make_pooled<TensorImpl>(out[i]->spec, out[i]->device, out[i]->primitive, node, i);
+    }
   }
-  return out;
+  for (std::size_t i = 0; i < out.size(); ++i) emit(i, std::move(out[i]));
 }
 
-}  // namespace
-
-std::vector<TensorRef> execute(const ir::Op& op, std::span<const TensorRef> inputs) {
+// Outputs take the autodiff context of the first tracked input (else the
+// first input), and every input must be on that device.
+const Device& common_device(const ir::Op& op, std::span<const TensorRef> inputs) {
   if (inputs.empty()) throw Error(ir::op_name(op), "needs at least one input tensor");
-  // Outputs take the autodiff context of the first tracked input (else the first input).
   const TensorRef* context = &inputs[0];
   for (const auto& t : inputs)
     if (t->node) {
@@ -125,11 +160,31 @@ std::vector<TensorRef> execute(const ir::Op& op, std::span<const TensorRef> inpu
       throw Error(ir::op_name(op),
                   fmt::format("tensors are on different devices: {} and {}; move one with to_device() first",
                               device.to_string(), t->device.to_string()));
-  return run(op, inputs, device);
+  return device;
 }
 
-TensorRef execute1(const ir::Op& op, std::span<const TensorRef> inputs) { return execute(op, inputs).at(0); }
+// The first output, for the ops that have one (the others keep it too).
+TensorRef run1(const ir::Op& op, std::span<const TensorRef> inputs, const Device& device) {
+  TensorRef first;
+  run(op, inputs, device, [&](std::size_t i, TensorRef&& t) {
+    if (i == 0) first = std::move(t);
+  });
+  if (!first) throw ExecutionError(ir::op_name(op), "produced no output tensor");
+  return first;
+}
 
-TensorRef create(const ir::Op& op, const Device& device) { return run(op, {}, device).at(0); }
+}  // namespace
+
+std::vector<TensorRef> execute(const ir::Op& op, std::span<const TensorRef> inputs) {
+  std::vector<TensorRef> out;
+  run(op, inputs, common_device(op, inputs), [&](std::size_t, TensorRef&& t) { out.push_back(std::move(t)); });
+  return out;
+}
+
+TensorRef execute1(const ir::Op& op, std::span<const TensorRef> inputs) {
+  return run1(op, inputs, common_device(op, inputs));
+}
+
+TensorRef create(const ir::Op& op, const Device& device) { return run1(op, {}, device); }
 
 }  // namespace burn::detail

@@ -3,6 +3,8 @@
 #include <burn/error.hpp>
 #include <burn/ir/op.hpp>
 
+#include "ir/spec_list.hpp"
+
 #include <algorithm>
 #include <fmt/format.h>
 
@@ -12,7 +14,7 @@ namespace {
 template <class... F> struct overloaded : F... { using F::operator()...; };
 template <class... F> overloaded(F...) -> overloaded<F...>;
 
-using Specs = std::vector<TensorSpec>;
+using Specs = SpecList;
 
 template <class... Args>
 [[noreturn]] void fail(std::string_view op, fmt::format_string<Args...> f, Args&&... args) {
@@ -133,7 +135,7 @@ void expect_len(std::string_view op, const V& v, std::size_t n, std::string_view
 
 }  // namespace
 
-std::vector<TensorSpec> infer_outputs(const Op& op_value, std::span<const TensorSpec> in) {
+SpecList infer_output_list(const Op& op_value, std::span<const TensorSpec> in) {
   const std::string_view op = op_name(op_value);
   return std::visit(
       overloaded{
@@ -163,17 +165,19 @@ std::vector<TensorSpec> infer_outputs(const Op& op_value, std::span<const Tensor
             expect_inputs(op, in, 1);
             check_unary_dtype(op, u.op, in[0].dtype);
             const bool to_bool = u.op == UnaryOp::IsNan || u.op == UnaryOp::IsInf;
-            return {{in[0].shape, to_bool ? DType::Bool : in[0].dtype}};
+            Specs out;  // built in place: one copy of the shape (tiny-op latency)
+            out.emplace_back(in[0].shape, to_bool ? DType::Bool : in[0].dtype);
+            return out;
           },
           [&](const Binary& b) -> Specs {
             expect_inputs(op, in, b.scalar ? 1 : 2);
             check_binary_dtype(op, b.op, in[0].dtype);
-            Shape shape = in[0].shape;
-            if (!b.scalar) {
-              expect_same_dtype(op, in[0], in[1]);
-              shape = broadcast_shapes(op, in[0].shape, in[1].shape);
-            }
-            return {{shape, is_comparison(b.op) ? DType::Bool : in[0].dtype}};
+            const DType dtype = is_comparison(b.op) ? DType::Bool : in[0].dtype;
+            Specs out;  // built in place: one copy of the shape at most (tiny-op latency)
+            if (!b.scalar) expect_same_dtype(op, in[0], in[1]);
+            if (b.scalar || in[0].shape == in[1].shape) out.emplace_back(in[0].shape, dtype);
+            else out.emplace_back(broadcast_shapes(op, in[0].shape, in[1].shape), dtype);
+            return out;
           },
           [&](const Clamp& c) -> Specs {
             expect_inputs(op, in, 1);
@@ -304,7 +308,7 @@ std::vector<TensorSpec> infer_outputs(const Op& op_value, std::span<const Tensor
           [&](const SliceAssign& s) -> Specs {
             expect_inputs(op, in, 2);
             expect_same_dtype(op, in[0], in[1]);
-            const auto sliced = infer_outputs(Slice{s.ranges}, in.first(1));
+            const auto sliced = infer_output_list(Slice{s.ranges}, in.first(1));
             if (sliced[0].shape != in[1].shape)
               fail(op, "values of shape {} do not fit the slice of shape {}", in[1].shape.to_string(),
                    sliced[0].shape.to_string());
@@ -555,6 +559,11 @@ std::vector<TensorSpec> infer_outputs(const Op& op_value, std::span<const Tensor
           },
       },
       op_value);
+}
+
+std::vector<TensorSpec> infer_outputs(const Op& op, std::span<const TensorSpec> inputs) {
+  SpecList specs = infer_output_list(op, inputs);
+  return {std::make_move_iterator(specs.begin()), std::make_move_iterator(specs.end())};
 }
 
 }  // namespace burn::ir

@@ -1,10 +1,11 @@
-// Names of IR operations, for error messages and reports.
+// Names of IR operations, for error messages and reports. The tables are
+// static: a local constexpr array is rebuilt on the stack on every call.
 #include <burn/ir/op.hpp>
 
 namespace burn::ir {
 
 std::string_view unary_name(UnaryOp op) {
-  constexpr std::string_view names[] = {
+  static constexpr std::string_view names[] = {
       "neg",   "abs",   "sign",  "recip", "exp",   "log",   "log1p", "expm1", "sqrt",   "rsqrt",
       "sin",   "cos",   "tan",   "asin",  "acos",  "atan",  "sinh",  "cosh",  "tanh",   "asinh",
       "acosh", "atanh", "erf",   "round", "floor", "ceil",  "trunc", "is_nan", "is_inf", "bool_not",
@@ -13,7 +14,7 @@ std::string_view unary_name(UnaryOp op) {
 }
 
 std::string_view binary_name(BinaryOp op) {
-  constexpr std::string_view names[] = {
+  static constexpr std::string_view names[] = {
       "add",         "sub",        "mul",         "div",       "remainder", "pow",         "max_pair",
       "min_pair",    "atan2",      "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_left_shift",
       "bitwise_right_shift", "bool_and", "bool_or", "bool_xor", "equal", "not_equal", "greater",
@@ -22,7 +23,7 @@ std::string_view binary_name(BinaryOp op) {
 }
 
 std::string_view reduce_name(ReduceOp op) {
-  constexpr std::string_view names[] = {"sum", "prod", "mean", "max", "min", "argmax", "argmin", "any", "all"};
+  static constexpr std::string_view names[] = {"sum", "prod", "mean", "max", "min", "argmax", "argmin", "any", "all"};
   return names[static_cast<int>(op)];
 }
 
@@ -44,7 +45,7 @@ std::string_view op_name(const Op& op) {
           [](const Matmul&) -> std::string_view { return "matmul"; },
           [](const Reduce& r) { return reduce_name(r.op); },
           [](const Cumulative& c) -> std::string_view {
-            constexpr std::string_view n[] = {"cumsum", "cumprod", "cummax", "cummin"};
+            static constexpr std::string_view n[] = {"cumsum", "cumprod", "cummax", "cummin"};
             return n[static_cast<int>(c.op)];
           },
           [](const Sort&) -> std::string_view { return "sort"; },
@@ -63,24 +64,24 @@ std::string_view op_name(const Op& op) {
           [](const MaskWhere&) -> std::string_view { return "mask_where"; },
           [](const MaskFill&) -> std::string_view { return "mask_fill"; },
           [](const Conv& c) -> std::string_view {
-            constexpr std::string_view n[] = {"conv1d", "conv2d", "conv3d"};
+            static constexpr std::string_view n[] = {"conv1d", "conv2d", "conv3d"};
             return c.stride.size() >= 1 && c.stride.size() <= 3 ? n[c.stride.size() - 1] : "conv";
           },
           [](const ConvTranspose& c) -> std::string_view {
-            constexpr std::string_view n[] = {"conv_transpose1d", "conv_transpose2d", "conv_transpose3d"};
+            static constexpr std::string_view n[] = {"conv_transpose1d", "conv_transpose2d", "conv_transpose3d"};
             return c.stride.size() >= 1 && c.stride.size() <= 3 ? n[c.stride.size() - 1] : "conv_transpose";
           },
           [](const ConvWeightGrad&) -> std::string_view { return "conv_weight_grad"; },
           [](const MaxPool& p) -> std::string_view {
-            constexpr std::string_view n[] = {"max_pool1d", "max_pool2d", "max_pool3d"};
+            static constexpr std::string_view n[] = {"max_pool1d", "max_pool2d", "max_pool3d"};
             return p.kernel.size() >= 1 && p.kernel.size() <= 3 ? n[p.kernel.size() - 1] : "max_pool";
           },
           [](const AvgPool& p) -> std::string_view {
-            constexpr std::string_view n[] = {"avg_pool1d", "avg_pool2d", "avg_pool3d"};
+            static constexpr std::string_view n[] = {"avg_pool1d", "avg_pool2d", "avg_pool3d"};
             return p.kernel.size() >= 1 && p.kernel.size() <= 3 ? n[p.kernel.size() - 1] : "avg_pool";
           },
           [](const AdaptiveAvgPool& p) -> std::string_view {
-            constexpr std::string_view n[] = {"adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_avg_pool3d"};
+            static constexpr std::string_view n[] = {"adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_avg_pool3d"};
             return p.output_size.size() >= 1 && p.output_size.size() <= 3 ? n[p.output_size.size() - 1]
                                                                            : "adaptive_avg_pool";
           },

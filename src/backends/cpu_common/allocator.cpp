@@ -1,5 +1,6 @@
 #include "backends/cpu_common/allocator.hpp"
 
+#include <bit>
 #include <cstdlib>
 #include <cstring>
 #include <fmt/format.h>
@@ -8,33 +9,68 @@
 
 namespace burn::cpu {
 
+namespace {
+// A power of two below 2^kSmallLists (not std::has_single_bit: without
+// -mpopcnt that is a call into libgcc).
+bool is_small(std::size_t capacity, std::size_t lists) {
+  return capacity != 0 && (capacity & (capacity - 1)) == 0 && capacity < (std::size_t(1) << lists);
+}
+}  // namespace
+
+std::vector<std::byte*>& FreeLists::list_for(std::size_t capacity) {
+  if (is_small(capacity, kSmallLists)) return small_[static_cast<std::size_t>(std::countr_zero(capacity))];
+  return large_[capacity];
+}
+
 std::byte* FreeLists::take(std::size_t capacity) {
-  const auto it = lists_.find(capacity);
-  if (it == lists_.end() || it->second.empty()) return nullptr;
-  std::byte* block = it->second.back();
-  it->second.pop_back();
+  std::vector<std::byte*>* list = nullptr;
+  if (is_small(capacity, kSmallLists)) {
+    list = &small_[static_cast<std::size_t>(std::countr_zero(capacity))];
+  } else {
+    const auto it = large_.find(capacity);  // find, not [], so a miss adds no entry
+    if (it == large_.end()) return nullptr;
+    list = &it->second;
+  }
+  if (list->empty()) return nullptr;
+  std::byte* block = list->back();
+  list->pop_back();
   return block;
 }
 
-void FreeLists::put(std::size_t capacity, std::byte* block) { lists_[capacity].push_back(block); }
+void FreeLists::put(std::size_t capacity, std::byte* block) { list_for(capacity).push_back(block); }
 
 void FreeLists::release_largest(std::size_t& cached, std::size_t keep) {
   // Largest blocks first: they return the most memory for the fewest frees.
-  for (auto it = lists_.rbegin(); it != lists_.rend() && cached > keep; ++it) {
-    auto& list = it->second;
+  // The map and the array are both walked from their largest capacity down,
+  // taking whichever list holds the larger blocks next.
+  auto large = large_.rbegin();
+  std::size_t small = kSmallLists;
+  auto drain = [&](std::vector<std::byte*>& list, std::size_t capacity) {
     while (!list.empty() && cached > keep) {
       std::free(list.back());
       list.pop_back();
-      cached -= it->first;
+      cached -= capacity;
+    }
+  };
+  while (cached > keep && (large != large_.rend() || small > 0)) {
+    const std::size_t small_capacity = small > 0 ? std::size_t(1) << (small - 1) : 0;
+    if (large != large_.rend() && large->first > small_capacity) {
+      drain(large->second, large->first);
+      ++large;
+    } else {
+      --small;
+      drain(small_[small], small_capacity);
     }
   }
 }
 
 void FreeLists::release_all() {
-  for (auto& [capacity, list] : lists_) {
+  auto free_list = [](std::vector<std::byte*>& list) {
     for (std::byte* block : list) std::free(block);
     list.clear();
-  }
+  };
+  for (auto& list : small_) free_list(list);
+  for (auto& [capacity, list] : large_) free_list(list);
 }
 
 Allocator::Allocator(bool caching, std::size_t cache_limit_bytes)

@@ -3,6 +3,7 @@
 // Device::memory_pool_usage/memory_pool_report, and memory_cleanup.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <map>
 #include <memory>
@@ -16,7 +17,9 @@ namespace burn::cpu {
 /// Cached blocks, one free list per capacity. Reusing a block pops from its
 /// list and freeing pushes back onto it; the lists keep their storage, so a
 /// steady state of allocations allocates nothing itself (a multimap would
-/// allocate a node per cached block).
+/// allocate a node per cached block). Power-of-two capacities up to 1 MiB
+/// (every small bucket) have their list in an array indexed by log2, so the
+/// small blocks of tiny ops skip the map lookup.
 class FreeLists {
  public:
   /// A cached block of exactly `capacity` bytes, or nullptr.
@@ -29,7 +32,11 @@ class FreeLists {
   void release_all();
 
  private:
-  std::map<std::size_t, std::vector<std::byte*>> lists_;
+  static constexpr std::size_t kSmallLists = 21;  // capacities 2^0 .. 2^20
+  std::vector<std::byte*>& list_for(std::size_t capacity);
+
+  std::array<std::vector<std::byte*>, kSmallLists> small_;
+  std::map<std::size_t, std::vector<std::byte*>> large_;
 };
 
 class Allocator : public std::enable_shared_from_this<Allocator> {

@@ -3,6 +3,8 @@
 #include <cstring>
 #include <typeinfo>
 
+#include "dispatch/object_pool.hpp"
+
 namespace burn::cpu {
 
 Strides contiguous_strides(const Extents& shape) {
@@ -30,17 +32,27 @@ bool CpuTensor::is_contiguous() const noexcept {
   return true;
 }
 
+// The primitive and its buffer record come from the per-thread object pool:
+// every op makes them, and a tiny op would otherwise spend a large share of
+// its time in malloc and free.
 CpuTensorPtr CpuTensor::allocate(const std::shared_ptr<Allocator>& alloc, const ir::TensorSpec& spec) {
-  auto t = std::make_shared<CpuTensor>();
+  auto t = detail::make_pooled<CpuTensor>();
   t->dtype = spec.dtype;
   t->shape = spec.shape.dims();
-  t->strides = contiguous_strides(t->shape);
-  t->buffer = std::make_shared<Buffer>(alloc, spec.shape.num_elements() * dtype_size(spec.dtype));
+  // Row-major strides written in place (contiguous_strides would build and
+  // move a second vector).
+  t->strides.resize(t->shape.size());
+  std::int64_t acc = 1;
+  for (std::size_t i = t->shape.size(); i-- > 0;) {
+    t->strides[i] = acc;
+    acc *= static_cast<std::int64_t>(t->shape[i]);
+  }
+  t->buffer = detail::make_pooled<Buffer>(alloc, spec.shape.num_elements() * dtype_size(spec.dtype));
   return t;
 }
 
 CpuTensorPtr CpuTensor::view(Extents new_shape, Strides new_strides, std::int64_t new_offset) const {
-  auto t = std::make_shared<CpuTensor>();
+  auto t = detail::make_pooled<CpuTensor>();
   t->buffer = buffer;
   t->dtype = dtype;
   t->shape = std::move(new_shape);

@@ -3,8 +3,12 @@
 // next to its Context type. KernelBackend<Context> finds those overloads by
 // argument-dependent lookup through Context, reports an op as supported
 // exactly when its overload exists, and runs Random itself (cpu_backend.hpp).
+// An op may also have a `single_output_kernel(ctx, op, inputs, output)`
+// overload returning its one primitive directly; dispatch's single-output
+// path (dispatch/single_output.hpp) then runs it without a result vector.
 #pragma once
 
+#include <concepts>
 #include <span>
 #include <string>
 #include <type_traits>
@@ -12,6 +16,7 @@
 #include <vector>
 
 #include "backends/cpu_common/cpu_backend.hpp"
+#include "dispatch/single_output.hpp"
 
 namespace burn::cpu {
 
@@ -22,10 +27,17 @@ concept HasKernel = requires(const Context& c, const Op& op, std::span<const bac
   kernel(c, op, in, out);
 };
 
+/// True when `Op` also has a kernel that returns its one output directly.
+template <class Context, class Op>
+concept HasSingleOutputKernel = requires(const Context& c, const Op& op, std::span<const backend::Input> in,
+                                         const ir::TensorSpec& out) {
+  { single_output_kernel(c, op, in, out) } -> std::convertible_to<backend::PrimitivePtr>;
+};
+
 template <class Context>
-class KernelBackend : public CpuBackendBase {
+class KernelBackend : public CpuBackendBase, public detail::SingleOutputExecution {
  public:
-  using CpuBackendBase::CpuBackendBase;
+  explicit KernelBackend(bool caching_allocator) : CpuBackendBase(caching_allocator), ctx_{alloc_} {}
 
   bool supports_op(const ir::Op& op) const override {
     return std::visit(
@@ -39,16 +51,37 @@ class KernelBackend : public CpuBackendBase {
   std::vector<backend::PrimitivePtr> execute(const ir::Op& op, std::span<const backend::Input> inputs,
                                              std::span<const ir::TensorSpec> outputs) override {
     if (const auto* r = std::get_if<ir::Random>(&op)) return {random(*r, outputs[0])};
-    const Context ctx{alloc_};
     return std::visit(
         [&](const auto& o) -> std::vector<backend::PrimitivePtr> {
           if constexpr (HasKernel<Context, std::decay_t<decltype(o)>>)
-            return kernel(ctx, o, inputs, outputs);
+            return kernel(ctx_, o, inputs, outputs);
           else
             throw Error(ir::op_name(op), "not supported by the " + name() + " backend");
         },
         op);
   }
+
+  backend::PrimitivePtr execute_single(const ir::Op& op, std::span<const backend::Input> inputs,
+                                       const ir::TensorSpec& output) override {
+    return std::visit(
+        [&](const auto& o) -> backend::PrimitivePtr {
+          if constexpr (HasSingleOutputKernel<Context, std::decay_t<decltype(o)>>) {
+            return single_output_kernel(ctx_, o, inputs, output);
+          } else {
+            auto prims = execute(op, inputs, std::span<const ir::TensorSpec>(&output, 1));
+            if (prims.size() != 1)
+              throw ExecutionError(ir::op_name(op), "the " + name() + " backend returned " +
+                                                        std::to_string(prims.size()) + " outputs, 1 expected");
+            return std::move(prims[0]);
+          }
+        },
+        op);
+  }
+
+ private:
+  // Built once: a per-op Context would copy the allocator's shared_ptr (two
+  // atomic operations) on every op.
+  const Context ctx_;
 };
 
 }  // namespace burn::cpu

@@ -6,6 +6,12 @@
 #include "backends/flex/threads.hpp"
 
 namespace burn::flex {
+
+// binary.cpp: the binary kernel's single-output form (see kernel_dispatch.hpp),
+// declared here, where KernelBackend<Context> looks for it, as kernels.hpp
+// is not part of this change.
+cpu::CpuTensorPtr single_output_kernel(const Context& ctx, const ir::Binary& op, Inputs in, const ir::TensorSpec& out);
+
 namespace {
 
 class FlexBackend final : public cpu::KernelBackend<Context> {
