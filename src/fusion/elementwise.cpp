@@ -4,15 +4,15 @@
 #include <unordered_map>
 
 namespace burn::fusion {
-namespace {
 
-/// Whether `s` (same rank) broadcasts to `shape`.
 bool broadcasts_to(const Shape& s, const Shape& shape) {
   if (s.rank() != shape.rank()) return false;
   for (std::size_t d = 0; d < s.rank(); ++d)
     if (s[d] != shape[d] && s[d] != 1) return false;
   return true;
 }
+
+namespace {
 
 class ElementwiseBuilder final : public FuserBuilder {
  public:
@@ -79,6 +79,15 @@ class ElementwiseBuilder final : public FuserBuilder {
 };
 
 std::shared_ptr<const FusedPlan> ElementwiseBuilder::build() const {
+  return build_group_plan(*batch_, taken_, shape_, fuser_.compiler());
+}
+
+}  // namespace
+
+std::shared_ptr<const FusedPlan> build_group_plan(const Batch& batch, const std::vector<std::uint32_t>& taken,
+                                                  const Shape& shape, const ElementwiseCompiler& compiler) {
+  const Batch* batch_ = &batch;
+  const std::vector<std::uint32_t>& taken_ = taken;
   const std::size_t n = taken_.size();
   // Reads of each value from inside the group: a result read more often
   // outside (or held) must be materialised.
@@ -104,7 +113,7 @@ std::shared_ptr<const FusedPlan> ElementwiseBuilder::build() const {
   }
 
   ElementwiseProgram prog;
-  prog.shape = shape_;
+  prog.shape = shape;
   auto plan_inputs = std::vector<IoRef>{};
   auto plan_outputs = std::vector<IoRef>{};
   std::unordered_map<std::uint32_t, std::uint32_t> input_of, result_of;  // batch value -> index
@@ -137,13 +146,11 @@ std::shared_ptr<const FusedPlan> ElementwiseBuilder::build() const {
     }
     prog.instrs.push_back(std::move(instr));
   }
-  std::shared_ptr<FusedPlan> plan = fuser_.compiler().compile(prog);
+  std::shared_ptr<FusedPlan> plan = compiler.compile(prog);
   plan->inputs_from = std::move(plan_inputs);
   plan->outputs_to = std::move(plan_outputs);
   return plan;
 }
-
-}  // namespace
 
 bool is_elementwise(const ir::Op& op) {
   return std::holds_alternative<ir::Unary>(op) || std::holds_alternative<ir::Binary>(op) ||

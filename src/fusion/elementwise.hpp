@@ -13,7 +13,9 @@
 
 namespace burn::fusion {
 
-/// A backend-neutral description of an elementwise group.
+/// A backend-neutral description of a group: elementwise ops and, for the
+/// row-reduce fuser, last-dim reductions (results of shape `shape` with the
+/// last dim 1).
 struct ElementwiseProgram {
   /// One operand of an instruction: an external input or an earlier result.
   struct Arg {
@@ -66,6 +68,15 @@ class ElementwiseFuser final : public Fuser {
  private:
   std::shared_ptr<const ElementwiseCompiler> compiler_;
 };
+
+/// Whether `s` (same rank) broadcasts to `shape`.
+bool broadcasts_to(const Shape& s, const Shape& shape);
+
+/// The plan of a group: batch ops `taken` (in order) over loop shape `shape`.
+/// Results needed outside the group become outputs, the rest intermediates;
+/// ops whose results nobody needs are dropped. Compiled by `compiler`.
+std::shared_ptr<const FusedPlan> build_group_plan(const Batch& batch, const std::vector<std::uint32_t>& taken,
+                                                  const Shape& shape, const ElementwiseCompiler& compiler);
 
 /// Whether `op` is one of the elementwise kinds (unary, binary, clamp, cast,
 /// mask_where, mask_fill).

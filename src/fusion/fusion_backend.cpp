@@ -68,8 +68,14 @@ std::vector<backend::PrimitivePtr> FusionBackend::execute(const ir::Op& op, std:
     return result;
   }
 
-  // An op no fuser takes: everything before it runs first, then it runs alone.
-  drain_locked();
+  // An op no fuser takes runs now, alone. Queued ops are pure, so it waits
+  // for the queue only when it reads a result still queued: a parameter's
+  // reshape or a random draw does not cut a chain of queued work in two.
+  for (const auto& in : inputs)
+    if (!as_lazy(in.primitive)->value) {
+      drain_locked();
+      break;
+    }
   std::vector<backend::Input> inner_inputs;
   inner_inputs.reserve(inputs.size());
   for (const auto& in : inputs) inner_inputs.push_back({materialised(*as_lazy(in.primitive), op), in.spec, in.reusable});

@@ -1,7 +1,7 @@
 // The fusion decorator: a Backend that queues the ops some fuser may take and
 // runs them, grouped, on an inner backend when the queue drains — on flush(),
-// sync(), a data read, an op no fuser takes, use from another thread, or a
-// full queue (kMaxQueued ops). Any backend can be wrapped: it supplies the
+// sync(), a data read, an op no fuser takes that reads a queued result, use
+// from another thread, or a full queue (kMaxQueued ops). Any backend can be wrapped: it supplies the
 // inner backend and the fusers (with its compiler for fused kernels).
 #pragma once
 

@@ -56,7 +56,7 @@ void Planner::explore(const Batch& batch, std::vector<std::uint32_t> pending, St
       }
       // Skipped ops after the candidate's last op are not skipped at all.
       while (!skipped.empty() && !b->taken().empty() && skipped.back() > b->taken().back()) skipped.pop_back();
-      if (b->taken().size() >= 2 && (!best || b->score() > best->score())) {
+      if (b->taken().size() >= 2 && b->score() > 0 && (!best || b->score() > best->score())) {
         best = b.get();
         best_skipped = std::move(skipped);
       }

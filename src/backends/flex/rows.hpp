@@ -39,3 +39,16 @@ RowFn mask_fill_row_fn(DType dtype);
 std::array<std::byte, 8> scalar_bytes(const Scalar& value, DType dtype);
 
 }  // namespace burn::flex
+
+namespace burn::flex {
+
+/// Reduces one line of `n` elements (`stride` in elements) into `*out` (the
+/// op's output dtype), exactly as flex's reduce kernel reduces each line of a
+/// last-dim reduction of at most kMaxLineReduce elements (one chunk: the
+/// same pairwise tree, the same result bits).
+using ReduceLineFn = void (*)(const std::byte* line, std::int64_t stride, std::size_t n, std::byte* out);
+inline constexpr std::size_t kMaxLineReduce = 1 << 14;
+/// Sum, Mean, Max, Min on float and int dtypes; nullptr for other ops.
+ReduceLineFn reduce_line_fn(ir::ReduceOp op, DType dtype);
+
+}  // namespace burn::flex

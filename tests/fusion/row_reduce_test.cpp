@@ -1,0 +1,132 @@
+// The row-reduce fuser: softmax, log-softmax, layer norm and RMS-norm shapes
+// run as one row kernel on Device::cpu() and equal flex bit for bit; what it
+// must not take (reductions over other dims, rows longer than a flex chunk)
+// still runs, eagerly, with the same results.
+#include <burn/activation.hpp>
+#include <cmath>
+#include <vector>
+
+#include "fusion_support.hpp"
+
+namespace burn::fusion_test {
+namespace {
+
+TensorData wave(std::vector<std::size_t> shape, float scale) {
+  std::size_t n = 1;
+  for (auto d : shape) n *= d;
+  std::vector<float> v(n);
+  for (std::size_t i = 0; i < n; ++i) v[i] = scale * std::sin(0.37f * static_cast<float>(i)) + 0.01f * static_cast<float>(i % 7);
+  return TensorData(v, Shape(shape));
+}
+
+template <std::size_t D, class F>
+void expect_same_on_both(const TensorData& input, F&& f, std::size_t min_groups, std::size_t max_eager) {
+  const auto eager = f(Tensor<D>::from_data(input, eager_device())).to_data();
+  const Device cpu = fused_device();
+  auto x = Tensor<D>::from_data(input, cpu);
+  cpu.sync();
+  fusion::reset_stats(cpu);
+  const auto fused = f(x).to_data();
+  const auto s = fusion::stats(cpu);
+  EXPECT_EQ(bitwise_diff(fused, eager), "");
+  EXPECT_GE(s.fused_groups, min_groups);
+  EXPECT_LE(s.ops_eager, max_eager) << "ops that ran alone on flex";
+}
+
+Tensor<2> layer_norm(const Tensor<2>& x, const Tensor<1>& gamma, const Tensor<1>& beta) {
+  auto mean = x.mean_dim(-1);
+  auto var = x.var_bias(-1);
+  return (x - mean) / (var + 1e-5).sqrt() * gamma.unsqueeze<2>() + beta.unsqueeze<2>();
+}
+
+TEST(RowReduce, SoftmaxIsOneGroup) {
+  expect_same_on_both<2>(wave({64, 300}, 4.0f), [](const Tensor<2>& x) { return burn::activation::softmax(x, -1); }, 1, 0);
+}
+
+TEST(RowReduce, LogSoftmaxOfA3dTensor) {
+  expect_same_on_both<3>(wave({4, 9, 130}, 6.0f), [](const Tensor<3>& x) { return burn::activation::log_softmax(x, -1); }, 1, 0);
+}
+
+TEST(RowReduce, StridedRowsReadStatisticsBroadcast) {
+  // Rows of a permuted view are strided (stride 3 here): the row ops take
+  // their generic path, which reads a broadcast statistic at every element,
+  // so a statistic's register must outlive the op that reads it last.
+  auto permuted = [](const Device& d, auto&& f) {
+    return f(Tensor<3>::from_data(wave({2, 4, 3}, 5.0f), d).permute({0, 2, 1})).to_data();
+  };
+  for (auto f : {+[](const Tensor<3>& x) { return burn::activation::log_softmax(x, -1); },
+                 +[](const Tensor<3>& x) { return burn::activation::softmax(x, -1); },
+                 +[](const Tensor<3>& x) { return (x - x.mean_dim(-1)) / (x.var_bias(-1) + 1e-5).sqrt(); }})
+    EXPECT_EQ(bitwise_diff(permuted(fused_device(), f), permuted(eager_device(), f)), "");
+}
+
+TEST(RowReduce, LayerNormCompositeIsFusedWholly) {
+  const Device cpu = fused_device();
+  const auto gamma_data = wave({256}, 1.0f), beta_data = wave({256}, 0.5f);
+  auto run = [&](const Device& d) {
+    auto g = Tensor<1>::from_data(gamma_data, d), b = Tensor<1>::from_data(beta_data, d);
+    return layer_norm(Tensor<2>::from_data(wave({48, 256}, 3.0f), d), g, b);
+  };
+  const auto eager = run(eager_device()).to_data();
+  auto x = run(cpu);  // queued: nothing computed yet
+  fusion::reset_stats(cpu);
+  const auto fused = x.to_data();
+  const auto s = fusion::stats(cpu);
+  EXPECT_EQ(bitwise_diff(fused, eager), "");
+  EXPECT_EQ(s.fused_groups, 1u) << "the whole layer norm is one row kernel";
+  EXPECT_EQ(s.ops_eager, 0u);
+}
+
+TEST(RowReduce, NnLayerNormForwardAndBackwardMatchFlex) {
+  auto run = [](const Device& d) {
+    const Device ad = d.autodiff();
+    auto norm = burn::nn::LayerNormConfig{96}.init(ad);
+    auto x = Tensor<2>::from_data(wave({17, 96}, 2.0f), ad).require_grad();
+    auto loss = (norm.forward(x) * Tensor<2>::from_data(wave({17, 96}, 1.5f), ad)).sum();
+    auto grads = loss.backward();
+    return std::pair{loss.to_data(), x.grad(grads)->to_data()};
+  };
+  const auto [loss_e, grad_e] = run(eager_device());
+  const auto [loss_f, grad_f] = run(fused_device());
+  EXPECT_EQ(bitwise_diff(loss_f, loss_e), "");
+  EXPECT_EQ(bitwise_diff(grad_f, grad_e), "");
+}
+
+TEST(RowReduce, StatisticsKeptByTheUserAreMaterialised) {
+  const Device cpu = fused_device();
+  const auto data = wave({10, 33}, 5.0f);
+  auto x = Tensor<2>::from_data(data, cpu);
+  auto m = x.max_dim(-1);           // kept: the user reads it below
+  auto e = (x - m).exp();
+  auto s = e.sum_dim(-1);           // kept too
+  auto y = e / s;
+  auto xe = Tensor<2>::from_data(data, eager_device());
+  auto me = xe.max_dim(-1);
+  auto ee = (xe - me).exp();
+  auto se = ee.sum_dim(-1);
+  EXPECT_EQ(bitwise_diff(y.to_data(), (ee / se).to_data()), "");
+  EXPECT_EQ(bitwise_diff(m.to_data(), me.to_data()), "");
+  EXPECT_EQ(bitwise_diff(s.to_data(), se.to_data()), "");
+}
+
+TEST(RowReduce, OtherDimsAndLongRowsStayEagerAndCorrect) {
+  // A reduction over dim 0 is not a row reduction; a row of 20,000 is longer
+  // than one chunk of flex's reduction. Both run, with flex's results.
+  expect_same_on_both<2>(wave({40, 50}, 2.0f), [](const Tensor<2>& x) { return (x * 2.0).exp().sum_dim(0); }, 0, 1);
+  expect_same_on_both<2>(wave({3, 20000}, 2.0f), [](const Tensor<2>& x) { return burn::activation::softmax(x, -1); }, 0, 8);
+}
+
+TEST(RowReduce, HalfPrecisionRowsRoundLikeFlex) {
+  const auto data = wave({12, 70}, 3.0f);
+  for (DType dt : {DType::F16, DType::BF16, DType::F64}) {
+    SCOPED_TRACE(dtype_name(dt));
+    auto f = [dt, &data](const Device& d) {
+      auto x = Tensor<2>::from_data(data, d).cast(dt);
+      return burn::activation::softmax(x * 1.5, -1).to_data();
+    };
+    EXPECT_EQ(bitwise_diff(f(fused_device()), f(eager_device())), "");
+  }
+}
+
+}  // namespace
+}  // namespace burn::fusion_test
