@@ -1,9 +1,15 @@
 #include "fusion/elementwise.hpp"
 
 #include <algorithm>
+#include <map>
 #include <unordered_map>
 
 namespace burn::fusion {
+
+bool has_scalar_operand(const ir::Op& op) {
+  if (const auto* b = std::get_if<ir::Binary>(&op)) return b->scalar.has_value();
+  return std::holds_alternative<ir::Clamp>(op) || std::holds_alternative<ir::MaskFill>(op);
+}
 
 bool broadcasts_to(const Shape& s, const Shape& shape) {
   if (s.rank() != shape.rank()) return false;
@@ -117,6 +123,7 @@ std::shared_ptr<const FusedPlan> build_group_plan(const Batch& batch, const std:
   auto plan_inputs = std::vector<IoRef>{};
   auto plan_outputs = std::vector<IoRef>{};
   std::unordered_map<std::uint32_t, std::uint32_t> input_of, result_of;  // batch value -> index
+  std::map<std::vector<std::uint64_t>, std::uint32_t> seen;                // op and arguments -> result
   for (std::size_t k = 0; k < n; ++k) {
     const BatchOp& bop = batch_->ops[taken_[k]];
     prog.ops.push_back(bop.queued->op);
@@ -137,6 +144,21 @@ std::shared_ptr<const FusedPlan> build_group_plan(const Batch& batch, const std:
       instr.args.push_back({true, it->second});
     }
     const auto out = bop.outputs[0];
+    // Common subexpressions: an op without scalar operands that repeats an
+    // earlier op of the group on the same arguments reuses its result
+    // (var_mean_dim's mean repeats the layer norm's own mean). Ops with
+    // scalars are left alone: the plan is shared by batches whose scalar
+    // values differ.
+    if (!needed_outside(out) && !has_scalar_operand(bop.queued->op)) {
+      std::vector<std::uint64_t> key{op_signature(bop.queued->op)};
+      for (const auto& a : instr.args) key.push_back((std::uint64_t{a.is_input} << 32) | a.index);
+      for (const auto& s : bop.queued->inputs) key.push_back(static_cast<std::uint64_t>(s.spec.dtype));
+      if (auto it = seen.find(key); it != seen.end()) {
+        result_of.emplace(out, it->second);
+        continue;
+      }
+      seen.emplace(std::move(key), static_cast<std::uint32_t>(prog.values.size()));
+    }
     instr.result = static_cast<std::uint32_t>(prog.values.size());
     result_of.emplace(out, instr.result);
     prog.values.push_back(batch_->values[out].spec);

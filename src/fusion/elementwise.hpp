@@ -69,6 +69,10 @@ class ElementwiseFuser final : public Fuser {
   std::shared_ptr<const ElementwiseCompiler> compiler_;
 };
 
+/// Whether the op carries scalar operand values (binary with a scalar,
+/// clamp, mask_fill): values the plan reads at run time.
+bool has_scalar_operand(const ir::Op& op);
+
 /// Whether `s` (same rank) broadcasts to `shape`.
 bool broadcasts_to(const Shape& s, const Shape& shape);
 
