@@ -20,72 +20,35 @@ bool broadcasts_to(const Shape& s, const Shape& shape) {
 
 namespace {
 
-class ElementwiseBuilder final : public FuserBuilder {
+class ElementwiseBuilder final : public GroupBuilder {
  public:
   explicit ElementwiseBuilder(const ElementwiseFuser& fuser) : fuser_(fuser) {}
-
-  void reset(const Batch& batch) override {
-    batch_ = &batch;
-    taken_.clear();
-    in_group_.assign(batch.ops.size(), false);
-    external_.clear();
-  }
 
   bool offer(std::uint32_t i) override {
     const BatchOp& bop = batch_->ops[i];
     const QueuedOp& q = *bop.queued;
-    if (taken_.size() >= ElementwiseFuser::kMaxOps || q.outputs.size() != 1 || !is_elementwise(q.op)) return false;
+    if (taken().size() >= kMaxOps || q.outputs.size() != 1 || !is_elementwise(q.op)) return false;
     const ir::TensorSpec& out_spec = q.outputs[0].spec;
-    if (!taken_.empty() && out_spec.shape != shape_) return false;
-    std::vector<ir::TensorSpec> in_specs;
-    in_specs.reserve(q.inputs.size());
-    for (const auto& in : q.inputs) in_specs.push_back(in.spec);
-    if (!fuser_.may_take(q.op, in_specs, std::span(&out_spec, 1))) return false;
-    // Inputs made outside the group are read in place with broadcast strides.
-    std::size_t new_externals = 0;
-    for (auto v : bop.inputs) {
-      if (produced_here(v)) continue;
-      if (!broadcasts_to(batch_->values[v].spec.shape, out_spec.shape)) return false;
-      if (std::find(external_.begin(), external_.end(), v) == external_.end()) ++new_externals;
-    }
-    if (external_.size() + new_externals > ElementwiseFuser::kMaxInputs) return false;
-    for (auto v : bop.inputs)
-      if (!produced_here(v) && std::find(external_.begin(), external_.end(), v) == external_.end())
-        external_.push_back(v);
-    if (taken_.empty()) shape_ = out_spec.shape;
-    taken_.push_back(i);
-    in_group_[i] = true;
+    if (!taken().empty() && out_spec.shape != shape_) return false;
+    if (!fuser_.may_take(q.op, input_specs(q), std::span(&out_spec, 1))) return false;
+    if (!admit_inputs(bop, out_spec.shape)) return false;
+    shape_ = out_spec.shape;
+    take(i);
     return true;
   }
 
-  bool depends_on_group(std::uint32_t i) const override {
-    for (auto v : batch_->ops[i].inputs)
-      if (produced_here(v)) return true;
-    return false;
-  }
-
-  const std::vector<std::uint32_t>& taken() const override { return taken_; }
   // Every op taken saves a write and a read of a whole tensor.
-  std::size_t score() const override { return taken_.size(); }
+  std::size_t score() const override { return taken().size(); }
 
   std::shared_ptr<const FusedPlan> build() const override;
 
  private:
-  bool produced_here(std::uint32_t v) const {
-    const auto p = batch_->values[v].producer;
-    return p >= 0 && in_group_[static_cast<std::size_t>(p)];
-  }
-
   const ElementwiseFuser& fuser_;
-  const Batch* batch_ = nullptr;
-  std::vector<std::uint32_t> taken_;
-  std::vector<bool> in_group_;           // per batch op
   Shape shape_;
-  std::vector<std::uint32_t> external_;  // batch values read from outside the group
 };
 
 std::shared_ptr<const FusedPlan> ElementwiseBuilder::build() const {
-  return build_group_plan(*batch_, taken_, shape_, fuser_.compiler());
+  return build_group_plan(*batch_, taken(), shape_, fuser_.compiler());
 }
 
 }  // namespace

@@ -9,7 +9,7 @@
 
 #include <burn/small_vector.hpp>
 
-#include "fusion/fuser.hpp"
+#include "fusion/group_builder.hpp"
 
 namespace burn::fusion {
 
@@ -59,11 +59,6 @@ class ElementwiseFuser final : public Fuser {
                 std::span<const ir::TensorSpec> outputs) const override;
   std::unique_ptr<FuserBuilder> builder() const override;
   const ElementwiseCompiler& compiler() const noexcept { return *compiler_; }
-
-  /// Largest group: instructions, and distinct external inputs. A group's
-  /// outputs plus inputs stay within a loop's operand limit (64 on flex).
-  static constexpr std::size_t kMaxOps = 40;
-  static constexpr std::size_t kMaxInputs = 24;
 
  private:
   std::shared_ptr<const ElementwiseCompiler> compiler_;

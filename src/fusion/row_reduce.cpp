@@ -17,25 +17,20 @@ bool is_last_dim_reduce(const ir::Op& op, std::span<const ir::TensorSpec> inputs
   return r && !inputs.empty() && inputs[0].shape.rank() > 0 && r->dim + 1 == inputs[0].shape.rank();
 }
 
-class RowReduceBuilder final : public FuserBuilder {
+class RowReduceBuilder final : public GroupBuilder {
  public:
   explicit RowReduceBuilder(const RowReduceFuser& fuser) : fuser_(fuser) {}
 
   void reset(const Batch& batch) override {
-    batch_ = &batch;
-    taken_.clear();
-    in_group_.assign(batch.ops.size(), false);
-    external_.clear();
+    GroupBuilder::reset(batch);
     reduces_ = 0;
   }
 
   bool offer(std::uint32_t i) override {
     const BatchOp& bop = batch_->ops[i];
     const QueuedOp& q = *bop.queued;
-    if (taken_.size() >= ElementwiseFuser::kMaxOps || q.outputs.size() != 1) return false;
-    std::vector<ir::TensorSpec> in_specs;
-    in_specs.reserve(q.inputs.size());
-    for (const auto& in : q.inputs) in_specs.push_back(in.spec);
+    if (taken().size() >= kMaxOps || q.outputs.size() != 1) return false;
+    const auto in_specs = input_specs(q);
     const ir::TensorSpec& out_spec = q.outputs[0].spec;
     if (!fuser_.may_take(q.op, in_specs, std::span(&out_spec, 1))) return false;
     const bool reduce = std::holds_alternative<ir::Reduce>(q.op);
@@ -43,7 +38,7 @@ class RowReduceBuilder final : public FuserBuilder {
     // The row shape: fixed by the first op (a reduction's input, or a
     // full-size elementwise result).
     Shape row = shape_;
-    if (taken_.empty()) {
+    if (taken().empty()) {
       row = reduce ? in_specs[0].shape : out_spec.shape;
       if (row.rank() == 0 || row.dims().back() > fuser_.max_row()) return false;
     }
@@ -53,51 +48,24 @@ class RowReduceBuilder final : public FuserBuilder {
     } else if (out_spec.shape != row && out_spec.shape != stat) {
       return false;
     }
-    const Shape& target = reduce ? row : out_spec.shape;
-    std::size_t new_externals = 0;
-    for (auto v : bop.inputs) {
-      if (produced_here(v)) continue;
-      if (!broadcasts_to(batch_->values[v].spec.shape, target)) return false;
-      if (std::find(external_.begin(), external_.end(), v) == external_.end()) ++new_externals;
-    }
-    if (external_.size() + new_externals > ElementwiseFuser::kMaxInputs) return false;
-    for (auto v : bop.inputs)
-      if (!produced_here(v) && std::find(external_.begin(), external_.end(), v) == external_.end())
-        external_.push_back(v);
+    if (!admit_inputs(bop, reduce ? row : out_spec.shape)) return false;
     shape_ = row;
-    taken_.push_back(i);
-    in_group_[i] = true;
+    take(i);
     if (reduce) ++reduces_;
     return true;
   }
 
-  bool depends_on_group(std::uint32_t i) const override {
-    for (auto v : batch_->ops[i].inputs)
-      if (produced_here(v)) return true;
-    return false;
-  }
-
-  const std::vector<std::uint32_t>& taken() const override { return taken_; }
   // Only worth a row kernel with a reduction in it; plain elementwise chains
   // belong to the elementwise fuser, whose blocks ignore row boundaries.
-  std::size_t score() const override { return reduces_ > 0 ? taken_.size() : 0; }
+  std::size_t score() const override { return reduces_ > 0 ? taken().size() : 0; }
 
   std::shared_ptr<const FusedPlan> build() const override {
-    return build_group_plan(*batch_, taken_, shape_, fuser_.compiler());
+    return build_group_plan(*batch_, taken(), shape_, fuser_.compiler());
   }
 
  private:
-  bool produced_here(std::uint32_t v) const {
-    const auto p = batch_->values[v].producer;
-    return p >= 0 && in_group_[static_cast<std::size_t>(p)];
-  }
-
   const RowReduceFuser& fuser_;
-  const Batch* batch_ = nullptr;
-  std::vector<std::uint32_t> taken_;
-  std::vector<bool> in_group_;
   Shape shape_;
-  std::vector<std::uint32_t> external_;
   std::size_t reduces_ = 0;
 };
 

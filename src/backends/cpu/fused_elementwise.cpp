@@ -33,23 +33,13 @@ struct BlockRun {
   RunConstants rc;
 };
 
-std::byte* register_file(std::size_t bytes) {
-  // One per thread, grown on demand: the loop runs rows on the OpenMP pool.
-  thread_local std::unique_ptr<std::byte[]> file;
-  thread_local std::size_t capacity = 0;
-  if (capacity < bytes) {
-    file = std::make_unique<std::byte[]>(bytes);
-    capacity = bytes;
-  }
-  return file.get();
-}
 
 // One run of the flat loop (ptrs/strides: outputs, then inputs), evaluated in
 // blocks: every instruction over a block before the next block.
 int fused_run(const void* ctx, std::byte* const* ptrs, const std::int64_t* strides, std::size_t n) {
   const auto& st = *static_cast<const BlockRun*>(ctx);
   const CompiledGroup& g = st.plan->g;
-  std::byte* regs = register_file(g.registers * kRegisterBytes);
+  std::byte* regs = thread_registers(g.registers * kRegisterBytes);
   for (std::size_t start = 0; start < n; start += CpuElementwiseCompiler::kBlock) {
     const std::size_t len = std::min(CpuElementwiseCompiler::kBlock, n - start);
     for (std::size_t k = 0; k < g.instrs.size(); ++k) {

@@ -198,6 +198,16 @@ void fill_constants(const CompiledGroup& g, std::span<const fusion::QueuedOp* co
   }
 }
 
+std::byte* thread_registers(std::size_t bytes) {
+  thread_local std::unique_ptr<std::byte[]> file;
+  thread_local std::size_t capacity = 0;
+  if (capacity < bytes) {
+    file = std::make_unique<std::byte[]>(bytes);
+    capacity = bytes;
+  }
+  return file.get();
+}
+
 std::vector<cpu::CpuTensorPtr> allocate_outputs(const CompiledGroup& g, const std::shared_ptr<cpu::Allocator>& alloc,
                                                 std::span<const backend::Input> in) {
   const flex::Context ctx{alloc};

@@ -81,6 +81,10 @@ struct RunConstants {
 };
 void fill_constants(const CompiledGroup& g, std::span<const fusion::QueuedOp* const> ops, RunConstants& rc);
 
+/// This thread's register file, at least `bytes` long (grown on demand; the
+/// executors run on flex's OpenMP pool, one file per thread).
+std::byte* thread_registers(std::size_t bytes);
+
 /// The group's output tensors: fresh, or the storage of an input nothing
 /// else can observe.
 std::vector<cpu::CpuTensorPtr> allocate_outputs(const CompiledGroup& g, const std::shared_ptr<cpu::Allocator>& alloc,

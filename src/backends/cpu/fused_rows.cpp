@@ -28,22 +28,13 @@ class CpuRowPlan final : public fusion::FusedPlan {
   std::shared_ptr<cpu::Allocator> alloc_;
 };
 
-std::byte* row_registers(std::size_t bytes) {
-  thread_local std::unique_ptr<std::byte[]> file;
-  thread_local std::size_t capacity = 0;
-  if (capacity < bytes) {
-    file = std::make_unique<std::byte[]>(bytes);
-    capacity = bytes;
-  }
-  return file.get();
-}
 
 /// Runs rows [begin, end): for each row, every instruction in order.
 int run_rows(const CpuRowPlan& plan, const RunConstants& rc, std::span<const flex::Operand> operands,
              std::size_t begin, std::size_t end) {
   const CompiledGroup& g = plan.g;
   const std::size_t rank = g.shape.size();
-  std::byte* regs = row_registers(g.registers * plan.register_bytes);
+  std::byte* regs = thread_registers(g.registers * plan.register_bytes);
   SmallVector<std::byte*, 16> base(operands.size(), nullptr);
   SmallVector<std::int64_t, 16> last(operands.size(), 0);
   for (std::size_t k = 0; k < operands.size(); ++k)

@@ -24,6 +24,7 @@ T scalar_math(T x) {
     case simd::MathFn::Log: return std::log(x);
     case simd::MathFn::Log1p: return std::log1p(x);
     case simd::MathFn::Tanh: return std::tanh(x);
+    case simd::MathFn::Erf: return std::erf(x);
   }
   return x;
 }
@@ -44,18 +45,6 @@ int simd_math_row(const void*, std::byte* const* p, const std::int64_t* s, std::
   return 0;
 }
 
-int simd_erf_row(const void*, std::byte* const* p, const std::int64_t* s, std::size_t n) {
-  auto* o = reinterpret_cast<float*>(p[0]);
-  const auto* a = reinterpret_cast<const float*>(p[1]);
-  if (s[0] == 1 && s[1] == 1) {
-    simd::erf(a, o, n);
-  } else {
-    const auto len = static_cast<std::int64_t>(n);
-    for (std::int64_t i = 0; i < len; ++i) o[i * s[0]] = std::erf(a[i * s[1]]);
-  }
-  return 0;
-}
-
 template <class T>
 RowFn float_unary(UnaryOp op) {
   using C = compute_t<T>;
@@ -70,7 +59,7 @@ RowFn float_unary(UnaryOp op) {
     }
   }
   if constexpr (std::is_same_v<T, float>)
-    if (op == UnaryOp::Erf) return simd_erf_row;
+    if (op == UnaryOp::Erf) return simd_math_row<T, simd::MathFn::Erf>;
   switch (op) {
     case UnaryOp::Neg:
       return unary_row<T, T, [](C x) { return -x; }>;

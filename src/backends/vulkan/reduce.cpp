@@ -24,15 +24,7 @@ constexpr std::size_t kChunk = std::size_t{kWorkgroup} * 32;
 DType acc_dtype(DType x, const std::string& shader) {
   if (shader.starts_with("reduce_anyall_")) return DType::U32;
   if (shader.starts_with("reduce_mean_")) return is_signed_int(x) ? DType::I64 : DType::U64;  // WIDE_ACC
-  switch (x) {
-    case DType::F16:
-    case DType::BF16: return DType::F32;
-    case DType::I16:
-    case DType::I8: return DType::I32;
-    case DType::U16:
-    case DType::U8: return DType::U32;
-    default: return x;
-  }
+  return shader_compute_dtype(x);
 }
 
 std::string shader_for(const Context& ctx, const ir::Reduce& op, DType x) {

@@ -21,17 +21,7 @@ constexpr std::uint32_t kModeScan = 0, kModeTotals = 1;  // MODE in scan.comp
 std::uint32_t word(std::int64_t v) { return static_cast<std::uint32_t>(static_cast<std::int32_t>(v)); }
 
 /// scan.comp's compute type A_C, which block totals are kept in.
-DType compute_dtype(DType d) {
-  switch (d) {
-    case DType::F16:
-    case DType::BF16: return DType::F32;
-    case DType::I16:
-    case DType::I8: return DType::I32;
-    case DType::U16:
-    case DType::U8: return DType::U32;
-    default: return d;
-  }
-}
+DType compute_dtype(DType d) { return shader_compute_dtype(d); }
 
 /// Scans `x` along `dim` into `out` (same shape, any strides).
 void scan_into(const Context& ctx, ir::CumulativeOp op, const VkTensor& x, std::size_t dim, const VkTensor& out) {

@@ -7,6 +7,7 @@
 #include <hwy/contrib/math/math-inl.h>
 #include <hwy/highway.h>
 
+#include <cmath>
 #include <limits>
 
 #include "backends/flex/simd/math.hpp"
@@ -97,19 +98,6 @@ V erf_f32(D d, V x) {
   return hn::IfThenElse(hn::IsNaN(x), x, r);
 }
 
-void erf_impl(const float* in, float* out, std::size_t n) {
-  const hn::ScalableTag<float> d;
-  const std::size_t lanes = hn::Lanes(d);
-  std::size_t i = 0;
-  for (; i + lanes <= n; i += lanes) hn::StoreU(erf_f32(d, hn::LoadU(d, in + i)), d, out + i);
-  if (i < n) {  // the tail through a padded buffer, so no lane reads past the end
-    HWY_ALIGN float buf[hn::MaxLanes(d)] = {};
-    for (std::size_t k = 0; i + k < n; ++k) buf[k] = in[i + k];
-    hn::Store(erf_f32(d, hn::Load(d, buf)), d, buf);
-    for (std::size_t k = 0; i + k < n; ++k) out[i + k] = buf[k];
-  }
-}
-
 template <class T>
 void apply_impl(MathFn f, const T* in, T* out, std::size_t n) {
   const hn::ScalableTag<T> d;
@@ -130,6 +118,13 @@ void apply_impl(MathFn f, const T* in, T* out, std::size_t n) {
     case MathFn::Log: return run([](auto dd, auto v) { return log_checked<false>(dd, v); });
     case MathFn::Log1p: return run([](auto dd, auto v) { return log_checked<true>(dd, v); });
     case MathFn::Tanh: return run([](auto dd, auto v) { return tanh_checked(dd, v); });
+    case MathFn::Erf:
+      if constexpr (sizeof(T) == 4) {
+        return run([](auto dd, auto v) { return erf_f32(dd, v); });
+      } else {
+        for (std::size_t i = 0; i < n; ++i) out[i] = std::erf(in[i]);  // f64 keeps std::erf
+        return;
+      }
   }
 }
 
@@ -144,11 +139,9 @@ namespace burn::flex::simd {
 
 HWY_EXPORT(apply_f32);
 HWY_EXPORT(apply_f64);
-HWY_EXPORT(erf_impl);
 
 void apply(MathFn f, const float* in, float* out, std::size_t n) { HWY_DYNAMIC_DISPATCH(apply_f32)(f, in, out, n); }
 void apply(MathFn f, const double* in, double* out, std::size_t n) { HWY_DYNAMIC_DISPATCH(apply_f64)(f, in, out, n); }
-void erf(const float* in, float* out, std::size_t n) { HWY_DYNAMIC_DISPATCH(erf_impl)(in, out, n); }
 
 }  // namespace burn::flex::simd
 #endif

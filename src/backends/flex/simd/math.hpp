@@ -9,14 +9,11 @@
 
 namespace burn::flex::simd {
 
-enum class MathFn { Exp, Expm1, Log, Log1p, Tanh };
+/// Erf: within a couple of ULP of std::erf in f32; f64 runs std::erf.
+enum class MathFn { Exp, Expm1, Log, Log1p, Tanh, Erf };
 
 /// out[i] = f(in[i]) for i < n; `out` may equal `in`.
 void apply(MathFn f, const float* in, float* out, std::size_t n);
 void apply(MathFn f, const double* in, double* out, std::size_t n);
-
-/// out[i] = erf(in[i]) in f32, within a couple of ULP of std::erf; `out` may
-/// equal `in`. (f64 keeps std::erf: this approximation is f32-accurate only.)
-void erf(const float* in, float* out, std::size_t n);
 
 }  // namespace burn::flex::simd
