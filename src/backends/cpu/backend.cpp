@@ -1,10 +1,12 @@
 // Device::cpu(): flex's kernels behind the fusion layer. Elementwise chains
 // run as one fused pass (fused_elementwise.cpp), last-dim reductions with the
-// elementwise work around them row by row (fused_rows.cpp); every other op
-// runs eagerly on an inner flex backend of its own.
+// elementwise work around them row by row (fused_rows.cpp), a matmul's bias
+// and activation as oneDNN post-ops (fused_epilogue.cpp); every other op runs
+// eagerly on an inner flex backend of its own.
 #include <memory>
 
 #include "backends/cpu/fused_elementwise.hpp"
+#include "backends/cpu/fused_epilogue.hpp"
 #include "backends/cpu/fused_rows.hpp"
 #include "backends/cpu_common/cpu_backend.hpp"
 #include "fusion/fusion_backend.hpp"
@@ -22,6 +24,8 @@ std::unique_ptr<Backend> create_cpu(std::size_t) {
       std::make_shared<cpu_fusion::CpuElementwiseCompiler>(host->allocator())));
   fusers.push_back(std::make_unique<fusion::RowReduceFuser>(
       std::make_shared<cpu_fusion::CpuRowCompiler>(host->allocator()), cpu_fusion::CpuRowCompiler::max_row()));
+  fusers.push_back(std::make_unique<fusion::EpilogueFuser>(
+      std::make_shared<cpu_fusion::CpuEpilogueCompiler>(host->allocator())));
   return std::make_unique<fusion::FusionBackend>("cpu", std::move(inner), std::move(fusers));
 }
 }  // namespace

@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "backends/flex/dnnl_engine.hpp"
+#include "backends/flex/matmul_post_ops.hpp"
 #include "backends/flex/gemm.hpp"
 #include "backends/flex/parallel.hpp"
 
@@ -142,10 +143,12 @@ bool describe(const Context& ctx, const CpuTensorPtr& a_t, const CpuTensorPtr& b
   return true;
 }
 
-/// oneDNN matmul of float operands into the contiguous `c`; false when
-/// oneDNN has no implementation for this dtype or layout.
+/// oneDNN matmul of float operands into the contiguous `c`, with `attr`'s
+/// post-ops (their arguments in `post_args`) when given; false when oneDNN
+/// has no implementation for this dtype or layout.
 bool dnnl_matmul(const Context& ctx, const CpuTensorPtr& a_t, const CpuTensorPtr& b_t, CpuTensor& c,
-                 dnnl::memory::data_type dt) {
+                 dnnl::memory::data_type dt, const dnnl::primitive_attr* attr = nullptr,
+                 const std::unordered_map<int, dnnl::memory>* post_args = nullptr) {
   Operand a, b;
   std::vector<std::size_t> out_dims;
   if (!describe(ctx, a_t, b_t, c.shape, a, b, out_dims)) return false;
@@ -154,11 +157,15 @@ bool dnnl_matmul(const Context& ctx, const CpuTensorPtr& a_t, const CpuTensorPtr
   };
   const auto a_md = md(a), b_md = md(b);
   const auto c_md = dnn::plain_desc(out_dims, dt);
-  auto pd = dnn::try_create<dnnl::matmul::primitive_desc>(dnnl::matmul::desc(a_md, b_md, c_md), dnn::engine());
+  auto pd = attr ? dnn::try_create<dnnl::matmul::primitive_desc>(dnnl::matmul::desc(a_md, b_md, c_md), *attr,
+                                                                   dnn::engine())
+                 : dnn::try_create<dnnl::matmul::primitive_desc>(dnnl::matmul::desc(a_md, b_md, c_md), dnn::engine());
   if (!pd || dnn::slow_half(*pd, dt)) return false;
-  dnn::execute(dnnl::matmul(*pd), {{DNNL_ARG_SRC, dnn::wrap(a_md, *a.t)},
-                                   {DNNL_ARG_WEIGHTS, dnn::wrap(b_md, *b.t)},
-                                   {DNNL_ARG_DST, dnn::wrap(c_md, c)}});
+  std::unordered_map<int, dnnl::memory> args{{DNNL_ARG_SRC, dnn::wrap(a_md, *a.t)},
+                                             {DNNL_ARG_WEIGHTS, dnn::wrap(b_md, *b.t)},
+                                             {DNNL_ARG_DST, dnn::wrap(c_md, c)}};
+  if (post_args) args.insert(post_args->begin(), post_args->end());
+  dnn::execute(dnnl::matmul(*pd), args);
   return true;
 }
 
@@ -198,6 +205,15 @@ void loop_matmul(const CpuTensor& a, const CpuTensor& b, CpuTensor& c) {
 }
 
 }  // namespace
+
+bool matmul_f32_with_post_ops(const Context& ctx, const cpu::CpuTensorPtr& a, const cpu::CpuTensorPtr& b,
+                              cpu::CpuTensor& c, const dnnl::primitive_attr& attr,
+                              const std::unordered_map<int, dnnl::memory>& post_args) {
+  if (a->dtype != DType::F32 || b->dtype != DType::F32 || c.dtype != DType::F32 || c.num_elements() == 0 ||
+      a->shape.back() == 0)
+    return false;
+  return dnnl_matmul(ctx, a, b, c, dnnl::memory::data_type::f32, &attr, &post_args);
+}
 
 Result kernel(const Context& ctx, const ir::Matmul&, Inputs in, Outputs out) {
   auto a = cpu::as_cpu_ptr(in[0].primitive);

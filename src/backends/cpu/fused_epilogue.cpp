@@ -1,0 +1,129 @@
+#include "backends/cpu/fused_epilogue.hpp"
+
+#include <dnnl.hpp>
+
+#include "backends/cpu_common/kernel_dispatch.hpp"
+#include "backends/flex/dnnl_engine.hpp"
+#include "backends/flex/kernels.hpp"
+#include "backends/flex/matmul_post_ops.hpp"
+
+namespace burn::cpu_fusion {
+namespace {
+
+using Step = fusion::EpilogueProgram::Step;
+
+dnnl::algorithm binary_algorithm(ir::BinaryOp op) {
+  switch (op) {
+    case ir::BinaryOp::Add: return dnnl::algorithm::binary_add;
+    case ir::BinaryOp::Sub: return dnnl::algorithm::binary_sub;
+    case ir::BinaryOp::Mul: return dnnl::algorithm::binary_mul;
+    default: return dnnl::algorithm::binary_div;
+  }
+}
+
+/// A tensor as a post-op's second operand: its dims (1 where it broadcasts)
+/// and strides, so oneDNN reads it in place.
+dnnl::memory::desc operand_desc(const cpu::CpuTensor& t) {
+  dnnl::memory::dims dims, strides;
+  for (std::size_t d = 0; d < t.rank(); ++d) {
+    dims.push_back(static_cast<dnnl::memory::dim>(t.shape[d]));
+    strides.push_back(t.shape[d] == 1 ? 1 : t.strides[d]);
+  }
+  return dnnl::memory::desc(dims, dnnl::memory::data_type::f32, strides);
+}
+
+class CpuEpiloguePlan final : public fusion::FusedPlan {
+ public:
+  CpuEpiloguePlan(fusion::EpilogueProgram prog, std::shared_ptr<cpu::Allocator> alloc)
+      : prog_(std::move(prog)), alloc_(std::move(alloc)) {}
+
+  std::vector<backend::PrimitivePtr> run(std::span<const fusion::QueuedOp* const> ops,
+                                         std::span<const backend::Input> in) const override {
+    const flex::Context ctx{alloc_};
+    if (auto fused = run_fused(ctx, ops, in)) return {fused};
+    return {run_one_by_one(ctx, ops, in)};
+  }
+
+ private:
+  /// The whole group as one oneDNN matmul; nullptr when a step's values or
+  /// layouts fall outside what the post-ops compute exactly as flex does.
+  cpu::CpuTensorPtr run_fused(const flex::Context& ctx, std::span<const fusion::QueuedOp* const> ops,
+                              std::span<const backend::Input> in) const {
+    dnnl::post_ops post;
+    std::unordered_map<int, dnnl::memory> args;
+    std::vector<float> scalars(prog_.steps.size());
+    for (std::size_t i = 0; i < prog_.steps.size(); ++i) {
+      const Step& step = prog_.steps[i];
+      const int slot = DNNL_ARG_ATTR_MULTIPLE_POST_OP(static_cast<int>(post.len())) | DNNL_ARG_SRC_1;
+      if (step.kind == Step::Kind::Relu) {
+        // Only relu itself: compare with 0 and fill with 0 (scalars are not
+        // part of the plan's signature, so they are checked on every run).
+        const auto& cmp = std::get<ir::Binary>(ops[step.group_op]->op);
+        const auto& fill = std::get<ir::MaskFill>(ops[step.group_op + 1]->op);
+        if (cmp.scalar->as<double>() != 0.0 || fill.value.as<double>() != 0.0) return nullptr;
+        post.append_eltwise(1.0f, dnnl::algorithm::eltwise_relu, 0.0f, 0.0f);
+        continue;
+      }
+      if (step.scalar) {
+        // The scalar as a one-element tensor broadcast over the output.
+        scalars[i] = std::get<ir::Binary>(ops[step.group_op]->op).scalar->as<float>();
+        const dnnl::memory::desc md({1, 1}, dnnl::memory::data_type::f32, dnnl::memory::format_tag::ab);
+        post.append_binary(binary_algorithm(step.op), md);
+        args.emplace(slot, dnnl::memory(md, flex::dnn::engine(), &scalars[i]));
+      } else {
+        const auto& t = cpu::as_cpu(in[step.input].primitive);
+        const auto md = operand_desc(t);
+        post.append_binary(binary_algorithm(step.op), md);
+        args.emplace(slot, flex::dnn::wrap(md, t));
+      }
+    }
+    dnnl::primitive_attr attr;
+    attr.set_post_ops(post);
+    auto c = ctx.output(prog_.output);
+    if (!flex::matmul_f32_with_post_ops(ctx, cpu::as_cpu_ptr(in[0].primitive), cpu::as_cpu_ptr(in[1].primitive), *c,
+                                        attr, args))
+      return nullptr;
+    return c;
+  }
+
+  /// The group's ops one at a time on flex's kernels: same results as eager.
+  cpu::CpuTensorPtr run_one_by_one(const flex::Context& ctx, std::span<const fusion::QueuedOp* const> ops,
+                                   std::span<const backend::Input> in) const {
+    std::vector<backend::PrimitivePtr> results(ops.size());
+    for (std::size_t k = 0; k < ops.size(); ++k) {
+      std::vector<backend::Input> args;
+      for (std::size_t s = 0; s < prog_.wiring[k].size(); ++s) {
+        const auto& src = prog_.wiring[k][s];
+        args.push_back({src.is_input ? in[src.index].primitive : results[src.index], ops[k]->inputs[s].spec, false});
+      }
+      const ir::TensorSpec out = ops[k]->outputs[0].spec;
+      results[k] = std::visit(
+          [&](const auto& o) -> backend::PrimitivePtr {
+            if constexpr (cpu::HasKernel<flex::Context, std::decay_t<decltype(o)>>)
+              return flex::kernel(ctx, o, args, std::span(&out, 1)).at(0);
+            else
+              throw Error(ir::op_name(ops[k]->op), "cannot run in a matmul epilogue (fusion planner bug)");
+          },
+          ops[k]->op);
+    }
+    return cpu::as_cpu_ptr(results.back());
+  }
+
+  fusion::EpilogueProgram prog_;
+  std::shared_ptr<cpu::Allocator> alloc_;
+};
+
+}  // namespace
+
+bool CpuEpilogueCompiler::supports_matmul(std::span<const ir::TensorSpec> inputs,
+                                          std::span<const ir::TensorSpec> outputs) const {
+  return inputs.size() == 2 && outputs.size() == 1 && inputs[0].dtype == DType::F32 &&
+         inputs[1].dtype == DType::F32 && inputs[0].shape.rank() == 2 && inputs[1].shape.rank() == 2 &&
+         outputs[0].shape.num_elements() > 0 && inputs[0].shape[1] > 0;
+}
+
+std::shared_ptr<fusion::FusedPlan> CpuEpilogueCompiler::compile(const fusion::EpilogueProgram& program) const {
+  return std::make_shared<CpuEpiloguePlan>(program, alloc_);
+}
+
+}  // namespace burn::cpu_fusion

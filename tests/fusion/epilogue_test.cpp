@@ -1,0 +1,118 @@
+// The epilogue fuser: a matmul's bias add, scalar steps and relu run as one
+// oneDNN matmul with post-ops on Device::cpu(), agreeing with flex; cases the
+// post-ops cannot take exactly run op by op with flex's results.
+#include <burn/activation.hpp>
+#include <cmath>
+#include <vector>
+
+#include "fusion_support.hpp"
+
+namespace burn::fusion_test {
+namespace {
+
+TensorData grid(std::size_t rows, std::size_t cols, float scale, float shift) {
+  std::vector<float> v(rows * cols);
+  for (std::size_t i = 0; i < v.size(); ++i) v[i] = scale * std::cos(0.91f * static_cast<float>(i)) + shift;
+  return TensorData(v, {rows, cols});
+}
+
+/// Values agree within float rounding (a matmul with post-ops may pick
+/// another oneDNN kernel, which sums in another order); -0 equals +0.
+void expect_close(const TensorData& got, const TensorData& want) {
+  const auto g = got.to_vec<float>(), w = want.to_vec<float>();
+  ASSERT_EQ(g.size(), w.size());
+  for (std::size_t i = 0; i < g.size(); ++i)
+    ASSERT_NEAR(g[i], w[i], 1e-5 * (1.0 + std::abs(w[i]))) << "at " << i;
+}
+
+struct Linear {
+  TensorData x, w, b;
+  Tensor<2> run(const Device& d) const {
+    auto out = Tensor<2>::from_data(x, d).matmul(Tensor<2>::from_data(w, d)) +
+               Tensor<1>::from_data(b, d).unsqueeze<2>();
+    return burn::activation::relu(out);
+  }
+};
+
+Linear layer() {
+  return {grid(64, 48, 1.0f, 0.1f), grid(48, 40, 0.3f, 0.0f),
+          TensorData(grid(1, 40, 0.5f, -0.2f).to_vec<float>(), {40})};
+}
+
+TEST(Epilogue, LinearBiasReluIsOneMatmul) {
+  const Linear l = layer();
+  const Device cpu = fused_device();
+  const auto want = l.run(eager_device()).to_data();
+  auto y = l.run(cpu);
+  fusion::reset_stats(cpu);
+  const auto got = y.to_data();
+  const auto s = fusion::stats(cpu);
+  expect_close(got, want);
+  EXPECT_EQ(s.fused_groups, 1u);
+  EXPECT_EQ(s.ops_fused, 4u) << "matmul, add, compare and mask_fill in one kernel";
+  EXPECT_EQ(s.ops_eager, 0u);
+}
+
+TEST(Epilogue, ScalarAndTensorSteps) {
+  const Linear l = layer();
+  // The handles die before the read: a matmul result someone still holds
+  // must be materialised, so it could not be fused away.
+  auto chain = [&](const Device& d) {
+    auto m = Tensor<2>::from_data(l.x, d).matmul(Tensor<2>::from_data(l.w, d));
+    auto scale = Tensor<2>::from_data(grid(64, 1, 0.7f, 1.0f), d);  // per-row, broadcast over columns
+    return ((m * 2.0 - 0.5) / 4.0) * scale + 1.0;
+  };
+  auto f = [&](const Device& d) { return chain(d).to_data(); };
+  const Device cpu = fused_device();
+  fusion::reset_stats(cpu);
+  expect_close(f(cpu), f(eager_device()));
+  EXPECT_EQ(fusion::stats(cpu).fused_groups, 1u);
+}
+
+TEST(Epilogue, AThresholdOtherThanZeroRunsOpByOpExactly) {
+  // mask_fill(x, x <= 0.25, 0) has relu's shape but is not relu: the plan
+  // sees the scalar at run time and runs the ops on flex's kernels.
+  const Linear l = layer();
+  auto chain = [&](const Device& d) {
+    auto m = Tensor<2>::from_data(l.x, d).matmul(Tensor<2>::from_data(l.w, d));
+    return m.mask_fill(m.lower_equal_elem(0.25), 0.0);
+  };
+  const Device cpu = fused_device();
+  auto y = chain(cpu);
+  fusion::reset_stats(cpu);
+  EXPECT_EQ(bitwise_diff(y.to_data(), chain(eager_device()).to_data()), "");
+  EXPECT_EQ(fusion::stats(cpu).fused_groups, 1u) << "planned as an epilogue; the kernel then saw the threshold";
+}
+
+TEST(Epilogue, IntermediatesSomeoneHoldsAreNotFusedAway) {
+  const Linear l = layer();
+  auto f = [&](const Device& d) {
+    auto m = Tensor<2>::from_data(l.x, d).matmul(Tensor<2>::from_data(l.w, d));
+    auto y = burn::activation::relu(m + 1.0);
+    return std::pair{m.to_data(), y.to_data()};  // m is read: it must exist
+  };
+  const auto [m_cpu, y_cpu] = f(fused_device());
+  const auto [m_flex, y_flex] = f(eager_device());
+  expect_close(m_cpu, m_flex);
+  expect_close(y_cpu, y_flex);
+}
+
+TEST(Epilogue, LinearLayerTrainsTheSameAsOnFlex) {
+  auto run = [](const Device& d) {
+    const Device ad = d.autodiff();
+    auto x = Tensor<2>::from_data(grid(16, 24, 1.0f, 0.0f), ad);
+    auto w = Tensor<2>::from_data(grid(24, 8, 0.4f, 0.05f), ad).require_grad();
+    auto b = Tensor<1>::from_data(TensorData(grid(1, 8, 0.3f, 0.0f).to_vec<float>(), {8}), ad).require_grad();
+    auto loss = burn::activation::relu(x.matmul(w) + b.unsqueeze<2>()).sum();
+    auto grads = loss.backward();
+    return std::tuple{loss.to_data(), w.grad(grads)->to_data(), b.grad(grads)->to_data()};
+  };
+  const auto [l1, w1, b1] = run(fused_device());
+  const auto [l2, w2, b2] = run(eager_device());
+  expect_close(l1, l2);
+  expect_close(w1, w2);
+  expect_close(b1, b2);
+}
+
+}  // namespace
+}  // namespace burn::fusion_test
