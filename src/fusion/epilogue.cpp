@@ -22,9 +22,9 @@ class EpilogueBuilder final : public GroupBuilder {
     const BatchOp& bop = batch_->ops[i];
     const QueuedOp& q = *bop.queued;
     if (taken().empty()) {
-      if (!std::holds_alternative<ir::Matmul>(q.op)) return false;
+      if (q.outputs.size() != 1) return false;
       const ir::TensorSpec& out = q.outputs[0].spec;
-      if (!fuser_.compiler().supports_matmul(input_specs(q), std::span(&out, 1))) return false;
+      if (!fuser_.may_take(q.op, input_specs(q), std::span(&out, 1))) return false;
       take(i);
       chain_ = bop.outputs[0];
       return true;
@@ -68,16 +68,18 @@ class EpilogueBuilder final : public GroupBuilder {
     return true;
   }
 
-  // A matmul's output written once instead of once per epilogue op.
+  // The anchor's output written once instead of once per epilogue op.
   std::size_t score() const override { return taken().size(); }
 
   std::shared_ptr<const FusedPlan> build() const override {
     const auto& ops = taken();
     EpilogueProgram prog;
     std::vector<IoRef> inputs_from;
-    const BatchOp& mm = batch_->ops[ops[0]];
-    prog.inputs = {mm.queued->inputs[0].spec, mm.queued->inputs[1].spec};
-    inputs_from = {{0, 0}, {0, 1}};
+    const BatchOp& anchor = batch_->ops[ops[0]];
+    for (std::uint32_t s = 0; s < anchor.queued->inputs.size(); ++s) {
+      prog.inputs.push_back(anchor.queued->inputs[s].spec);
+      inputs_from.push_back({0, s});
+    }
     for (std::uint32_t k = 0; k < ops.size(); ++k) {
       const BatchOp& bop = batch_->ops[ops[k]];
       prog.ops.push_back(bop.queued->op);
@@ -91,7 +93,7 @@ class EpilogueBuilder final : public GroupBuilder {
           wires.push_back({false, j});
           continue;
         }
-        // An input from outside: the matmul's operands, or a step's right operand.
+        // An input from outside: the anchor's operands, or a step's right operand.
         std::uint32_t index = k == 0 ? s : static_cast<std::uint32_t>(prog.inputs.size());
         if (k != 0) {
           prog.inputs.push_back(bop.queued->inputs[s].spec);
@@ -134,9 +136,10 @@ class EpilogueBuilder final : public GroupBuilder {
 
 bool EpilogueFuser::may_take(const ir::Op& op, std::span<const ir::TensorSpec> inputs,
                              std::span<const ir::TensorSpec> outputs) const {
-  // Only the matmul is queued for this fuser; the steps are elementwise ops,
+  // Only the anchor is queued for this fuser; the steps are elementwise ops,
   // which the elementwise fuser already queues.
-  return std::holds_alternative<ir::Matmul>(op) && compiler_->supports_matmul(inputs, outputs);
+  const bool anchor = std::holds_alternative<ir::Matmul>(op) || std::holds_alternative<ir::Conv>(op);
+  return anchor && outputs.size() == 1 && compiler_->supports_anchor(op, inputs, outputs);
 }
 
 std::unique_ptr<FuserBuilder> EpilogueFuser::builder() const { return std::make_unique<EpilogueBuilder>(*this); }

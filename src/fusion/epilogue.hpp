@@ -1,6 +1,7 @@
-// The epilogue fuser: a matmul followed by elementwise work on its result —
-// a linear layer's bias add and activation — run as one kernel (on the CPU,
-// oneDNN post-ops applied while each output tile is in cache). The chain
+// The epilogue fuser: a matmul or convolution followed by elementwise work
+// on its result — a layer's bias add, scaling and activation — run as one
+// kernel (on the CPU, oneDNN post-ops applied while each output tile is in
+// cache). The chain
 // takes binary ops (add, sub, mul, div) whose left operand is the running
 // result and whose right operand is a tensor broadcast to it or a scalar,
 // and relu as the tensor layer writes it (`mask_fill(x, x <= 0, 0)`). Every
@@ -11,7 +12,8 @@
 
 namespace burn::fusion {
 
-/// A backend-neutral description of a matmul with its epilogue.
+/// A backend-neutral description of a matmul or convolution (the anchor,
+/// `ops[0]`) with its epilogue.
 struct EpilogueProgram {
   struct Step {
     enum class Kind : std::uint8_t { Binary, Relu };
@@ -21,7 +23,7 @@ struct EpilogueProgram {
     std::uint32_t group_op = 0;     // the op holding the scalar (Binary) or the compare (Relu)
     std::uint32_t input = 0;        // plan input of a tensor right operand
   };
-  /// Plan inputs: the matmul's lhs and rhs, then each tensor right operand.
+  /// Plan inputs: the anchor's inputs, then each tensor right operand.
   std::vector<ir::TensorSpec> inputs;
   ir::TensorSpec output;
   std::vector<Step> steps;
@@ -39,8 +41,9 @@ struct EpilogueProgram {
 class EpilogueCompiler {
  public:
   virtual ~EpilogueCompiler() = default;
-  /// Whether the backend's kernel takes this matmul.
-  virtual bool supports_matmul(std::span<const ir::TensorSpec> inputs, std::span<const ir::TensorSpec> outputs) const = 0;
+  /// Whether the backend's kernel takes this matmul or convolution.
+  virtual bool supports_anchor(const ir::Op& op, std::span<const ir::TensorSpec> inputs,
+                               std::span<const ir::TensorSpec> outputs) const = 0;
   /// Whether an epilogue step on values of `dtype` is supported.
   virtual bool supports_step(DType dtype) const = 0;
   virtual std::shared_ptr<FusedPlan> compile(const EpilogueProgram& program) const = 0;

@@ -97,6 +97,36 @@ TEST(Epilogue, IntermediatesSomeoneHoldsAreNotFusedAway) {
   expect_close(y_cpu, y_flex);
 }
 
+TensorData volume(std::vector<std::size_t> shape, float scale) {
+  std::size_t n = 1;
+  for (auto d : shape) n *= d;
+  std::vector<float> v(n);
+  for (std::size_t i = 0; i < n; ++i) v[i] = scale * std::sin(0.53f * static_cast<float>(i));
+  return TensorData(v, Shape(shape));
+}
+
+TEST(Epilogue, ConvWithChannelScaleShiftAndRelu) {
+  // Inference batch norm folded into a per-channel scale and shift, then
+  // relu: one oneDNN convolution with post-ops.
+  auto chain = [](const Device& d) {
+    auto x = Tensor<4>::from_data(volume({2, 3, 9, 9}, 1.0f), d);
+    auto w = Tensor<4>::from_data(volume({5, 3, 3, 3}, 0.4f), d);
+    auto b = Tensor<1>::from_data(TensorData(volume({5}, 0.2f).to_vec<float>(), {5}), d);
+    auto scale = Tensor<4>::from_data(volume({1, 5, 1, 1}, 1.5f), d);
+    auto shift = Tensor<4>::from_data(volume({1, 5, 1, 1}, 0.3f), d);
+    const burn::module::ConvOptions<2> opts({1, 1}, {1, 1}, {1, 1}, 1);
+    return burn::activation::relu(burn::module::conv2d(x, w, b, opts) * scale + shift);
+  };
+  const Device cpu = fused_device();
+  auto y = chain(cpu);
+  fusion::reset_stats(cpu);
+  const auto got = y.to_data();
+  const auto s = fusion::stats(cpu);
+  expect_close(got, chain(eager_device()).to_data());
+  EXPECT_EQ(s.fused_groups, 1u);
+  EXPECT_EQ(s.ops_fused, 5u) << "conv, mul, add, compare and mask_fill in one kernel";
+}
+
 TEST(Epilogue, LinearLayerTrainsTheSameAsOnFlex) {
   auto run = [](const Device& d) {
     const Device ad = d.autodiff();

@@ -45,15 +45,16 @@ class CpuEpiloguePlan final : public fusion::FusedPlan {
   }
 
  private:
-  /// The whole group as one oneDNN matmul; nullptr when a step's values or
-  /// layouts fall outside what the post-ops compute exactly as flex does.
+  /// The whole group as one oneDNN matmul or convolution; nullptr when a
+  /// step's values fall outside what the post-ops compute as flex does, or
+  /// oneDNN has no implementation.
   cpu::CpuTensorPtr run_fused(const flex::Context& ctx, std::span<const fusion::QueuedOp* const> ops,
                               std::span<const backend::Input> in) const {
+    const std::size_t rank = prog_.output.shape.rank();
     dnnl::post_ops post;
-    std::unordered_map<int, dnnl::memory> args;
-    std::vector<float> scalars(prog_.steps.size());
-    for (std::size_t i = 0; i < prog_.steps.size(); ++i) {
-      const Step& step = prog_.steps[i];
+    std::vector<flex::dnn::PlainArg> operands;  // the binary steps' right operands
+    std::vector<cpu::CpuTensorPtr> scalars;     // keeps one-element scalar tensors alive
+    for (const Step& step : prog_.steps) {
       const int slot = DNNL_ARG_ATTR_MULTIPLE_POST_OP(static_cast<int>(post.len())) | DNNL_ARG_SRC_1;
       if (step.kind == Step::Kind::Relu) {
         // Only relu itself: compare with 0 and fill with 0 (scalars are not
@@ -64,26 +65,34 @@ class CpuEpiloguePlan final : public fusion::FusedPlan {
         post.append_eltwise(1.0f, dnnl::algorithm::eltwise_relu, 0.0f, 0.0f);
         continue;
       }
+      const cpu::CpuTensor* rhs = nullptr;
       if (step.scalar) {
-        // The scalar as a one-element tensor broadcast over the output.
-        scalars[i] = std::get<ir::Binary>(ops[step.group_op]->op).scalar->as<float>();
-        const dnnl::memory::desc md({1, 1}, dnnl::memory::data_type::f32, dnnl::memory::format_tag::ab);
-        post.append_binary(binary_algorithm(step.op), md);
-        args.emplace(slot, dnnl::memory(md, flex::dnn::engine(), &scalars[i]));
+        // The scalar as a one-element tensor broadcast over the output, so
+        // `x / 4` stays a division.
+        scalars.push_back(ctx.output({Shape(std::vector<std::size_t>(rank, 1)), DType::F32}));
+        *scalars.back()->data<float>() = std::get<ir::Binary>(ops[step.group_op]->op).scalar->as<float>();
+        rhs = scalars.back().get();
       } else {
-        const auto& t = cpu::as_cpu(in[step.input].primitive);
-        const auto md = operand_desc(t);
-        post.append_binary(binary_algorithm(step.op), md);
-        args.emplace(slot, flex::dnn::wrap(md, t));
+        rhs = &cpu::as_cpu(in[step.input].primitive);
       }
+      const auto md = operand_desc(*rhs);
+      post.append_binary(binary_algorithm(step.op), md);
+      operands.push_back({slot, md, rhs});
     }
     dnnl::primitive_attr attr;
     attr.set_post_ops(post);
-    auto c = ctx.output(prog_.output);
-    if (!flex::matmul_f32_with_post_ops(ctx, cpu::as_cpu_ptr(in[0].primitive), cpu::as_cpu_ptr(in[1].primitive), *c,
+    auto y = ctx.output(prog_.output);
+    if (const auto* conv = std::get_if<ir::Conv>(&ops[0]->op)) {
+      const std::size_t n_in = conv->has_bias ? 3 : 2;
+      if (!flex::conv_f32_with_post_ops(ctx, *conv, in.subspan(0, n_in), *y, attr, operands)) return nullptr;
+      return y;
+    }
+    std::unordered_map<int, dnnl::memory> args;
+    for (const auto& a : operands) args.emplace(a.arg, flex::dnn::wrap(a.md, *a.tensor));
+    if (!flex::matmul_f32_with_post_ops(ctx, cpu::as_cpu_ptr(in[0].primitive), cpu::as_cpu_ptr(in[1].primitive), *y,
                                         attr, args))
       return nullptr;
-    return c;
+    return y;
   }
 
   /// The group's ops one at a time on flex's kernels: same results as eager.
@@ -115,11 +124,17 @@ class CpuEpiloguePlan final : public fusion::FusedPlan {
 
 }  // namespace
 
-bool CpuEpilogueCompiler::supports_matmul(std::span<const ir::TensorSpec> inputs,
+bool CpuEpilogueCompiler::supports_anchor(const ir::Op& op, std::span<const ir::TensorSpec> inputs,
                                           std::span<const ir::TensorSpec> outputs) const {
-  return inputs.size() == 2 && outputs.size() == 1 && inputs[0].dtype == DType::F32 &&
-         inputs[1].dtype == DType::F32 && inputs[0].shape.rank() == 2 && inputs[1].shape.rank() == 2 &&
-         outputs[0].shape.num_elements() > 0 && inputs[0].shape[1] > 0;
+  if (outputs.size() != 1 || outputs[0].dtype != DType::F32 || outputs[0].shape.num_elements() == 0) return false;
+  for (const auto& in : inputs)
+    if (in.dtype != DType::F32 || in.shape.num_elements() == 0) return false;
+  if (std::holds_alternative<ir::Matmul>(op))
+    return inputs.size() == 2 && inputs[0].shape.rank() == 2 && inputs[1].shape.rank() == 2;
+  // 2-D convolutions: the post-ops' operands then have the output's rank as
+  // oneDNN sees it.
+  if (const auto* conv = std::get_if<ir::Conv>(&op)) return conv->stride.size() == 2 && outputs[0].shape.rank() == 4;
+  return false;
 }
 
 std::shared_ptr<fusion::FusedPlan> CpuEpilogueCompiler::compile(const fusion::EpilogueProgram& program) const {

@@ -1,4 +1,5 @@
-// The CPU kernel of matmul epilogues: one oneDNN matmul with post-ops (binary
+// The CPU kernel of matmul and convolution epilogues: one oneDNN primitive
+// with post-ops (binary
 // add/sub/mul/div with a broadcast tensor or a one-element scalar tensor,
 // eltwise relu), so the bias and activation are applied to each output tile
 // while it is in cache instead of in extra passes over the result.
@@ -15,8 +16,10 @@ class CpuEpilogueCompiler final : public fusion::EpilogueCompiler {
  public:
   explicit CpuEpilogueCompiler(std::shared_ptr<cpu::Allocator> alloc) : alloc_(std::move(alloc)) {}
 
-  /// f32 matrices ([m, k] x [k, n]): oneDNN's f32 matmul with post-ops.
-  bool supports_matmul(std::span<const ir::TensorSpec> inputs, std::span<const ir::TensorSpec> outputs) const override;
+  /// f32 matrices ([m, k] x [k, n]) and f32 2-D convolutions: oneDNN's
+  /// primitives with post-ops.
+  bool supports_anchor(const ir::Op& op, std::span<const ir::TensorSpec> inputs,
+                       std::span<const ir::TensorSpec> outputs) const override;
   bool supports_step(DType dtype) const override { return dtype == DType::F32; }
   std::shared_ptr<fusion::FusedPlan> compile(const fusion::EpilogueProgram& program) const override;
 

@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "backends/flex/conv_common.hpp"
+#include "backends/flex/matmul_post_ops.hpp"
 #include "backends/flex/parallel.hpp"
 #include "backends/flex/window.hpp"
 
@@ -13,7 +14,8 @@ namespace {
 using cpu::CpuTensor;
 using dnn::ConvTensors;
 
-bool dnnl_conv(const Context& ctx, const ConvTensors& t, CpuTensor& y, const ir::Conv& op, dnnl::memory::data_type dt) {
+bool dnnl_conv(const Context& ctx, const ConvTensors& t, CpuTensor& y, const ir::Conv& op, dnnl::memory::data_type dt,
+               const dnnl::primitive_attr* attr = nullptr, std::span<const dnn::PlainArg> post_args = {}) {
   const std::size_t n = std::max<std::size_t>(op.stride.size(), 1);
   const auto xs = dnn::unit_spatial(t.x->shape, n), ys = dnn::unit_spatial(y.shape, n);
   const auto ws = dnn::conv_weight_dims(t.w->shape, n, op.groups);
@@ -27,12 +29,14 @@ bool dnnl_conv(const Context& ctx, const ConvTensors& t, CpuTensor& y, const ir:
     const auto b_md = dnn::plain_desc({y.shape[1]}, dt);
     auto desc = t.bias ? fwd::desc(prop, algo, x_any, w_any, b_md, y_any, g.strides, g.dilates, g.pad, g.pad)
                        : fwd::desc(prop, algo, x_any, w_any, y_any, g.strides, g.dilates, g.pad, g.pad);
-    const fwd::primitive_desc pd(desc, dnn::engine());
+    const fwd::primitive_desc pd = attr ? fwd::primitive_desc(desc, *attr, dnn::engine())
+                                        : fwd::primitive_desc(desc, dnn::engine());
     if (dnn::slow_half(pd, dt)) return false;
     std::vector<dnn::PlainArg> args{{DNNL_ARG_SRC, x_md, t.x.get()},
                                     {DNNL_ARG_WEIGHTS, w_md, t.w.get()},
                                     {DNNL_ARG_DST, y_md, &y, true}};
     if (t.bias) args.push_back({DNNL_ARG_BIAS, b_md, t.bias.get()});
+    args.insert(args.end(), post_args.begin(), post_args.end());
     dnn::execute_with_layouts(ctx, fwd(pd), pd, args);
     return true;
   } catch (const dnnl::error&) {
@@ -84,6 +88,14 @@ void loop_conv(const ConvTensors& t, CpuTensor& y, const ir::Conv& op) {
 }
 
 }  // namespace
+
+bool conv_f32_with_post_ops(const Context& ctx, const ir::Conv& op, Inputs in, cpu::CpuTensor& y,
+                            const dnnl::primitive_attr& attr, std::span<const dnn::PlainArg> post_args) {
+  if (y.dtype != DType::F32 || y.num_elements() == 0 || op.stride.size() > 3) return false;
+  const ConvTensors t = dnn::conv_inputs(ctx, in, op.has_bias);
+  if (t.x->dtype != DType::F32 || t.x->num_elements() == 0 || t.w->num_elements() == 0) return false;
+  return dnnl_conv(ctx, t, y, op, dnnl::memory::data_type::f32, &attr, post_args);
+}
 
 Result kernel(const Context& ctx, const ir::Conv& op, Inputs in, Outputs out) {
   return dnn::run_conv(

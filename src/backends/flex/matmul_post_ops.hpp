@@ -1,10 +1,12 @@
-// Matmul with oneDNN post-ops: the fused CPU backend's matmul epilogues
-// (bias add, relu, scaling) applied while each output tile is still in cache.
+// Matmul and convolution with oneDNN post-ops: the fused CPU backend's
+// epilogues (bias add, relu, scaling) applied while each output tile is
+// still in cache.
 #pragma once
 
 #include <dnnl.hpp>
 #include <unordered_map>
 
+#include "backends/flex/dnnl_engine.hpp"
 #include "backends/flex/kernels.hpp"
 
 namespace burn::flex {
@@ -16,5 +18,12 @@ namespace burn::flex {
 bool matmul_f32_with_post_ops(const Context& ctx, const cpu::CpuTensorPtr& a, const cpu::CpuTensorPtr& b,
                               cpu::CpuTensor& c, const dnnl::primitive_attr& attr,
                               const std::unordered_map<int, dnnl::memory>& post_args);
+
+/// The convolution `op` (f32, 1-3 spatial dims, oneDNN's blocked layouts
+/// inside) into the contiguous `y`, then `attr`'s post-ops; `post_args` are
+/// their plain operands, reordered like the convolution's own if oneDNN
+/// asks. False when oneDNN has no implementation for the case.
+bool conv_f32_with_post_ops(const Context& ctx, const ir::Conv& op, Inputs in, cpu::CpuTensor& y,
+                            const dnnl::primitive_attr& attr, std::span<const dnn::PlainArg> post_args);
 
 }  // namespace burn::flex
