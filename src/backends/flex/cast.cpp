@@ -9,7 +9,7 @@ namespace burn::flex {
 namespace {
 
 template <class From, class To>
-int cast_row(const void*, std::byte* const* p, const std::int64_t* s, std::size_t n) {
+BURN_FLEX_ROW_CLONES int cast_row(const void*, std::byte* const* p, const std::int64_t* s, std::size_t n) {
   auto* o = reinterpret_cast<To*>(p[0]);
   const auto* a = reinterpret_cast<const From*>(p[1]);
   const auto len = static_cast<std::int64_t>(n);

@@ -95,11 +95,24 @@ struct ErrorSlot {
   }
 };
 
+/// The elementwise rows are compiled for AVX-512, AVX2 and baseline x86-64,
+/// and the loader picks the best the CPU has (GCC's function multiversioning:
+/// runtime ISA choice without a hand-written dispatch per kernel). Eager
+/// kernels are memory-bound and barely notice; fused groups, which chain
+/// these rows over cache-resident blocks, are compute-bound and do. Results
+/// do not depend on the ISA: each element is computed alone, and ISO C++
+/// mode keeps the compiler from contracting a * b + c into an FMA.
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && !defined(BURN_NO_ROW_CLONES)
+#define BURN_FLEX_ROW_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
+#else
+#define BURN_FLEX_ROW_CLONES
+#endif
+
 /// Elementwise rows. `F(args...)` computes one element in the compute type;
 /// the contiguous cases are separate loops the compiler can vectorise.
 /// Unary: ptrs = {out R, in T}.
 template <class T, class R, auto F>
-int unary_row(const void*, std::byte* const* p, const std::int64_t* s, std::size_t n) {
+BURN_FLEX_ROW_CLONES int unary_row(const void*, std::byte* const* p, const std::int64_t* s, std::size_t n) {
   auto* o = reinterpret_cast<R*>(p[0]);
   const auto* a = reinterpret_cast<const T*>(p[1]);
   const auto len = static_cast<std::int64_t>(n);
@@ -114,7 +127,7 @@ int unary_row(const void*, std::byte* const* p, const std::int64_t* s, std::size
 /// Binary: ptrs = {out R, lhs T, rhs T}; F(a, b, err_slot) may record an
 /// error and return a placeholder; the row then returns 1.
 template <class T, class R, auto F>
-int binary_row(const void* ctx, std::byte* const* p, const std::int64_t* s, std::size_t n) {
+BURN_FLEX_ROW_CLONES int binary_row(const void* ctx, std::byte* const* p, const std::int64_t* s, std::size_t n) {
   const auto& err = *static_cast<const ErrorSlot*>(ctx);
   auto* o = reinterpret_cast<R*>(p[0]);
   const auto* a = reinterpret_cast<const T*>(p[1]);

@@ -21,7 +21,7 @@ inline W select(bool take, W yes, W no) {
 
 // ptrs = {out, tensor, mask, source}.
 template <class W>
-int where_row(const void*, std::byte* const* p, const std::int64_t* s, std::size_t n) {
+BURN_FLEX_ROW_CLONES int where_row(const void*, std::byte* const* p, const std::int64_t* s, std::size_t n) {
   auto* o = reinterpret_cast<W*>(p[0]);
   const auto* t = reinterpret_cast<const W*>(p[1]);
   const auto* m = reinterpret_cast<const bool*>(p[2]);
@@ -37,7 +37,7 @@ int where_row(const void*, std::byte* const* p, const std::int64_t* s, std::size
 
 // ptrs = {out, tensor, mask}; ctx = the fill value.
 template <class W>
-int fill_row(const void* ctx, std::byte* const* p, const std::int64_t* s, std::size_t n) {
+BURN_FLEX_ROW_CLONES int fill_row(const void* ctx, std::byte* const* p, const std::int64_t* s, std::size_t n) {
   const W value = *static_cast<const W*>(ctx);
   auto* o = reinterpret_cast<W*>(p[0]);
   const auto* t = reinterpret_cast<const W*>(p[1]);

@@ -175,7 +175,7 @@ struct Bounds {
 
 // NaN compares false against both bounds and stays NaN.
 template <class T>
-int clamp_row(const void* ctx, std::byte* const* p, const std::int64_t* s, std::size_t n) {
+BURN_FLEX_ROW_CLONES int clamp_row(const void* ctx, std::byte* const* p, const std::int64_t* s, std::size_t n) {
   const auto& b = *static_cast<const Bounds<T>*>(ctx);
   auto* o = reinterpret_cast<T*>(p[0]);
   const auto* a = reinterpret_cast<const T*>(p[1]);
