@@ -161,9 +161,11 @@ Tensor<2> layer_norm(const Tensor<2>& x, const Tensor<1>& gamma, const Tensor<1>
   return normed * gamma.unsqueeze<2>() + beta.unsqueeze<2>();
 }
 
-void layer_norm_composite(benchmark::State& state) {
-  auto device = flex();
-  auto x = randn<2>({4096, 1024}, device);
+/// The layer-norm composite over [rows, 1024].
+template <MakeDevice Make, std::size_t Rows>
+void layer_norm_rows(benchmark::State& state) {
+  auto device = Make();
+  auto x = randn<2>({Rows, 1024}, device);
   auto gamma = Tensor<1>::ones({1024}, device);
   auto beta = Tensor<1>::zeros({1024}, device);
   device.sync();
@@ -177,20 +179,6 @@ void layer_norm_composite(benchmark::State& state) {
 // The two issue-8 rows: memory-bound chains over 16M floats, where fusion
 // reads and writes memory once instead of once per op.
 constexpr std::size_t kRows16M = k16M / 1024;
-
-template <MakeDevice Make>
-void layer_norm_16m(benchmark::State& state) {
-  auto device = Make();
-  auto x = randn<2>({kRows16M, 1024}, device);
-  auto gamma = Tensor<1>::ones({1024}, device);
-  auto beta = Tensor<1>::zeros({1024}, device);
-  device.sync();
-  for (auto _ : state) {
-    auto y = layer_norm(x, gamma, beta, 1e-5);
-    device.sync();
-    benchmark::DoNotOptimize(y);
-  }
-}
 
 template <MakeDevice Make>
 void gelu_16m(benchmark::State& state) {
@@ -327,17 +315,17 @@ BENCHMARK(exp_fresh)->Name("exp_16m_fresh")->Apply([](auto* b) { big(b, 5, 5); }
 BENCHMARK(exp_inplace)->Name("exp_16m_inplace")->Apply([](auto* b) { big(b, 6, 5); });
 BENCHMARK(sum_16m)->Name("sum_16m")->Apply([](auto* b) { big(b, 5, 5); });
 BENCHMARK(softmax_last)->Name("softmax_256x256x256")->Apply([](auto* b) { big(b, 3, 5); });
-BENCHMARK(layer_norm_composite)->Name("layer_norm_4096x1024")->Apply([](auto* b) { big(b, 3, 5); });
+BENCHMARK((layer_norm_rows<flex, 4096>))->Name("layer_norm_4096x1024")->Apply([](auto* b) { big(b, 3, 5); });
 BENCHMARK(conv2d_forward)->Name("conv2d_fwd")->Apply([](auto* b) { big(b, 2, 3); });
 BENCHMARK(conv2d_forward_backward)->Name("conv2d_fwd_bwd")->Apply([](auto* b) { big(b, 1, 3); });
 BENCHMARK(max_pool2d_k5s2)->Name("max_pool2d_k5s2")->Apply([](auto* b) { big(b, 2, 3); });
 BENCHMARK(mlp_train_step<flex>)->Name("mlp_train_step")->Apply([](auto* b) { big(b, 2, 3); });
 BENCHMARK(tiny_add_latency<flex>)->Name("tiny_add_4")->Apply(tiny);
 BENCHMARK(gelu_16m<flex>)->Name("gelu_16m")->Apply([](auto* b) { big(b, 3, 5); });
-BENCHMARK(layer_norm_16m<flex>)->Name("layer_norm_16m")->Apply([](auto* b) { big(b, 3, 5); });
+BENCHMARK((layer_norm_rows<flex, kRows16M>))->Name("layer_norm_16m")->Apply([](auto* b) { big(b, 3, 5); });
 #if BURN_HAS_CPU
 BENCHMARK(gelu_16m<cpu>)->Name("gelu_16m@cpu")->Apply([](auto* b) { big(b, 3, 5); });
-BENCHMARK(layer_norm_16m<cpu>)->Name("layer_norm_16m@cpu")->Apply([](auto* b) { big(b, 3, 5); });
+BENCHMARK((layer_norm_rows<cpu, kRows16M>))->Name("layer_norm_16m@cpu")->Apply([](auto* b) { big(b, 3, 5); });
 BENCHMARK(mlp_train_step<cpu>)->Name("mlp_train_step@cpu")->Apply([](auto* b) { big(b, 2, 3); });
 BENCHMARK(tiny_add_latency<cpu>)->Name("tiny_add_4@cpu")->Apply(tiny);
 #endif

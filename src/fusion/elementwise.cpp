@@ -55,25 +55,23 @@ std::shared_ptr<const FusedPlan> ElementwiseBuilder::build() const {
 
 std::shared_ptr<const FusedPlan> build_group_plan(const Batch& batch, const std::vector<std::uint32_t>& taken,
                                                   const Shape& shape, const ElementwiseCompiler& compiler) {
-  const Batch* batch_ = &batch;
-  const std::vector<std::uint32_t>& taken_ = taken;
-  const std::size_t n = taken_.size();
+  const std::size_t n = taken.size();
   // Reads of each value from inside the group: a result read more often
   // outside (or held) must be materialised.
   std::unordered_map<std::uint32_t, std::uint32_t> reads_inside;
-  for (auto i : taken_)
-    for (auto v : batch_->ops[i].inputs) ++reads_inside[v];
+  for (auto i : taken)
+    for (auto v : batch.ops[i].inputs) ++reads_inside[v];
   auto needed_outside = [&](std::uint32_t v) {
     auto it = reads_inside.find(v);
-    return batch_->needed_outside(v, it == reads_inside.end() ? 0 : it->second);
+    return batch.needed_outside(v, it == reads_inside.end() ? 0 : it->second);
   };
   // Live instructions, backwards: an op whose result is needed outside the
   // group, or read by a live op of the group. Dead ones are dropped (their
   // results would be computed for nobody).
   std::vector<bool> live(n, false);
-  std::vector<bool> value_live(batch_->values.size(), false);
+  std::vector<bool> value_live(batch.values.size(), false);
   for (std::size_t k = n; k-- > 0;) {
-    const BatchOp& bop = batch_->ops[taken_[k]];
+    const BatchOp& bop = batch.ops[taken[k]];
     const auto v = bop.outputs[0];
     if (needed_outside(v) || value_live[v]) {
       live[k] = true;
@@ -88,7 +86,7 @@ std::shared_ptr<const FusedPlan> build_group_plan(const Batch& batch, const std:
   std::unordered_map<std::uint32_t, std::uint32_t> input_of, result_of;  // batch value -> index
   std::map<std::vector<std::uint64_t>, std::uint32_t> seen;                // op and arguments -> result
   for (std::size_t k = 0; k < n; ++k) {
-    const BatchOp& bop = batch_->ops[taken_[k]];
+    const BatchOp& bop = batch.ops[taken[k]];
     prog.ops.push_back(bop.queued->op);
     if (!live[k]) continue;
     ElementwiseProgram::Instr instr;
@@ -101,7 +99,7 @@ std::shared_ptr<const FusedPlan> build_group_plan(const Batch& batch, const std:
       }
       auto [it, fresh] = input_of.try_emplace(v, static_cast<std::uint32_t>(prog.inputs.size()));
       if (fresh) {
-        prog.inputs.push_back(batch_->values[v].spec);
+        prog.inputs.push_back(batch.values[v].spec);
         plan_inputs.push_back({static_cast<std::uint32_t>(k), s});
       }
       instr.args.push_back({true, it->second});
@@ -124,7 +122,7 @@ std::shared_ptr<const FusedPlan> build_group_plan(const Batch& batch, const std:
     }
     instr.result = static_cast<std::uint32_t>(prog.values.size());
     result_of.emplace(out, instr.result);
-    prog.values.push_back(batch_->values[out].spec);
+    prog.values.push_back(batch.values[out].spec);
     if (needed_outside(out)) {
       prog.outputs.push_back(instr.result);
       plan_outputs.push_back({static_cast<std::uint32_t>(k), 0});

@@ -46,23 +46,12 @@ int fused_run(const void* ctx, std::byte* const* ptrs, const std::int64_t* strid
       const Instr& ins = g.instrs[k];
       std::byte* p[5];
       std::int64_t s[5];
-      for (std::size_t a = 0; a < ins.operands.size(); ++a) {
-        const Loc& l = ins.operands[a];
-        switch (l.kind) {
-          case Loc::Operand:
-            s[a] = strides[l.index];
-            p[a] = ptrs[l.index] + static_cast<std::int64_t>(start) * strides[l.index] * l.width;
-            break;
-          case Loc::Register:
-            s[a] = 1;
-            p[a] = regs + l.index * kRegisterBytes;
-            break;
-          case Loc::Constant:
-            s[a] = 0;
-            p[a] = const_cast<std::byte*>(st.rc.constants[k].bytes.data());
-            break;
-        }
-      }
+      place_operands(ins, regs, kRegisterBytes, st.rc.constants[k],
+                     [&](const Loc& l, std::byte*& pa, std::int64_t& sa) {
+                       sa = strides[l.index];
+                       pa = ptrs[l.index] + static_cast<std::int64_t>(start) * sa * l.width;
+                     },
+                     p, s);
       if (const int rc = ins.fn(st.rc.ctx_of(ins, k), p, s, len)) return rc;
     }
   }

@@ -81,6 +81,31 @@ struct RunConstants {
 };
 void fill_constants(const CompiledGroup& g, std::span<const fusion::QueuedOp* const> ops, RunConstants& rc);
 
+/// Points p[a] / s[a] at operand a of `ins` for one run of its row:
+/// `operand(index, p, s)` places a loop operand, registers are
+/// `register_bytes` apart in `regs` (a statistic read broadcast has stride
+/// 0), and the scalar constant is `constant`.
+template <class PlaceOperand>
+void place_operands(const Instr& ins, std::byte* regs, std::size_t register_bytes, const Constant& constant,
+                    PlaceOperand&& operand, std::byte** p, std::int64_t* s) {
+  for (std::size_t a = 0; a < ins.operands.size(); ++a) {
+    const Loc& l = ins.operands[a];
+    switch (l.kind) {
+      case Loc::Operand:
+        operand(l, p[a], s[a]);
+        break;
+      case Loc::Register:
+        p[a] = regs + l.index * register_bytes;
+        s[a] = l.broadcast ? 0 : 1;
+        break;
+      case Loc::Constant:
+        p[a] = const_cast<std::byte*>(constant.bytes.data());
+        s[a] = 0;
+        break;
+    }
+  }
+}
+
 /// This thread's register file, at least `bytes` long (grown on demand; the
 /// executors run on flex's OpenMP pool, one file per thread).
 std::byte* thread_registers(std::size_t bytes);

@@ -54,23 +54,12 @@ int run_rows(const CpuRowPlan& plan, const RunConstants& rc, std::span<const fle
       const Instr& ins = g.instrs[k];
       std::byte* p[5];
       std::int64_t s[5];
-      for (std::size_t a = 0; a < ins.operands.size(); ++a) {
-        const Loc& l = ins.operands[a];
-        switch (l.kind) {
-          case Loc::Operand:
-            p[a] = base[l.index];
-            s[a] = last[l.index];
-            break;
-          case Loc::Register:
-            p[a] = regs + l.index * plan.register_bytes;
-            s[a] = l.broadcast ? 0 : 1;
-            break;
-          case Loc::Constant:
-            p[a] = const_cast<std::byte*>(rc.constants[k].bytes.data());
-            s[a] = 0;
-            break;
-        }
-      }
+      place_operands(ins, regs, plan.register_bytes, rc.constants[k],
+                     [&](const Loc& l, std::byte*& pa, std::int64_t& sa) {
+                       pa = base[l.index];
+                       sa = last[l.index];
+                     },
+                     p, s);
       if (ins.reduce) {
         ins.reduce(p[1], s[1], plan.row, p[0]);
       } else if (const int code = ins.fn(rc.ctx_of(ins, k), p, s, ins.per_row ? 1 : plan.row)) {
