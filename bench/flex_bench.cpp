@@ -319,14 +319,14 @@ BENCHMARK((layer_norm_rows<flex, 4096>))->Name("layer_norm_4096x1024")->Apply([]
 BENCHMARK(conv2d_forward)->Name("conv2d_fwd")->Apply([](auto* b) { big(b, 2, 3); });
 BENCHMARK(conv2d_forward_backward)->Name("conv2d_fwd_bwd")->Apply([](auto* b) { big(b, 1, 3); });
 BENCHMARK(max_pool2d_k5s2)->Name("max_pool2d_k5s2")->Apply([](auto* b) { big(b, 2, 3); });
-BENCHMARK(mlp_train_step<flex>)->Name("mlp_train_step")->Apply([](auto* b) { big(b, 2, 3); });
+BENCHMARK(mlp_train_step<flex>)->Name("mlp_train_step")->Apply([](auto* b) { big(b, 20, 5); });
 BENCHMARK(tiny_add_latency<flex>)->Name("tiny_add_4")->Apply(tiny);
 BENCHMARK(gelu_16m<flex>)->Name("gelu_16m")->Apply([](auto* b) { big(b, 3, 5); });
 BENCHMARK((layer_norm_rows<flex, kRows16M>))->Name("layer_norm_16m")->Apply([](auto* b) { big(b, 3, 5); });
 #if BURN_HAS_CPU
 BENCHMARK(gelu_16m<cpu>)->Name("gelu_16m@cpu")->Apply([](auto* b) { big(b, 3, 5); });
 BENCHMARK((layer_norm_rows<cpu, kRows16M>))->Name("layer_norm_16m@cpu")->Apply([](auto* b) { big(b, 3, 5); });
-BENCHMARK(mlp_train_step<cpu>)->Name("mlp_train_step@cpu")->Apply([](auto* b) { big(b, 2, 3); });
+BENCHMARK(mlp_train_step<cpu>)->Name("mlp_train_step@cpu")->Apply([](auto* b) { big(b, 20, 5); });
 BENCHMARK(tiny_add_latency<cpu>)->Name("tiny_add_4@cpu")->Apply(tiny);
 #endif
 

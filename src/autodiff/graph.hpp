@@ -55,6 +55,12 @@ std::uint64_t next_node_id();
 /// A handle to the same storage with no graph.
 TensorRef untracked(const TensorRef& t);
 
+/// Which inputs (bit i: input i) the node record() would make for this op
+/// keeps as values (~0u: maybe all of them). Dispatch lets the others be
+/// overwritten by the op's output (in-place execution) when nothing else
+/// holds them.
+std::uint32_t inputs_kept(const ir::Op& op, std::span<const TensorRef> inputs);
+
 /// Called by dispatch after an op ran: records a node when any input is
 /// tracked and recording is enabled. Returns the node to attach to the float
 /// outputs, or null.

@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 
 #include "autodiff/graph.hpp"
+#include "autodiff/vjp.hpp"
 
 namespace burn {
 
@@ -41,6 +42,27 @@ TensorRef untracked(const TensorRef& t) {
   return std::make_shared<const detail::TensorImpl>(detail::TensorImpl{t->spec, t->device, t->primitive});
 }
 
+namespace {
+/// What a node keeps of a value its rule reads only as a shape: spec and
+/// device, no storage (dispatch refuses it as an op input).
+TensorRef spec_only(const TensorRef& t) {
+  return std::make_shared<const detail::TensorImpl>(detail::TensorImpl{t->spec, t->device, nullptr});
+}
+bool saved(std::uint32_t mask, std::size_t slot) { return slot >= 32 || ((mask >> slot) & 1u) != 0; }
+}  // namespace
+
+std::uint32_t inputs_kept(const ir::Op& op, std::span<const TensorRef> inputs) {
+  if (!is_grad_enabled()) return 0;
+  bool tracked = false;
+  for (const auto& t : inputs) {
+    if (!t->node) continue;
+    // Checkpointed nodes keep their inputs to run the op again.
+    if (t->node->strategy.has_value()) return ~0u;
+    tracked = true;
+  }
+  return tracked ? saved_values(op).inputs : 0;
+}
+
 std::shared_ptr<Node> record(const ir::Op& op, std::span<const TensorRef> inputs,
                              std::span<const TensorRef> outputs) {
   if (!is_grad_enabled()) return nullptr;
@@ -67,16 +89,22 @@ std::shared_ptr<Node> record(const ir::Op& op, std::span<const TensorRef> inputs
   node->strategy = (*first_tracked)->node->strategy;
   node->checkpointed = node->strategy.has_value() && ir::is_memory_bound(op);
   for (const auto& o : outputs) node->output_specs.push_back(o->spec);
-  for (const auto& t : inputs) {
+  // A checkpointed node keeps every input it cannot recompute (running the
+  // op again needs them all) and no output. Any other node keeps only the
+  // values its backward rule reads.
+  const SavedValues keep = node->checkpointed ? SavedValues{} : saved_values(op);
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    const TensorRef& t = inputs[i];
     node->parents.push_back(t->node);
     node->parent_outputs.push_back(t->node_output);
     // A checkpointed node does not keep an input another checkpointed node
     // can recompute: that is where the memory saving comes from.
     const bool recomputable = node->checkpointed && t->node && t->node->checkpointed;
-    node->inputs.push_back(recomputable ? nullptr : untracked(t));
+    node->inputs.push_back(recomputable ? nullptr : saved(keep.inputs, i) ? untracked(t) : spec_only(t));
   }
   if (!node->checkpointed)
-    for (const auto& o : outputs) node->outputs.push_back(o);
+    for (std::size_t i = 0; i < outputs.size(); ++i)
+      node->outputs.push_back(saved(keep.outputs, i) ? outputs[i] : spec_only(outputs[i]));
   return node;
 }
 

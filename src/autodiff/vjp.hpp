@@ -9,6 +9,7 @@
 // no-grad scope, so nothing they compute is recorded.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <span>
 #include <vector>
@@ -29,6 +30,15 @@ struct VjpArgs {
   /// skip work for the others and return nullopt).
   std::span<const bool> needs;
 };
+
+/// Which inputs and outputs (bit i: slot i) an op's backward rule reads as
+/// values; it reads the others' specs and devices only. Autodiff nodes keep
+/// just these (src/autodiff/rules/saved.cpp, next to the rules it follows).
+struct SavedValues {
+  std::uint32_t inputs = ~0u;
+  std::uint32_t outputs = ~0u;
+};
+SavedValues saved_values(const ir::Op& op);
 
 /// Dispatches to the family's rule. Throws "[op] has no backward rule" for an
 /// op without one (creation ops never reach here).

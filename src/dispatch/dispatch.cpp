@@ -100,12 +100,20 @@ void run(const ir::Op& op, std::span<const TensorRef> inputs, const Device& devi
   // In-place execution: an input may take the output when nothing else can
   // observe it — this call holds the only handle, that handle the only
   // reference to the primitive (backends also check their buffer for views),
-  // and no autodiff node will keep the inputs for backward.
+  // and the autodiff node recorded for this op will not keep it for backward.
   bool tracked = false;
-  for (const auto& t : inputs) tracked = tracked || t->node != nullptr;
-  InlineList<backend::Input> ins(inputs.size());
   for (const auto& t : inputs) {
-    const bool reusable = !tracked && t.use_count() == 1 && t->primitive.use_count() == 1;
+    tracked = tracked || t->node != nullptr;
+    if (!t->primitive)
+      throw ExecutionError(ir::op_name(op), "an input has no storage: an autodiff backward rule read a value its "
+                                            "node did not keep (autodiff::saved_values); this is a bug in burn");
+  }
+  const std::uint32_t kept = tracked ? autodiff::inputs_kept(op, inputs) : 0;
+  InlineList<backend::Input> ins(inputs.size());
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    const TensorRef& t = inputs[i];
+    const bool kept_by_node = i >= 32 ? kept != 0 : ((kept >> i) & 1u) != 0;
+    const bool reusable = !kept_by_node && t.use_count() == 1 && t->primitive.use_count() == 1;
     ins.emplace(t->primitive, t->spec, reusable);
   }
   const bool one = single && outputs.size() == 1;

@@ -1,11 +1,38 @@
 #include "fusion/fusion_backend.hpp"
 
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
 #include <fmt/format.h>
 
 #include "device/runtime.hpp"
 
 namespace burn::fusion {
 namespace {
+
+/// BURN_FUSION_TRACE=1 prints every newly planned strategy and every op run
+/// outside the queue to stderr: the tool for seeing what a workload fuses.
+bool trace_enabled() {
+  static const bool on = [] {
+    const char* v = std::getenv("BURN_FUSION_TRACE");
+    return v && *v && std::strcmp(v, "0") != 0;
+  }();
+  return on;
+}
+
+void trace_strategy(const Batch& batch, const Strategy& strategy) {
+  std::string text = fmt::format("[fusion] new strategy for {} queued ops:\n", batch.ops.size());
+  for (const Step& step : strategy) {
+    text += step.plan ? "  fused:" : "  alone:";
+    for (auto i : step.ops) {
+      text += ' ';
+      text += ir::op_name(batch.ops[i].queued->op);
+    }
+    text += '\n';
+  }
+  std::fputs(text.c_str(), stderr);
+}
 
 /// The inner tensor of a materialised input; a queued one here is a bug in
 /// the drain order, reported instead of crashing.
@@ -79,6 +106,7 @@ std::vector<backend::PrimitivePtr> FusionBackend::execute(const ir::Op& op, std:
   std::vector<backend::Input> inner_inputs;
   inner_inputs.reserve(inputs.size());
   for (const auto& in : inputs) inner_inputs.push_back({materialised(*as_lazy(in.primitive), op), in.spec, in.reusable});
+  if (trace_enabled()) std::fprintf(stderr, "[fusion] direct: %s\n", std::string(ir::op_name(op)).c_str());
   auto values = inner_->execute(op, inner_inputs, outputs);
   ++stats_.ops_eager;
   std::vector<backend::PrimitivePtr> result;
@@ -115,6 +143,7 @@ void FusionBackend::drain_locked() {
   const auto strategy = planner_.plan(batch, explored);
   if (explored) ++stats_.plans_built;
   else ++stats_.plan_cache_hits;
+  if (explored && trace_enabled()) trace_strategy(batch, *strategy);
 
   std::vector<const QueuedOp*> group;
   for (const Step& step : *strategy) {

@@ -127,6 +127,31 @@ TEST(Epilogue, ConvWithChannelScaleShiftAndRelu) {
   EXPECT_EQ(s.ops_fused, 5u) << "conv, mul, add, compare and mask_fill in one kernel";
 }
 
+TEST(Epilogue, UnderAutodiffTheBiasAddStillJoinsTheMatmul) {
+  // Autodiff nodes keep only what backward reads: nobody keeps the matmul
+  // result before its bias add, so training's forward pass fuses it too.
+  // relu's mask is kept for backward, so the compare and fill form a
+  // second (elementwise) group.
+  const Linear l = layer();
+  const Device ad = fused_device().autodiff();
+  auto x = Tensor<2>::from_data(l.x, ad);
+  auto w = Tensor<2>::from_data(l.w, ad).require_grad();
+  auto b = Tensor<1>::from_data(l.b, ad).require_grad();
+  auto bias = b.unsqueeze<2>();
+  ad.sync();
+  fusion::reset_stats(ad);
+  auto y = burn::activation::relu(x.matmul(w) + bias);
+  const auto got = y.to_data();
+  const auto s = fusion::stats(ad);
+  expect_close(got, l.run(eager_device()).to_data());
+  EXPECT_EQ(s.ops_eager, 0u);
+  EXPECT_EQ(s.fused_groups, 2u) << "matmul + add, then compare + mask_fill";
+  EXPECT_EQ(s.ops_fused, 4u);
+  const auto grads = y.sum().backward();
+  ASSERT_TRUE(w.grad(grads).has_value());
+  ASSERT_TRUE(b.grad(grads).has_value());
+}
+
 TEST(Epilogue, LinearLayerTrainsTheSameAsOnFlex) {
   auto run = [](const Device& d) {
     const Device ad = d.autodiff();
