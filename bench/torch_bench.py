@@ -142,6 +142,23 @@ def bench_conv_fwd():
         return timed(lambda: F.conv2d(x, w, bias, padding=1), 2, 3)
 
 
+def bench_conv_chain_4():
+    x = torch.randn(16, 64, 56, 56)
+    ws = [torch.randn(64, 64, 3, 3) * 0.05 for _ in range(4)]
+    bias = torch.zeros(64)
+
+    def chain():
+        h = x
+        for i, w in enumerate(ws):
+            h = F.relu(F.conv2d(h, w, bias, padding=1))
+            if i == 1:
+                h = F.max_pool2d(h, 2, 2)
+        return h.sum()
+
+    with torch.no_grad():
+        return timed(chain, 2, 3)
+
+
 def bench_conv_fwd_bwd():
     x = torch.randn(32, 64, 56, 56, requires_grad=True)
     w = (torch.randn(64, 64, 3, 3) * 0.05).requires_grad_()
@@ -205,6 +222,7 @@ WORKLOADS = [
     ("softmax_256x256x256", bench_softmax),
     ("layer_norm_4096x1024", bench_layer_norm),
     ("conv2d_fwd", bench_conv_fwd),
+    ("conv_chain_4", bench_conv_chain_4),
     ("conv2d_fwd_bwd", bench_conv_fwd_bwd),
     ("max_pool2d_k5s2", bench_max_pool),
     ("mlp_train_step", bench_mlp),

@@ -60,6 +60,7 @@ int fused_run(const void* ctx, std::byte* const* ptrs, const std::int64_t* strid
 
 std::vector<backend::PrimitivePtr> CpuElementwisePlan::run(std::span<const fusion::QueuedOp* const> ops,
                                                            std::span<const backend::Input> in) const {
+  cpu::make_inputs_plain(in);  // a convolution may have left one blocked
   BlockRun st{this, {}};
   fill_constants(g, ops, st.rc);
   auto results = allocate_outputs(g, alloc_, in);

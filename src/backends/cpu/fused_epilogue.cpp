@@ -40,6 +40,9 @@ class CpuEpiloguePlan final : public fusion::FusedPlan {
   std::vector<backend::PrimitivePtr> run(std::span<const fusion::QueuedOp* const> ops,
                                          std::span<const backend::Input> in) const override {
     const flex::Context ctx{alloc_};
+    // A convolution anchor reads its input in a blocked layout a previous
+    // convolution left; everything else reads row-major data.
+    cpu::make_inputs_plain(in, std::holds_alternative<ir::Conv>(ops[0]->op) ? 1 : 0);
     if (auto fused = run_fused(ctx, ops, in)) return {fused};
     return {run_one_by_one(ctx, ops, in)};
   }
@@ -106,6 +109,7 @@ class CpuEpiloguePlan final : public fusion::FusedPlan {
         args.push_back({src.is_input ? in[src.index].primitive : results[src.index], ops[k]->inputs[s].spec, false});
       }
       const ir::TensorSpec out = ops[k]->outputs[0].spec;
+      if (k > 0) cpu::make_inputs_plain(args);  // the anchor's result may be blocked
       results[k] = std::visit(
           [&](const auto& o) -> backend::PrimitivePtr {
             if constexpr (cpu::HasKernel<flex::Context, std::decay_t<decltype(o)>>)

@@ -72,6 +72,7 @@ int run_rows(const CpuRowPlan& plan, const RunConstants& rc, std::span<const fle
 
 std::vector<backend::PrimitivePtr> CpuRowPlan::run(std::span<const fusion::QueuedOp* const> ops,
                                                    std::span<const backend::Input> in) const {
+  cpu::make_inputs_plain(in);  // a convolution may have left one blocked
   RunConstants rc;
   fill_constants(g, ops, rc);
   auto results = allocate_outputs(g, alloc_, in);

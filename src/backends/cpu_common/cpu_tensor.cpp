@@ -1,6 +1,8 @@
 #include "backends/cpu_common/cpu_tensor.hpp"
 
+#include <array>
 #include <cstring>
+#include <mutex>
 #include <typeinfo>
 
 #include "dispatch/object_pool.hpp"
@@ -59,6 +61,45 @@ CpuTensorPtr CpuTensor::view(Extents new_shape, Strides new_strides, std::int64_
   t->strides = std::move(new_strides);
   t->offset = new_offset;
   return t;
+}
+
+namespace {
+// Opaque-layout changes are rare (one per convolution output at most), so a
+// few striped mutexes serve every tensor without making CpuTensor larger.
+std::mutex& opaque_mutex(const CpuTensor* t) {
+  static std::array<std::mutex, 16> stripes;
+  return stripes[(reinterpret_cast<std::uintptr_t>(t) >> 6) % stripes.size()];
+}
+}  // namespace
+
+void CpuTensor::make_plain_locked() const {
+  std::lock_guard lock(opaque_mutex(this));
+  if (!opaque_flag_.load(std::memory_order_relaxed)) return;  // another thread did it
+  auto plain = opaque_->to_plain(*this, buffer);
+  // The representation changes under the value: holders of this tensor see
+  // the same elements, now row-major (buffer is otherwise immutable here).
+  const_cast<CpuTensor*>(this)->buffer = std::move(plain);
+  opaque_.reset();
+  opaque_flag_.store(false, std::memory_order_release);
+}
+
+void CpuTensor::set_opaque(std::shared_ptr<const OpaqueLayout> layout, std::shared_ptr<Buffer> blocked) {
+  std::lock_guard lock(opaque_mutex(this));
+  buffer = std::move(blocked);
+  offset = 0;
+  opaque_ = std::move(layout);
+  opaque_flag_.store(true, std::memory_order_release);
+}
+
+CpuTensor::OpaqueView CpuTensor::opaque_view() const {
+  if (!is_opaque()) return {};
+  std::lock_guard lock(opaque_mutex(this));
+  if (!opaque_flag_.load(std::memory_order_relaxed)) return {};
+  return {opaque_, buffer};
+}
+
+void make_inputs_plain(std::span<const backend::Input> inputs, std::size_t skip) {
+  for (std::size_t i = skip; i < inputs.size(); ++i) as_cpu(inputs[i].primitive).make_plain();
 }
 
 namespace {
@@ -152,6 +193,7 @@ void gather_bytes(const CpuTensor& t, std::byte* dst) {
 }  // namespace
 
 TensorData to_tensor_data(const CpuTensor& t) {
+  t.make_plain();
   TensorData data = TensorData::zeros(Shape(t.shape), t.dtype);
   gather_bytes(t, data.bytes_mut().data());
   return data;
@@ -164,6 +206,7 @@ CpuTensorPtr from_tensor_data(const std::shared_ptr<Allocator>& alloc, const Ten
 }
 
 CpuTensorPtr contiguous(const std::shared_ptr<Allocator>& alloc, const CpuTensorPtr& t, bool force_copy) {
+  t->make_plain();
   if (t->is_contiguous() && !force_copy) return t;
   auto out = CpuTensor::allocate(alloc, {Shape(t->shape), t->dtype});
   gather_bytes(*t, out->base());

@@ -3,8 +3,10 @@
 // or negative (flipped dims), so views need no copy.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <vector>
 
 #include <burn/backend/backend.hpp>
@@ -16,6 +18,21 @@ namespace burn::cpu {
 /// Extents and element strides of a view, inline up to six dims.
 using Extents = Shape::Dims;
 using Strides = SmallVector<std::int64_t, 6>;
+
+class CpuTensor;
+
+/// A layout only some kernels read — oneDNN's blocked activations (nChw16c),
+/// which a convolution writes and the next convolution reads without the
+/// two reorders plain NCHW costs. A CpuTensor's buffer may hold such a
+/// layout instead of its row-major data; every other kernel sees the tensor
+/// after make_plain().
+class OpaqueLayout {
+ public:
+  virtual ~OpaqueLayout() = default;
+  /// A fresh buffer with the row-major data of `t`, whose `buffer` holds
+  /// this layout.
+  virtual std::shared_ptr<Buffer> to_plain(const CpuTensor& t, const std::shared_ptr<Buffer>& buffer) const = 0;
+};
 
 class CpuTensor final : public backend::Primitive {
  public:
@@ -42,7 +59,40 @@ class CpuTensor final : public backend::Primitive {
   T* data() const noexcept {
     return reinterpret_cast<T*>(base());
   }
+
+  // ---- opaque layouts ---------------------------------------------------------------
+  // An opaque tensor keeps its logical shape, row-major strides and offset 0;
+  // only `buffer` holds other bytes. Tensors are values, so turning one plain
+  // changes its representation, not what any holder of it sees; that is why
+  // a const tensor may do it (once, thread-safe).
+
+  /// Whether `buffer` holds an opaque layout rather than row-major data.
+  bool is_opaque() const noexcept { return opaque_flag_.load(std::memory_order_acquire); }
+  /// Reorders an opaque tensor into row-major data in place; no-op otherwise.
+  void make_plain() const {
+    if (is_opaque()) make_plain_locked();
+  }
+  /// Makes a fresh tensor (no view shares it yet) hold `layout` in `blocked`.
+  void set_opaque(std::shared_ptr<const OpaqueLayout> layout, std::shared_ptr<Buffer> blocked);
+
+  /// The opaque representation, both parts kept alive for the caller even
+  /// if another thread makes the tensor plain meanwhile; empty when plain.
+  struct OpaqueView {
+    std::shared_ptr<const OpaqueLayout> layout;
+    std::shared_ptr<Buffer> buffer;
+  };
+  OpaqueView opaque_view() const;
+
+ private:
+  void make_plain_locked() const;
+
+  mutable std::atomic<bool> opaque_flag_{false};
+  mutable std::shared_ptr<const OpaqueLayout> opaque_;  // guarded by opaque_mutex(this)
 };
+
+/// Makes every input plain (see CpuTensor::make_plain), except the first
+/// `skip` ones, which the caller reads in their opaque layout itself.
+void make_inputs_plain(std::span<const backend::Input> inputs, std::size_t skip = 0);
 
 using CpuTensorPtr = std::shared_ptr<CpuTensor>;
 

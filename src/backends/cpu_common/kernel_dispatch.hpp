@@ -51,6 +51,7 @@ class KernelBackend : public CpuBackendBase, public detail::SingleOutputExecutio
   std::vector<backend::PrimitivePtr> execute(const ir::Op& op, std::span<const backend::Input> inputs,
                                              std::span<const ir::TensorSpec> outputs) override {
     if (const auto* r = std::get_if<ir::Random>(&op)) return {random(*r, outputs[0])};
+    plain_inputs(op, inputs);
     return std::visit(
         [&](const auto& o) -> std::vector<backend::PrimitivePtr> {
           if constexpr (HasKernel<Context, std::decay_t<decltype(o)>>)
@@ -63,6 +64,7 @@ class KernelBackend : public CpuBackendBase, public detail::SingleOutputExecutio
 
   backend::PrimitivePtr execute_single(const ir::Op& op, std::span<const backend::Input> inputs,
                                        const ir::TensorSpec& output) override {
+    plain_inputs(op, inputs);
     return std::visit(
         [&](const auto& o) -> backend::PrimitivePtr {
           if constexpr (HasSingleOutputKernel<Context, std::decay_t<decltype(o)>>) {
@@ -79,6 +81,13 @@ class KernelBackend : public CpuBackendBase, public detail::SingleOutputExecutio
   }
 
  private:
+  // Kernels read row-major data; only convolution and max pooling read their
+  // input in the opaque (blocked) layout a convolution left it in.
+  static void plain_inputs(const ir::Op& op, std::span<const backend::Input> inputs) {
+    const bool reads_blocked = std::holds_alternative<ir::Conv>(op) || std::holds_alternative<ir::MaxPool>(op);
+    make_inputs_plain(inputs, reads_blocked ? 1 : 0);
+  }
+
   // Built once: a per-op Context would copy the allocator's shared_ptr (two
   // atomic operations) on every op.
   const Context ctx_;

@@ -3,6 +3,7 @@
 // oneDNN rejects) uses the direct loop below.
 #include <algorithm>
 
+#include "backends/flex/blocked_layout.hpp"
 #include "backends/flex/conv_common.hpp"
 #include "backends/flex/matmul_post_ops.hpp"
 #include "backends/flex/parallel.hpp"
@@ -14,13 +15,22 @@ namespace {
 using cpu::CpuTensor;
 using dnn::ConvTensors;
 
+/// oneDNN's convolution. The input may be in the blocked layout a previous
+/// convolution left (read as is); with `blocked_output` the result stays in
+/// the layout the primitive writes (y becomes opaque, see blocked_layout.hpp)
+/// instead of being reordered to row-major — only for a kernel's final
+/// output, never for a tensor the kernel itself reads afterwards.
 bool dnnl_conv(const Context& ctx, const ConvTensors& t, CpuTensor& y, const ir::Conv& op, dnnl::memory::data_type dt,
-               const dnnl::primitive_attr* attr = nullptr, std::span<const dnn::PlainArg> post_args = {}) {
+               bool blocked_output, const dnnl::primitive_attr* attr = nullptr,
+               std::span<const dnn::PlainArg> post_args = {}) {
   const std::size_t n = std::max<std::size_t>(op.stride.size(), 1);
   const auto xs = dnn::unit_spatial(t.x->shape, n), ys = dnn::unit_spatial(y.shape, n);
   const auto ws = dnn::conv_weight_dims(t.w->shape, n, op.groups);
   try {
-    const auto x_md = dnn::plain_desc(xs, dt), y_md = dnn::plain_desc(ys, dt), w_md = dnn::plain_desc(ws, dt);
+    const auto y_md = dnn::plain_desc(ys, dt), w_md = dnn::plain_desc(ws, dt);
+    const auto x_plain = dnn::plain_desc(xs, dt);
+    const auto x_blocked = dnn::blocked_input(*t.x, x_plain);
+    const auto& x_md = x_blocked ? x_blocked->md : x_plain;
     const auto g = dnn::conv_geometry(op.stride, op.padding, op.dilation, n);
     using fwd = dnnl::convolution_forward;
     const auto prop = dnnl::prop_kind::forward_inference;
@@ -32,12 +42,16 @@ bool dnnl_conv(const Context& ctx, const ConvTensors& t, CpuTensor& y, const ir:
     const fwd::primitive_desc pd = attr ? fwd::primitive_desc(desc, *attr, dnn::engine())
                                         : fwd::primitive_desc(desc, dnn::engine());
     if (dnn::slow_half(pd, dt)) return false;
-    std::vector<dnn::PlainArg> args{{DNNL_ARG_SRC, x_md, t.x.get()},
-                                    {DNNL_ARG_WEIGHTS, w_md, t.w.get()},
-                                    {DNNL_ARG_DST, y_md, &y, true}};
+    const dnn::BlockedOutput blocked(ctx, blocked_output ? pd.dst_desc() : y_md, y_md);
+    std::vector<dnn::PlainArg> args{
+        {DNNL_ARG_SRC, x_md, x_blocked ? x_blocked->bytes.get() : t.x.get()},
+        {DNNL_ARG_WEIGHTS, w_md, t.w.get()},
+        blocked.active() ? dnn::PlainArg{DNNL_ARG_DST, blocked.md(), &blocked.target(), true}
+                         : dnn::PlainArg{DNNL_ARG_DST, y_md, &y, true}};
     if (t.bias) args.push_back({DNNL_ARG_BIAS, b_md, t.bias.get()});
     args.insert(args.end(), post_args.begin(), post_args.end());
     dnn::execute_with_layouts(ctx, fwd(pd), pd, args);
+    if (blocked.active()) blocked.finish(ctx, y);
     return true;
   } catch (const dnnl::error&) {
     return false;
@@ -94,13 +108,17 @@ bool conv_f32_with_post_ops(const Context& ctx, const ir::Conv& op, Inputs in, c
   if (y.dtype != DType::F32 || y.num_elements() == 0 || op.stride.size() > 3) return false;
   const ConvTensors t = dnn::conv_inputs(ctx, in, op.has_bias);
   if (t.x->dtype != DType::F32 || t.x->num_elements() == 0 || t.w->num_elements() == 0) return false;
-  return dnnl_conv(ctx, t, y, op, dnnl::memory::data_type::f32, &attr, post_args);
+  return dnnl_conv(ctx, t, y, op, dnnl::memory::data_type::f32, true, &attr, post_args);
 }
 
 Result kernel(const Context& ctx, const ir::Conv& op, Inputs in, Outputs out) {
   return dnn::run_conv(
       ctx, op, in, out,
-      [&](const ConvTensors& t, CpuTensor& y, dnnl::memory::data_type dt) { return dnnl_conv(ctx, t, y, op, dt); },
+      [&](const ConvTensors& t, CpuTensor& y, dnnl::memory::data_type dt) {
+        // The kernel's own output may stay blocked; an f32 staging buffer
+        // for a half dtype is read back here, so it may not.
+        return dnnl_conv(ctx, t, y, op, dt, y.dtype == out[0].dtype);
+      },
       [&]<class T>(const ConvTensors& t, CpuTensor& y) { loop_conv<T>(t, y, op); });
 }
 

@@ -10,7 +10,8 @@
 
 namespace burn::flex::dnn {
 
-/// Contiguous input, weight and optional bias of a convolution.
+/// Contiguous input, weight and optional bias of a convolution; a conv
+/// kernel's input x may instead be opaque (blocked by a previous conv).
 struct ConvTensors {
   cpu::CpuTensorPtr x, w, bias;
 };
@@ -58,6 +59,8 @@ Result run_conv(const Context& ctx, const Op& op, Inputs in, Outputs out, OneDnn
   if (const auto dt = float_type(dtype)) {
     if (onednn(t, *y, *dt)) return {y};
   }
+  // Only oneDNN reads a blocked input (a conv kernel's input 0) itself.
+  t.x->make_plain();
   if (is_half(dtype)) {
     const ConvTensors t32 = widen(ctx, t);
     auto y32 = ctx.output({out[0].shape, DType::F32});

@@ -8,7 +8,7 @@
 #include <algorithm>
 #include <limits>
 
-#include "backends/flex/dnnl_engine.hpp"
+#include "backends/flex/blocked_layout.hpp"
 #include "backends/flex/parallel.hpp"
 #include "backends/flex/window.hpp"
 
@@ -17,32 +17,13 @@ namespace {
 
 using cpu::CpuTensor;
 
-/// Per axis and output position: the first input position inside the input
-/// and the end of the window's reach (positions first, first + d, ... < end).
-struct AxisWindows {
-  std::vector<std::size_t> first, end;
-};
-
-AxisWindows axis_windows(const dnn::Window3& w, std::size_t a) {
-  AxisWindows r;
-  for (std::size_t o = 0; o < w.out[a]; ++o) {
-    auto start = static_cast<std::int64_t>(o * w.s[a]) - static_cast<std::int64_t>(w.p[a]);
-    const auto stop =
-        std::min(start + static_cast<std::int64_t>((w.k[a] - 1) * w.d[a] + 1), static_cast<std::int64_t>(w.in[a]));
-    while (start < 0) start += static_cast<std::int64_t>(w.d[a]);
-    r.first.push_back(static_cast<std::size_t>(start));
-    r.end.push_back(static_cast<std::size_t>(std::max(stop, start)));
-  }
-  return r;
-}
-
 template <class T>
 void max_pool(const CpuTensor& x, CpuTensor& y, std::int64_t* indices, const dnn::Window3& w) {
   using C = compute_t<T>;
   constexpr bool kFloat = !std::is_integral_v<T>;
   // An empty window (not produced by valid shapes) keeps this value and its first position.
   const C lowest = kFloat ? -std::numeric_limits<C>::infinity() : std::numeric_limits<C>::lowest();
-  const AxisWindows wd = axis_windows(w, 0), wh = axis_windows(w, 1), ww = axis_windows(w, 2);
+  const dnn::AxisWindows wd = dnn::axis_windows(w, 0), wh = dnn::axis_windows(w, 1), ww = dnn::axis_windows(w, 2);
   const std::size_t planes = x.shape[0] * x.shape[1], in_vol = w.in_volume(), out_vol = w.out_volume();
   const std::size_t rows = planes * w.out[0] * w.out[1];
   const T* src = x.data<T>();
@@ -187,6 +168,8 @@ bool fits_rows(const dnn::Window3& w, DType dtype) {
 
 Result kernel(const Context& ctx, const ir::MaxPool& op, Inputs in, Outputs out) {
   const std::string_view name = ir::op_name(ir::Op(op));
+  if (auto y = dnn::max_pool_blocked(ctx, op, cpu::as_cpu(in[0].primitive), out[0])) return {y};
+  // Row-major from here (cpu::contiguous makes a blocked input plain).
   auto x = cpu::contiguous(ctx.alloc, cpu::as_cpu_ptr(in[0].primitive));
   auto y = ctx.output(out[0]);
   const dnn::Window3 w = dnn::make_window(name, std::span(x->shape).subspan(2), std::span(y->shape).subspan(2),

@@ -11,6 +11,7 @@
 #include <string>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 namespace burn::flex::dnn {
 
@@ -84,6 +85,25 @@ void for_each_tap(const Window3& w, F&& f) {
             f(tap, od, oh, static_cast<std::size_t>(d0 + static_cast<std::int64_t>(od * w.s[0])),
               static_cast<std::size_t>(h0 + static_cast<std::int64_t>(oh * w.s[1])), ow_lo, ow_hi, w0);
       }
+}
+
+/// Per axis and output position: the first input position inside the input
+/// and the end of the window's reach (positions first, first + d, ... < end).
+struct AxisWindows {
+  std::vector<std::size_t> first, end;
+};
+
+inline AxisWindows axis_windows(const Window3& w, std::size_t a) {
+  AxisWindows r;
+  for (std::size_t o = 0; o < w.out[a]; ++o) {
+    auto start = static_cast<std::int64_t>(o * w.s[a]) - static_cast<std::int64_t>(w.p[a]);
+    const auto stop =
+        std::min(start + static_cast<std::int64_t>((w.k[a] - 1) * w.d[a] + 1), static_cast<std::int64_t>(w.in[a]));
+    while (start < 0) start += static_cast<std::int64_t>(w.d[a]);
+    r.first.push_back(static_cast<std::size_t>(start));
+    r.end.push_back(static_cast<std::size_t>(std::max(stop, start)));
+  }
+  return r;
 }
 
 }  // namespace burn::flex::dnn

@@ -1,0 +1,48 @@
+#include "backends/flex/blocked_layout.hpp"
+
+#include "dispatch/object_pool.hpp"
+
+namespace burn::flex::dnn {
+
+std::shared_ptr<cpu::Buffer> BlockedLayout::to_plain(const cpu::CpuTensor& t,
+                                                     const std::shared_ptr<cpu::Buffer>& blocked) const {
+  auto plain = detail::make_pooled<cpu::Buffer>(alloc_, t.num_elements() * dtype_size(t.dtype));
+  const dnnl::memory::dims md_dims = md_.dims();  // a fresh vector per call
+  const std::vector<std::size_t> dims(md_dims.begin(), md_dims.end());
+  const dnnl::memory::desc plain_md = plain_desc(dims, md_.data_type());
+  dnnl::memory from(md_, engine(), static_cast<void*>(blocked->data()));
+  dnnl::memory to(plain_md, engine(), static_cast<void*>(plain->data()));
+  execute(dnnl::reorder(from, to), {{DNNL_ARG_FROM, from}, {DNNL_ARG_TO, to}});
+  return plain;
+}
+
+BlockedOutput::BlockedOutput(const Context& ctx, const dnnl::memory::desc& want, const dnnl::memory::desc& plain)
+    : want_(want) {
+  if (want == plain || want.is_zero()) return;
+  target_ = ctx.output({Shape{want.get_size()}, DType::U8});
+  buffer_ = target_->buffer;
+}
+
+void BlockedOutput::finish(const Context& ctx, cpu::CpuTensor& y) const {
+  y.set_opaque(std::make_shared<BlockedLayout>(want_, ctx.alloc), buffer_);
+}
+
+std::optional<BlockedInput> blocked_input(const cpu::CpuTensor& x, const dnnl::memory::desc& plain) {
+  const auto view = x.opaque_view();
+  if (!view.layout) return std::nullopt;
+  const auto* layout = dynamic_cast<const BlockedLayout*>(view.layout.get());
+  if (!layout || layout->md().dims() != plain.dims() || layout->md().data_type() != plain.data_type()) {
+    x.make_plain();
+    return std::nullopt;
+  }
+  // A private tensor over the blocked bytes: it keeps them alive while the
+  // primitive runs, whatever another thread does to x meanwhile.
+  auto bytes = detail::make_pooled<cpu::CpuTensor>();
+  bytes->buffer = view.buffer;
+  bytes->dtype = DType::U8;
+  bytes->shape = {view.buffer->size()};
+  bytes->strides = {1};
+  return BlockedInput{layout->md(), std::move(bytes)};
+}
+
+}  // namespace burn::flex::dnn

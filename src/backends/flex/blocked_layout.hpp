@@ -1,0 +1,64 @@
+// oneDNN's activation layouts as CpuTensor opaque layouts: a convolution
+// leaves its output in the layout its primitive wrote (nChw16c, or
+// channels-last for few channels, on AVX-512), and the next convolution reads it as is — no reorder out of
+// the first and into the second. Any other kernel sees the tensor after
+// make_plain(), which reorders it once (the reorder the convolution would
+// otherwise have done itself).
+#pragma once
+
+#include "backends/flex/dnnl_engine.hpp"
+
+namespace burn::flex::dnn {
+
+class BlockedLayout final : public cpu::OpaqueLayout {
+ public:
+  BlockedLayout(dnnl::memory::desc md, std::shared_ptr<cpu::Allocator> alloc)
+      : md_(std::move(md)), alloc_(std::move(alloc)) {}
+
+  /// The layout, with oneDNN's dims (unit-padded spatial dims included).
+  const dnnl::memory::desc& md() const noexcept { return md_; }
+
+  std::shared_ptr<cpu::Buffer> to_plain(const cpu::CpuTensor& t,
+                                        const std::shared_ptr<cpu::Buffer>& blocked) const override;
+
+ private:
+  dnnl::memory::desc md_;
+  std::shared_ptr<cpu::Allocator> alloc_;
+};
+
+/// A convolution output the primitive writes in `want`: when that is not
+/// the plain layout, a buffer for it, which `finish` then hands to `y` as
+/// an opaque layout instead of reordering into y's row-major buffer.
+class BlockedOutput {
+ public:
+  BlockedOutput(const Context& ctx, const dnnl::memory::desc& want, const dnnl::memory::desc& plain);
+  /// Whether the output stays blocked (false: the plain path as usual).
+  bool active() const noexcept { return buffer_ != nullptr; }
+  /// A tensor whose base() is the blocked buffer, to pass as the primitive's
+  /// destination with md().
+  const cpu::CpuTensor& target() const noexcept { return *target_; }
+  const dnnl::memory::desc& md() const noexcept { return want_; }
+  void finish(const Context& ctx, cpu::CpuTensor& y) const;
+
+ private:
+  dnnl::memory::desc want_;
+  std::shared_ptr<cpu::Buffer> buffer_;
+  cpu::CpuTensorPtr target_;
+};
+
+/// The blocked layout of an opaque convolution input whose dims and type
+/// match `plain` (x as the primitive sees it), or nullopt: the input is
+/// then made plain and read as usual.
+struct BlockedInput {
+  dnnl::memory::desc md;
+  cpu::CpuTensorPtr bytes;  // base() is the blocked buffer, kept alive
+};
+std::optional<BlockedInput> blocked_input(const cpu::CpuTensor& x, const dnnl::memory::desc& plain);
+
+/// Max pooling without indices read and written in x's opaque layout when
+/// that is channel-blocked or channels-last f32; nullptr otherwise (the
+/// caller then pools the row-major data). See max_pool_blocked.cpp.
+cpu::CpuTensorPtr max_pool_blocked(const Context& ctx, const ir::MaxPool& op, const cpu::CpuTensor& x,
+                                   const ir::TensorSpec& out);
+
+}  // namespace burn::flex::dnn
