@@ -1,6 +1,7 @@
 // mask_where and mask_fill: elements are moved, never interpreted, so the
 // rows depend only on the element width. Tensor, mask and source broadcast.
 #include <array>
+#include <cstdint>
 #include <cstring>
 
 #include "backends/flex/element.hpp"
@@ -13,8 +14,11 @@ namespace {
 // Selects without a branch: masks such as relu's are close to random, and a
 // mispredicted branch per element costs more than the whole memory traffic.
 // W is an unsigned integer of the element's width, so the blend vectorises.
+// The mask is read as bytes (a bool is stored as 0 or 1): GCC does not
+// vectorise the same loop over `const bool*`, which made mask_fill ten times
+// slower than a multiply.
 template <class W>
-inline W select(bool take, W yes, W no) {
+inline W select(std::uint8_t take, W yes, W no) {
   const W m = static_cast<W>(W(0) - static_cast<W>(take));
   return static_cast<W>((yes & m) | (no & static_cast<W>(~m)));
 }
@@ -24,7 +28,7 @@ template <class W>
 BURN_FLEX_ROW_CLONES int where_row(const void*, std::byte* const* p, const std::int64_t* s, std::size_t n) {
   auto* o = reinterpret_cast<W*>(p[0]);
   const auto* t = reinterpret_cast<const W*>(p[1]);
-  const auto* m = reinterpret_cast<const bool*>(p[2]);
+  const auto* m = reinterpret_cast<const std::uint8_t*>(p[2]);
   const auto* src = reinterpret_cast<const W*>(p[3]);
   const auto len = static_cast<std::int64_t>(n);
   if (s[0] == 1 && s[1] == 1 && s[2] == 1 && s[3] == 1) {
@@ -41,7 +45,7 @@ BURN_FLEX_ROW_CLONES int fill_row(const void* ctx, std::byte* const* p, const st
   const W value = *static_cast<const W*>(ctx);
   auto* o = reinterpret_cast<W*>(p[0]);
   const auto* t = reinterpret_cast<const W*>(p[1]);
-  const auto* m = reinterpret_cast<const bool*>(p[2]);
+  const auto* m = reinterpret_cast<const std::uint8_t*>(p[2]);
   const auto len = static_cast<std::int64_t>(n);
   if (s[0] == 1 && s[1] == 1 && s[2] == 1) {
     for (std::int64_t i = 0; i < len; ++i) o[i] = select(m[i], value, t[i]);

@@ -9,6 +9,7 @@
 #include <limits>
 
 #include "backends/flex/blocked_layout.hpp"
+#include "backends/flex/element.hpp"
 #include "backends/flex/parallel.hpp"
 #include "backends/flex/window.hpp"
 
@@ -160,6 +161,100 @@ void max_pool_rows(const CpuTensor& x, CpuTensor& y, std::int64_t* indices, cons
       std::max<std::size_t>(1, kGrainSize / std::max<std::size_t>(1, OW * w.k_volume())));
 }
 
+// The most common pool — 2x2 windows, stride 2, no padding or dilation —
+// as one straight pass per output row: each output reads its four inputs
+// once, in row-major order, under the same rule (strictly greater wins, a
+// NaN always wins), which vectorises over the row. The per-tap loops of
+// max_pool_rows cost several times more on such small windows.
+bool fits_2x2(const dnn::Window3& w, DType dtype) {
+  return (dtype == DType::F32 || dtype == DType::F64) && w.in[0] == 1 && w.k[1] == 2 && w.k[2] == 2 &&
+         w.s[1] == 2 && w.s[2] == 2 && w.p[1] == 0 && w.p[2] == 0 && w.d[1] == 1 && w.d[2] == 1 &&
+         2 * w.out[1] <= w.in[1] && 2 * w.out[2] <= w.in[2];  // no window hangs over the edge (ceil mode)
+}
+
+// One output row, fast: strictly greater wins (the first maximum) with no
+// NaN rule, and whether a NaN was seen, for the caller to redo the row
+// exactly. __restrict and the int NaN flag let GCC vectorise the
+// stride-2 loads (it does not with possibly aliasing pointers or a bool flag).
+// std::max(best, v) is `v > best ? v : best` except for a NaN best, and a
+// row with a NaN is redone exactly anyway.
+template <class T, bool kIndices>
+BURN_FLEX_ROW_CLONES bool pool_2x2_row(const T* __restrict r0, const T* __restrict r1, T* __restrict out,
+                                       std::int64_t* __restrict at, std::size_t ow_count, std::int64_t at0,
+                                       std::int64_t width) {
+  int nan = 0;
+  for (std::size_t ow = 0; ow < ow_count; ++ow) {
+    const auto c = static_cast<std::int64_t>(2 * ow);
+    const T a = r0[c], b = r0[c + 1], d = r1[c], e = r1[c + 1];
+    T best = a;
+    std::int64_t pos = at0 + c;
+    // Integer blends and std::max, not one shared condition: GCC turns a
+    // shared `t ? :` into branches in the scalar remainder of short rows.
+    auto step = [&](T v, std::int64_t p) {
+      if constexpr (kIndices) {
+        const std::int64_t m = -static_cast<std::int64_t>(v > best);
+        pos = (p & m) | (pos & ~m);
+      }
+      best = std::max(best, v);
+    };
+    step(b, at0 + c + 1);
+    step(d, at0 + width + c);
+    step(e, at0 + width + c + 1);
+    nan |= static_cast<int>(a != a) | static_cast<int>(b != b) | static_cast<int>(d != d) | static_cast<int>(e != e);
+    out[ow] = best;
+    if constexpr (kIndices) at[ow] = pos;
+  }
+  return nan != 0;
+}
+
+// The same row under the full rule (a NaN always wins: the last NaN).
+template <class T>
+void pool_2x2_row_exact(const T* r0, const T* r1, T* out, std::int64_t* at, std::size_t ow_count, std::int64_t at0,
+                        std::int64_t width) {
+  for (std::size_t ow = 0; ow < ow_count; ++ow) {
+    const auto c = static_cast<std::int64_t>(2 * ow);
+    T best = r0[c];
+    std::int64_t pos = at0 + c;
+    auto step = [&](T v, std::int64_t p) {
+      if (v > best || v != v) {
+        best = v;
+        pos = p;
+      }
+    };
+    step(r0[c + 1], at0 + c + 1);
+    step(r1[c], at0 + width + c);
+    step(r1[c + 1], at0 + width + c + 1);
+    out[ow] = best;
+    if (at) at[ow] = pos;
+  }
+}
+
+template <class T, bool kIndices>
+void max_pool_2x2(const CpuTensor& x, CpuTensor& y, std::int64_t* indices, const dnn::Window3& w) {
+  const std::size_t H = w.in[1], W = w.in[2], OH = w.out[1], OW = w.out[2];
+  const T* src = x.data<T>();
+  T* dst = y.data<T>();
+  parallel_for(
+      x.shape[0] * x.shape[1] * OH,
+      [&](std::size_t begin, std::size_t end) {
+        for (std::size_t row = begin; row < end; ++row) {
+          const std::size_t plane = row / OH, oh = row % OH;
+          const T* r0 = src + plane * H * W + 2 * oh * W;
+          const auto at0 = static_cast<std::int64_t>(2 * oh * W), width = static_cast<std::int64_t>(W);
+          std::int64_t* at = kIndices ? indices + row * OW : nullptr;
+          if (pool_2x2_row<T, kIndices>(r0, r0 + W, dst + row * OW, at, OW, at0, width))
+            pool_2x2_row_exact<T>(r0, r0 + W, dst + row * OW, at, OW, at0, width);
+        }
+      },
+      std::max<std::size_t>(1, kGrainSize / std::max<std::size_t>(1, 4 * OW)));
+}
+
+template <class T>
+void max_pool_2x2(const CpuTensor& x, CpuTensor& y, std::int64_t* indices, const dnn::Window3& w) {
+  if (indices) max_pool_2x2<T, true>(x, y, indices, w);
+  else max_pool_2x2<T, false>(x, y, indices, w);
+}
+
 bool fits_rows(const dnn::Window3& w, DType dtype) {
   return (dtype == DType::F32 || dtype == DType::F64) && w.k[0] == 1 && w.in[0] == 1 && w.d[1] == 1 && w.d[2] == 1;
 }
@@ -189,7 +284,10 @@ Result kernel(const Context& ctx, const ir::MaxPool& op, Inputs in, Outputs out)
     idx = ctx.output({out[1].shape, DType::I64});
   }
   std::int64_t* idx_data = idx ? idx->data<std::int64_t>() : nullptr;
-  if (y->num_elements() != 0 && fits_rows(w, x->dtype)) {
+  if (y->num_elements() != 0 && fits_2x2(w, x->dtype)) {
+    if (x->dtype == DType::F32) max_pool_2x2<float>(*x, *y, idx_data, w);
+    else max_pool_2x2<double>(*x, *y, idx_data, w);
+  } else if (y->num_elements() != 0 && fits_rows(w, x->dtype)) {
     if (x->dtype == DType::F32) max_pool_rows<float>(*x, *y, idx_data, w);
     else max_pool_rows<double>(*x, *y, idx_data, w);
   } else if (y->num_elements() != 0) {
