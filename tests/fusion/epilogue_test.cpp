@@ -127,6 +127,36 @@ TEST(Epilogue, ConvWithChannelScaleShiftAndRelu) {
   EXPECT_EQ(s.ops_fused, 5u) << "conv, mul, add, compare and mask_fill in one kernel";
 }
 
+TEST(Epilogue, BatchedMatmulWithScaleAndMaskIsOneMatmul) {
+  // Attention scores: q k^T / sqrt(d) + a mask bias broadcast over heads.
+  auto run = [](const Device& d) {
+    auto q = Tensor<3>::from_data(TensorData(grid(4 * 16, 32, 0.5f, 0.0f).to_vec<float>(), {4, 16, 32}), d);
+    auto k = Tensor<3>::from_data(TensorData(grid(4 * 16, 32, 0.4f, 0.1f).to_vec<float>(), {4, 16, 32}), d);
+    auto mask = Tensor<3>::from_data(TensorData(grid(16, 16, 2.0f, -1.0f).to_vec<float>(), {1, 16, 16}), d);
+    return q.matmul(k.swap_dims(1, 2)) / std::sqrt(32.0) + mask;
+  };
+  const Device cpu = fused_device();
+  auto y = run(cpu);
+  fusion::reset_stats(cpu);
+  const auto got = y.to_data();
+  const auto s = fusion::stats(cpu);
+  expect_close(got, run(eager_device()).to_data());
+  EXPECT_EQ(s.fused_groups, 1u);
+  EXPECT_EQ(s.ops_fused, 3u) << "matmul, div and add in one kernel";
+  EXPECT_EQ(s.ops_eager, 0u);
+}
+
+TEST(Epilogue, BroadcastBatchMatmulAgreesWithFlex) {
+  // One weight matrix for every batch entry ([1, k, n]), a per-batch bias.
+  auto run = [](const Device& d) {
+    auto x = Tensor<3>::from_data(TensorData(grid(3 * 8, 12, 1.0f, 0.0f).to_vec<float>(), {3, 8, 12}), d);
+    auto w = Tensor<3>::from_data(TensorData(grid(12, 5, 0.3f, 0.0f).to_vec<float>(), {1, 12, 5}), d);
+    auto b = Tensor<3>::from_data(TensorData(grid(3, 1, 0.2f, 0.0f).to_vec<float>(), {3, 1, 1}), d);
+    return burn::activation::relu(x.matmul(w) * 2.0 + b);
+  };
+  expect_close(run(fused_device()).to_data(), run(eager_device()).to_data());
+}
+
 TEST(Epilogue, UnderAutodiffTheBiasAddStillJoinsTheMatmul) {
   // Autodiff nodes keep only what backward reads: nobody keeps the matmul
   // result before its bias add, so training's forward pass fuses it too.

@@ -42,10 +42,12 @@ enum class OpKind : std::uint8_t {
   Cast,          ///< cast(a, dtype)
   MaskWhere,     ///< mask_where(a, mask, source)
   MaskFill,      ///< mask_fill(a, mask, scalar)
-  // Ops no fuser takes: they drain the queue in the middle of a chain.
-  SumDim,             ///< sum_dim(a, dim)
+  // Ops that cut or end a chain's elementwise groups: a reduction over a dim
+  // other than the last and the reshapes drain the queue; a last-dim
+  // reduction joins a row group; a matmul runs alone (read).
+  ReduceDim,          ///< sum/mean/max/min_dim(a, dim)
   ReshapeRoundTrip,   ///< reshape(reshape(a, [numel]), shape of a)
-  Matmul,             ///< matmul(a, w)
+  Matmul,             ///< matmul(a, w), its result always read (see Generator::build)
   TransposeSandwich,  ///< swap_dims(unary(swap_dims(a, dim, dim2)), dim, dim2): elementwise work on a transposed view
 };
 
@@ -54,6 +56,7 @@ struct Step {
   std::vector<Ref> args;
   ir::UnaryOp unary = ir::UnaryOp::Neg;
   ir::BinaryOp binary = ir::BinaryOp::Add;
+  ir::ReduceOp reduce = ir::ReduceOp::Sum;
   Scalar scalar;
   std::optional<Scalar> lo, hi;
   DType cast_to = DType::F32;

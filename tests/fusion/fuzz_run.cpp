@@ -155,8 +155,8 @@ std::string step_line(const Step& s, std::size_t i) {
     case OpKind::MaskFill:
       os << "mask_fill(" << a << ", " << ref_name(s.args[1]) << ", " << s.scalar.to_string() << ')';
       break;
-    case OpKind::SumDim:
-      os << "sum_dim(" << a << ", " << s.dim << ')';
+    case OpKind::ReduceDim:
+      os << ir::reduce_name(s.reduce) << "_dim(" << a << ", " << s.dim << ')';
       break;
     case OpKind::ReshapeRoundTrip:
       os << "reshape(reshape(" << a << ", [numel]), shape)";
@@ -246,8 +246,8 @@ class Runner {
         return detail::mask_where(take(s, 0, i), take(s, 1, i), take(s, 2, i));
       case OpKind::MaskFill:
         return detail::mask_fill(take(s, 0, i), take(s, 1, i), s.scalar);
-      case OpKind::SumDim:
-        return detail::reduce_dim(ir::ReduceOp::Sum, take(s, 0, i), static_cast<std::int64_t>(s.dim));
+      case OpKind::ReduceDim:
+        return detail::reduce_dim(s.reduce, take(s, 0, i), static_cast<std::int64_t>(s.dim));
       case OpKind::ReshapeRoundTrip: {
         TensorRef a = take(s, 0, i);
         const Shape shape = a->spec.shape;

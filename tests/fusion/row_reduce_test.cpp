@@ -116,6 +116,17 @@ TEST(RowReduce, OtherDimsAndLongRowsStayEagerAndCorrect) {
   expect_same_on_both<2>(wave({3, 20000}, 2.0f), [](const Tensor<2>& x) { return burn::activation::softmax(x, -1); }, 0, 8);
 }
 
+TEST(RowReduce, EmptyRowsStillComputeTheirStatistics) {
+  // Rows of length 0: each sum is 0 and a mean is NaN, and per-row work on
+  // them (found by the fuzz test: acosh of an empty sum was left at 0) runs.
+  for (std::size_t rows : {1u, 3u}) {
+    SCOPED_TRACE(rows);
+    const TensorData empty(std::vector<float>{}, {rows, 0});
+    expect_same_on_both<2>(empty, [](const Tensor<2>& x) { return x.sum_dim(-1).acosh() + 1.0; }, 1, 0);
+    expect_same_on_both<2>(empty, [](const Tensor<2>& x) { return (x.mean_dim(-1) * 2.0).exp(); }, 1, 0);
+  }
+}
+
 TEST(RowReduce, HalfPrecisionRowsRoundLikeFlex) {
   const auto data = wave({12, 70}, 3.0f);
   for (DType dt : {DType::F16, DType::BF16, DType::F64}) {

@@ -133,8 +133,11 @@ bool CpuEpilogueCompiler::supports_anchor(const ir::Op& op, std::span<const ir::
   if (outputs.size() != 1 || outputs[0].dtype != DType::F32 || outputs[0].shape.num_elements() == 0) return false;
   for (const auto& in : inputs)
     if (in.dtype != DType::F32 || in.shape.num_elements() == 0) return false;
+  // Batched matmuls too ([..., m, k] x [..., k, n], batch dims broadcast):
+  // oneDNN takes up to 12 dims; a post-op operand's broadcast it cannot
+  // take makes the primitive fail, and the group then runs op by op.
   if (std::holds_alternative<ir::Matmul>(op))
-    return inputs.size() == 2 && inputs[0].shape.rank() == 2 && inputs[1].shape.rank() == 2;
+    return inputs.size() == 2 && inputs[0].shape.rank() >= 2 && inputs[0].shape.rank() <= 12;
   // 2-D convolutions: the post-ops' operands then have the output's rank as
   // oneDNN sees it.
   if (const auto* conv = std::get_if<ir::Conv>(&op)) return conv->stride.size() == 2 && outputs[0].shape.rank() == 4;

@@ -35,7 +35,10 @@ CompiledGroup compile_group(const fusion::ElementwiseProgram& prog, bool rows) {
   g.shape = prog.shape.dims();
   g.inputs = prog.inputs;
   const std::size_t n_out = prog.outputs.size();
-  const bool has_rows = rows && !g.shape.empty() && g.shape.back() > 1;
+  // Rows of one element are their own statistics (every op runs once per
+  // row either way); empty rows are not: their statistics (a sum of nothing)
+  // still hold one value per row that per-row ops must compute.
+  const bool has_rows = rows && !g.shape.empty() && g.shape.back() != 1;
   const Shape stat = has_rows ? fusion::row_stat_shape(prog.shape) : prog.shape;
   auto is_stat = [&](const ir::TensorSpec& s) { return has_rows && s.shape == stat; };
 

@@ -82,14 +82,16 @@ std::vector<backend::PrimitivePtr> CpuRowPlan::run(std::span<const fusion::Queue
   operands.reserve(results.size() + in.size());
   for (const auto& y : results) operands.push_back(flex::broadcast_operand(*y, g.shape));
   for (const auto& x : in) operands.push_back(flex::broadcast_operand(cpu::as_cpu(x.primitive), g.shape));
-  if (g.instrs.empty() || rows == 0 || row == 0) return {results.begin(), results.end()};
+  // Empty rows (row == 0) still run: their statistics (a sum of nothing is
+  // 0, a mean NaN) and the per-row ops on them have values.
+  if (g.instrs.empty() || rows == 0) return {results.begin(), results.end()};
   std::atomic<int> error{0};
   flex::parallel_for(
       rows,
       [&](std::size_t b, std::size_t e) {
         if (const int code = run_rows(*this, rc, operands, b, e)) error.store(code);
       },
-      std::max<std::size_t>(1, flex::kGrainSize / (row * std::max<std::size_t>(g.instrs.size(), 1) / 4 + 1)));
+      std::max<std::size_t>(1, flex::kGrainSize / (std::max<std::size_t>(row, 1) * std::max<std::size_t>(g.instrs.size(), 1) / 4 + 1)));
   if (error.load())
     throw ExecutionError("fused row reduce", "an op of the fused group reported an error it should not raise "
                                              "(internal error); run on Device::flex() to see which");

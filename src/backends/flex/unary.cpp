@@ -1,5 +1,6 @@
 // Unary elementwise ops and clamp. Each (op, dtype) is one small row
 // function; the shared strided loop does iteration and threading.
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 
@@ -16,31 +17,26 @@ using ir::UnaryOp;
 // Transcendental functions cost far more than a load: thread them earlier.
 constexpr std::size_t kMathGrain = kGrainSize / 8;
 
-template <class T, simd::MathFn Fn>
-T scalar_math(T x) {
-  switch (Fn) {
-    case simd::MathFn::Exp: return std::exp(x);
-    case simd::MathFn::Expm1: return std::expm1(x);
-    case simd::MathFn::Log: return std::log(x);
-    case simd::MathFn::Log1p: return std::log1p(x);
-    case simd::MathFn::Tanh: return std::tanh(x);
-    case simd::MathFn::Erf: return std::erf(x);
-  }
-  return x;
-}
-
-// Contiguous f32 / f64 runs go through the SIMD kernels; strided ones
-// (rare: most views are made contiguous by the loop driver's dim merging)
-// through std::.
+// f32 / f64 runs go through the SIMD kernels, strided ones (rare: the loop
+// driver merges most views into contiguous runs) through a small contiguous
+// buffer: the SIMD kernels are a few ULP from std::, so using std:: here
+// would make an element's value depend on the layout around it (a fused
+// row statistic, a permuted view).
 template <class T, simd::MathFn Fn>
 int simd_math_row(const void*, std::byte* const* p, const std::int64_t* s, std::size_t n) {
   auto* o = reinterpret_cast<T*>(p[0]);
   const auto* a = reinterpret_cast<const T*>(p[1]);
   if (s[0] == 1 && s[1] == 1) {
     simd::apply(Fn, a, o, n);
-  } else {
-    const auto len = static_cast<std::int64_t>(n);
-    for (std::int64_t i = 0; i < len; ++i) o[i * s[0]] = scalar_math<T, Fn>(a[i * s[1]]);
+    return 0;
+  }
+  constexpr std::size_t kChunk = 256;
+  T buf[kChunk];
+  for (std::size_t begin = 0; begin < n; begin += kChunk) {
+    const std::size_t len = std::min(kChunk, n - begin);
+    for (std::size_t i = 0; i < len; ++i) buf[i] = a[static_cast<std::int64_t>(begin + i) * s[1]];
+    simd::apply(Fn, buf, buf, len);
+    for (std::size_t i = 0; i < len; ++i) o[static_cast<std::int64_t>(begin + i) * s[0]] = buf[i];
   }
   return 0;
 }
