@@ -153,6 +153,43 @@ void softmax_last(benchmark::State& state) {
   }
 }
 
+// Cumulative sum along the last dim of [4096, 4096]: 4096 serial scans.
+void cumsum_last(benchmark::State& state) {
+  auto device = flex();
+  auto a = randn<2>({4096, 4096}, device);
+  device.sync();
+  for (auto _ : state) {
+    auto c = a.cumsum(-1);
+    device.sync();
+    benchmark::DoNotOptimize(c);
+  }
+}
+
+// Gather along dim 1 of [4096, 4096] with random i64 indices of the same shape.
+void gather_dim1(benchmark::State& state) {
+  auto device = flex();
+  auto a = randn<2>({4096, 4096}, device);
+  auto idx = Tensor<2>::random({4096, 4096}, burn::Distribution::uniform(0.0, 4095.99), device).to_int();
+  device.sync();
+  for (auto _ : state) {
+    auto g = a.gather(1, idx);
+    device.sync();
+    benchmark::DoNotOptimize(g);
+  }
+}
+
+// Argmax along the last dim of [4096, 4096] (first position of the maximum).
+void argmax_last(benchmark::State& state) {
+  auto device = flex();
+  auto a = randn<2>({4096, 4096}, device);
+  device.sync();
+  for (auto _ : state) {
+    auto m = a.argmax(-1);
+    device.sync();
+    benchmark::DoNotOptimize(m);
+  }
+}
+
 // burn has no layer_norm op yet: this is the composite a user writes today.
 Tensor<2> layer_norm(const Tensor<2>& x, const Tensor<1>& gamma, const Tensor<1>& beta, double eps) {
   auto mean = x.mean_dim(-1);
@@ -345,6 +382,9 @@ BENCHMARK(exp_inplace)->Name("exp_16m_inplace")->Apply([](auto* b) { big(b, 6, 5
 BENCHMARK(sum_16m)->Name("sum_16m")->Apply([](auto* b) { big(b, 5, 5); });
 BENCHMARK(softmax_last)->Name("softmax_256x256x256")->Apply([](auto* b) { big(b, 3, 5); });
 BENCHMARK((layer_norm_rows<flex, 4096>))->Name("layer_norm_4096x1024")->Apply([](auto* b) { big(b, 3, 5); });
+BENCHMARK(cumsum_last)->Name("cumsum_4096x4096")->Apply([](auto* b) { big(b, 3, 5); });
+BENCHMARK(gather_dim1)->Name("gather_4096x4096")->Apply([](auto* b) { big(b, 3, 5); });
+BENCHMARK(argmax_last)->Name("argmax_4096x4096")->Apply([](auto* b) { big(b, 3, 5); });
 BENCHMARK(conv2d_forward)->Name("conv2d_fwd")->Apply([](auto* b) { big(b, 2, 3); });
 BENCHMARK(conv_chain_4<flex>)->Name("conv_chain_4")->Apply([](auto* b) { big(b, 2, 3); });
 BENCHMARK(conv2d_forward_backward)->Name("conv2d_fwd_bwd")->Apply([](auto* b) { big(b, 1, 3); });

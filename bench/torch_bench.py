@@ -108,6 +108,22 @@ def bench_softmax():
     return timed(lambda: torch.softmax(a, -1), 3, 5)
 
 
+def bench_cumsum():
+    a = torch.randn(4096, 4096)
+    return timed(lambda: torch.cumsum(a, -1), 3, 5)
+
+
+def bench_gather():
+    a = torch.randn(4096, 4096)
+    idx = torch.randint(0, 4096, (4096, 4096))
+    return timed(lambda: torch.gather(a, 1, idx), 3, 5)
+
+
+def bench_argmax():
+    a = torch.randn(4096, 4096)
+    return timed(lambda: torch.argmax(a, -1, keepdim=True), 3, 5)
+
+
 def layer_norm(x, gamma, beta, eps):
     # The same composite as flex_bench.cpp (burn has no layer_norm op yet).
     mean = x.mean(-1, keepdim=True)
@@ -221,6 +237,9 @@ WORKLOADS = [
     ("sum_16m", bench_sum),
     ("softmax_256x256x256", bench_softmax),
     ("layer_norm_4096x1024", bench_layer_norm),
+    ("cumsum_4096x4096", bench_cumsum),
+    ("gather_4096x4096", bench_gather),
+    ("argmax_4096x4096", bench_argmax),
     ("conv2d_fwd", bench_conv_fwd),
     ("conv_chain_4", bench_conv_chain_4),
     ("conv2d_fwd_bwd", bench_conv_fwd_bwd),

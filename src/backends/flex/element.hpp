@@ -95,13 +95,21 @@ struct ErrorSlot {
   }
 };
 
-/// The elementwise rows are compiled for AVX-512, AVX2 and baseline x86-64,
-/// and the loader picks the best the CPU has (GCC's function multiversioning:
-/// runtime ISA choice without a hand-written dispatch per kernel). Eager
-/// kernels are memory-bound and barely notice; fused groups, which chain
-/// these rows over cache-resident blocks, are compute-bound and do. Results
-/// do not depend on the ISA: each element is computed alone, and ISO C++
-/// mode keeps the compiler from contracting a * b + c into an FMA.
+/// Hot leaf loops are compiled for AVX-512, AVX2 and baseline x86-64, and
+/// the loader picks the best the CPU has (GCC's function multiversioning:
+/// runtime ISA choice without a hand-written dispatch per kernel). Users:
+/// the elementwise rows (unary, binary, clamp, cast, masks: here, unary.cpp,
+/// cast.cpp, mask.cpp), the reduction line folds and column blocks
+/// (line_folds.hpp, reduce_engine.hpp; softmax and layer norm are built from
+/// these and the elementwise rows, eager or fused), the scans (scan.cpp) and
+/// the gather and index-check rows (indexing.cpp). Eager elementwise kernels
+/// are memory-bound and barely notice; fused groups, which chain rows over
+/// cache-resident blocks, and the reductions and scans, are compute-bound
+/// and do. Results do not depend on the ISA: without -ffast-math the
+/// compiler keeps every float operation and its order (ISO C++ mode also
+/// keeps it from contracting a * b + c into an FMA), so a clone only
+/// vectorises what the source already computes independently (elements,
+/// lanes). A marked function must not be inline; templates work.
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && !defined(BURN_NO_ROW_CLONES)
 #define BURN_FLEX_ROW_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
 #else

@@ -18,14 +18,16 @@ struct Bound {
   std::int64_t size;
 };
 
-int check_row(const void* ctx, std::byte* const* p, const std::int64_t* s, std::size_t n) {
-  const std::int64_t size = static_cast<const Bound*>(ctx)->size;
+// One unsigned compare per index: a negative index wraps above any size.
+BURN_FLEX_ROW_CLONES int check_row(const void* ctx, std::byte* const* p, const std::int64_t* s, std::size_t n) {
+  const auto size = static_cast<std::uint64_t>(static_cast<const Bound*>(ctx)->size);
   const auto* ix = reinterpret_cast<const std::int64_t*>(p[0]);
-  bool bad = false;
-  for (std::int64_t i = 0; i < static_cast<std::int64_t>(n); ++i) {
-    const std::int64_t v = ix[i * s[0]];
-    bad |= v < 0 || v >= size;
-  }
+  const auto len = static_cast<std::int64_t>(n);
+  std::uint64_t bad = 0;
+  if (s[0] == 1)
+    for (std::int64_t i = 0; i < len; ++i) bad |= static_cast<std::uint64_t>(ix[i]) >= size;
+  else
+    for (std::int64_t i = 0; i < len; ++i) bad |= static_cast<std::uint64_t>(ix[i * s[0]]) >= size;
   return bad ? 1 : 0;
 }
 
@@ -61,13 +63,19 @@ struct GatherCtx {
 };
 
 // ptrs = {out, indices (i64), tensor at position 0 of dim}.
+// The contiguous case (output and indices) is a loop of its own, which
+// AVX2 and AVX-512 turn into vector gathers.
 template <class W>
-int gather_row(const void* ctx, std::byte* const* p, const std::int64_t* s, std::size_t n) {
+BURN_FLEX_ROW_CLONES int gather_row(const void* ctx, std::byte* const* p, const std::int64_t* s, std::size_t n) {
   const std::int64_t ds = static_cast<const GatherCtx*>(ctx)->dim_stride;
   auto* o = reinterpret_cast<W*>(p[0]);
   const auto* ix = reinterpret_cast<const std::int64_t*>(p[1]);
   const auto* t = reinterpret_cast<const W*>(p[2]);
-  for (std::int64_t i = 0; i < static_cast<std::int64_t>(n); ++i) o[i * s[0]] = t[i * s[2] + ix[i * s[1]] * ds];
+  const auto len = static_cast<std::int64_t>(n);
+  if (s[0] == 1 && s[1] == 1)
+    for (std::int64_t i = 0; i < len; ++i) o[i] = t[i * s[2] + ix[i] * ds];
+  else
+    for (std::int64_t i = 0; i < len; ++i) o[i * s[0]] = t[i * s[2] + ix[i * s[1]] * ds];
   return 0;
 }
 

@@ -13,9 +13,9 @@
 #include <burn/ir/op.hpp>
 #include <memory>
 
+#include "backends/flex/line_folds.hpp"
 #include "backends/flex/lines.hpp"
 #include "backends/flex/parallel.hpp"
-#include "backends/flex/reducers.hpp"
 
 namespace burn::flex {
 
@@ -31,45 +31,6 @@ constexpr std::size_t kChunk = 1 << 14;  // elements of a line per task
 constexpr std::size_t kColChunk = 512;   // rows per task on the column path
 constexpr std::size_t kTile = 64;        // inner elements accumulated together
 constexpr std::size_t kBlock = 128;      // rows summed before merging (accuracy)
-
-template <class Rd>
-using In = typename Rd::In;
-template <class Rd>
-using Acc = typename Rd::A;
-
-// Pairwise sum with 32 independent lanes at the leaves: error grows with
-// log n instead of n, and the lanes vectorise into several independent
-// vector accumulators (one would be bound by the add latency, well below
-// memory bandwidth).
-template <class T, class A>
-A pairwise_sum(const T* p, std::int64_t s, std::size_t n) {
-  constexpr std::size_t kLanes = 32;
-  if (n <= 256) {
-    A lanes[kLanes] = {};
-    std::size_t k = 0;
-    if (s == 1)
-      for (; k + kLanes <= n; k += kLanes)
-        for (std::size_t l = 0; l < kLanes; ++l) lanes[l] += static_cast<A>(load(p[k + l]));
-    for (; k < n; ++k) lanes[k % kLanes] += static_cast<A>(load(p[static_cast<std::int64_t>(k) * s]));
-    for (std::size_t width = kLanes / 2; width > 0; width /= 2)  // a fixed tree over the lanes
-      for (std::size_t l = 0; l < width; ++l) lanes[l] += lanes[l + width];
-    return lanes[0];
-  }
-  const std::size_t h = n / 2;
-  return pairwise_sum<T, A>(p, s, h) + pairwise_sum<T, A>(p + static_cast<std::int64_t>(h) * s, s, n - h);
-}
-
-// Reduces n elements of a line starting at position k0.
-template <class Rd>
-Acc<Rd> run_line(const In<Rd>* p, std::int64_t s, std::size_t k0, std::size_t n) {
-  if constexpr (Rd::kPairwise) {
-    return pairwise_sum<In<Rd>, Acc<Rd>>(p, s, n);
-  } else {
-    Acc<Rd> a = Rd::init();
-    for (std::size_t k = 0; k < n; ++k) Rd::add(a, load(p[static_cast<std::int64_t>(k) * s]), k0 + k);
-    return a;
-  }
-}
 
 // Merges p[0], p[stride], ... p[(n-1)*stride] in a fixed tree order.
 template <class Rd>
@@ -110,15 +71,16 @@ void reduce_rows(const Lines& v, typename Rd::Out* out) {
   for (std::size_t o = 0; o < v.outer; ++o) out[o] = Rd::finish(merge_tree<Rd>(&part[o * chunks], chunks, 1), v.n);
 }
 
-// Accumulates rows [r0, r0 + rn) of inner elements [j0, j0 + jn) into acc.
+// Accumulates rows [r0, r0 + rn) of inner elements [j0, j0 + jn) into acc,
+// each element's rows in order (the loops over j vectorise).
 template <class Rd>
-void column_block(const Lines& v, std::size_t o, std::size_t j0, std::size_t jn, std::size_t r0, std::size_t rn,
-                  Acc<Rd>* acc) {
+BURN_FLEX_ROW_CLONES void column_block(const Lines& v, std::size_t o, std::size_t j0, std::size_t jn, std::size_t r0,
+                                       std::size_t rn, Acc<Rd>* acc) {
   const auto* base = reinterpret_cast<const In<Rd>*>(v.base) + static_cast<std::int64_t>(o) * v.outer_stride +
                      static_cast<std::int64_t>(j0) * v.inner_stride;
   const std::int64_t si = v.inner_stride;
   for (std::size_t j = 0; j < jn; ++j) acc[j] = Rd::init();
-  const std::size_t block = Rd::kPairwise ? kBlock : rn;
+  const std::size_t block = Rd::kFold == LineFold::Pairwise ? kBlock : rn;
   for (std::size_t rb = r0; rb < r0 + rn; rb += block) {
     Acc<Rd> blk[kTile];
     for (std::size_t j = 0; j < jn; ++j) blk[j] = Rd::init();

@@ -1,6 +1,7 @@
 // The reductions as small accumulator types, each with
 //   A init(); void add(A&, value, k); void merge(A& earlier, const A& later);
 //   Out finish(const A&, n);
+// and kFold, how the engine folds a contiguous line (see LineFold).
 // `k` is the element's position along the reduced dim (for arg reductions).
 // Float sums accumulate in the compute type (float for f32 and halves,
 // double for f64) with pairwise summation, float products in double; int
@@ -14,12 +15,17 @@
 
 namespace burn::flex {
 
+/// How reduce_engine.hpp folds one contiguous line: a pairwise sum (float
+/// sums), independent lanes that find the extreme value (max, min and their
+/// positions; kMax and kArg say which), or add() element after element.
+enum class LineFold { Pairwise, Extreme, Serial };
+
 template <class T>
 struct SumR {
   using In = T;
   using A = compute_t<T>;
   using Out = T;
-  static constexpr bool kPairwise = std::is_floating_point_v<A>;
+  static constexpr LineFold kFold = std::is_floating_point_v<A> ? LineFold::Pairwise : LineFold::Serial;
   static A init() { return A(0); }
   static void add(A& a, A v, std::size_t) { a = flex::add(a, v); }
   static void merge(A& a, const A& b) { a = flex::add(a, b); }
@@ -33,7 +39,7 @@ struct MeanR {
   using A = std::conditional_t<is_float_v<T>, compute_t<T>,
                                std::conditional_t<std::is_signed_v<T>, std::int64_t, std::uint64_t>>;
   using Out = T;
-  static constexpr bool kPairwise = std::is_floating_point_v<A>;
+  static constexpr LineFold kFold = std::is_floating_point_v<A> ? LineFold::Pairwise : LineFold::Serial;
   static A init() { return A(0); }
   static void add(A& a, compute_t<T> v, std::size_t) { a = flex::add(a, static_cast<A>(v)); }
   static void merge(A& a, const A& b) { a = flex::add(a, b); }
@@ -52,7 +58,7 @@ struct ProdR {
   // before the result does.
   using A = std::conditional_t<is_float_v<T>, double, T>;
   using Out = T;
-  static constexpr bool kPairwise = false;
+  static constexpr LineFold kFold = LineFold::Serial;
   static A init() { return A(1); }
   static void add(A& a, compute_t<T> v, std::size_t) { a = flex::mul(a, static_cast<A>(v)); }
   static void merge(A& a, const A& b) { a = flex::mul(a, b); }
@@ -70,16 +76,16 @@ struct ExtremeR {
   using In = T;
   using A = compute_t<T>;
   using Out = T;
-  static constexpr bool kPairwise = false;
+  static constexpr LineFold kFold = LineFold::Extreme;
+  static constexpr bool kMax = Max, kArg = false;
   static A init() {
     if constexpr (std::is_floating_point_v<A>)
       return Max ? -std::numeric_limits<A>::infinity() : std::numeric_limits<A>::infinity();
     else
       return Max ? std::numeric_limits<A>::lowest() : std::numeric_limits<A>::max();
   }
-  static void add(A& a, A v, std::size_t) {
-    if (!is_nan(a) && (is_nan(v) || (Max ? v > a : v < a))) a = v;
-  }
+  // A select, not a branch: the column path vectorises it over its tile.
+  static void add(A& a, A v, std::size_t) { a = !is_nan(a) && (is_nan(v) || (Max ? v > a : v < a)) ? v : a; }
   static void merge(A& a, const A& b) { add(a, b, 0); }
   static Out finish(const A& a, std::size_t) { return store<T>(a); }
 };
@@ -95,7 +101,8 @@ struct ArgR {
     bool has = false;
   };
   using Out = std::int64_t;
-  static constexpr bool kPairwise = false;
+  static constexpr LineFold kFold = LineFold::Extreme;
+  static constexpr bool kMax = Max, kArg = true;
   static A init() { return {}; }
   static void add(A& a, compute_t<T> v, std::size_t k) {
     if (!a.has || (!is_nan(a.v) && (is_nan(v) || (Max ? v > a.v : v < a.v)))) {
@@ -117,7 +124,7 @@ struct LogicR {
   using In = T;
   using A = bool;
   using Out = bool;
-  static constexpr bool kPairwise = false;
+  static constexpr LineFold kFold = LineFold::Serial;
   static A init() { return !Or; }
   static void add(A& a, compute_t<T> v, std::size_t) {
     const bool b = v != compute_t<T>(0);
