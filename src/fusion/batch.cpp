@@ -2,7 +2,8 @@
 
 #include <type_traits>
 #include <typeinfo>
-#include <unordered_map>
+#include <utility>
+#include <vector>
 
 #include <burn/error.hpp>
 
@@ -22,6 +23,35 @@ std::uint64_t spec_hash(const ir::TensorSpec& s) {
   for (auto d : s.shape.dims()) h = mix(h, d);
   return mix(h, s.shape.rank());
 }
+
+/// Tensor id -> value index for one batch: open addressing over a table
+/// reused by the thread's later batches, so numbering a batch allocates
+/// nothing once warm (a map node per tensor would). Ids start at 1, so 0
+/// marks an empty slot.
+class IdMap {
+ public:
+  void reset(std::size_t entries) {
+    std::size_t size = 16;
+    while (size < 2 * entries) size *= 2;
+    slots_.assign(size, {0, 0});
+    mask_ = size - 1;
+  }
+  /// The value of `id`, inserting `v` when absent; second: inserted.
+  std::pair<std::uint32_t, bool> try_emplace(std::uint64_t id, std::uint32_t v) {
+    for (std::size_t i = (id * 0x9e3779b97f4a7c15ULL) >> 40 & mask_;; i = (i + 1) & mask_) {
+      auto& slot = slots_[i];
+      if (slot.first == id) return {slot.second, false};
+      if (slot.first == 0) {
+        slot = {id, v};
+        return {v, true};
+      }
+    }
+  }
+
+ private:
+  std::vector<std::pair<std::uint64_t, std::uint32_t>> slots_;
+  std::size_t mask_ = 0;
+};
 
 }  // namespace
 
@@ -61,8 +91,11 @@ std::uint64_t op_signature(const ir::Op& op) {
 Batch::Batch(std::span<const QueuedOp> queue) {
   ops.reserve(queue.size());
   key.reserve(queue.size() * 6);
-  std::unordered_map<std::uint64_t, std::uint32_t> by_id;
-  by_id.reserve(queue.size() * 3);
+  values.reserve(queue.size() * 3);
+  thread_local IdMap by_id;
+  std::size_t tensors = 0;
+  for (const auto& q : queue) tensors += q.inputs.size() + q.outputs.size();
+  by_id.reset(tensors);
   std::uint32_t externals = 0;
   std::vector<std::uint64_t> external_rank;  // per value: order of first appearance (externals only)
 
@@ -72,12 +105,11 @@ Batch::Batch(std::span<const QueuedOp> queue) {
     bop.queued = &q;
     key.push_back(op_signature(q.op));
     for (const auto& in : q.inputs) {
-      auto [it, fresh] = by_id.try_emplace(in.tensor->id, static_cast<std::uint32_t>(values.size()));
+      const auto [v, fresh] = by_id.try_emplace(in.tensor->id, static_cast<std::uint32_t>(values.size()));
       if (fresh) {
         values.push_back({in.spec, -1, 0, 0, true});
         external_rank.push_back(externals++);
       }
-      const std::uint32_t v = it->second;
       ++values[v].readers;
       bop.inputs.push_back(v);
       const auto& val = values[v];
@@ -90,7 +122,7 @@ Batch::Batch(std::span<const QueuedOp> queue) {
       const auto v = static_cast<std::uint32_t>(values.size());
       values.push_back({q.outputs[s].spec, static_cast<std::int32_t>(i), s, 0, false});
       external_rank.push_back(0);
-      by_id.emplace(q.outputs[s].id, v);
+      by_id.try_emplace(q.outputs[s].id, v);
       bop.outputs.push_back(v);
     }
     ops.push_back(std::move(bop));

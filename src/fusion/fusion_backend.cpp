@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "device/runtime.hpp"
+#include "dispatch/object_pool.hpp"
 
 namespace burn::fusion {
 namespace {
@@ -61,7 +62,7 @@ std::string FusionBackend::description() const {
 }
 
 LazyPtr FusionBackend::wrap(backend::PrimitivePtr value) {
-  auto t = std::make_shared<LazyTensor>(next_id_++);
+  auto t = detail::make_pooled<LazyTensor>(next_id_++);
   t->value = std::move(value);
   return t;
 }
@@ -75,17 +76,18 @@ std::vector<backend::PrimitivePtr> FusionBackend::execute(const ir::Op& op, std:
   if (!queue_.empty() && queue_owner_ != std::this_thread::get_id()) drain_locked();
   queue_owner_ = std::this_thread::get_id();
 
-  std::vector<ir::TensorSpec> in_specs;
-  in_specs.reserve(inputs.size());
-  for (const auto& in : inputs) in_specs.push_back(in.spec);
-  if (planner_.may_queue(op, in_specs, outputs)) {
+  // Scratch kept across calls (under mutex_): a tiny op should not pay an
+  // allocation for its spec list.
+  in_specs_.clear();
+  for (const auto& in : inputs) in_specs_.push_back(in.spec);
+  if (planner_.may_queue(op, in_specs_, outputs)) {
     QueuedOp q{op, {}, {}};
     q.inputs.reserve(inputs.size());
     for (const auto& in : inputs) q.inputs.push_back({as_lazy(in.primitive), in.spec, in.reusable});
     std::vector<backend::PrimitivePtr> result;
     result.reserve(outputs.size());
     for (const auto& spec : outputs) {
-      auto t = std::make_shared<LazyTensor>(next_id_++);
+      auto t = detail::make_pooled<LazyTensor>(next_id_++);
       q.outputs.push_back({t, t->id, spec});
       result.push_back(std::move(t));
     }
@@ -103,11 +105,11 @@ std::vector<backend::PrimitivePtr> FusionBackend::execute(const ir::Op& op, std:
       drain_locked();
       break;
     }
-  std::vector<backend::Input> inner_inputs;
-  inner_inputs.reserve(inputs.size());
-  for (const auto& in : inputs) inner_inputs.push_back({materialised(*as_lazy(in.primitive), op), in.spec, in.reusable});
+  inner_inputs_.clear();
+  for (const auto& in : inputs) inner_inputs_.push_back({materialised(*as_lazy(in.primitive), op), in.spec, in.reusable});
+  const ScratchRelease release{inner_inputs_};
   if (trace_enabled()) std::fprintf(stderr, "[fusion] direct: %s\n", std::string(ir::op_name(op)).c_str());
-  auto values = inner_->execute(op, inner_inputs, outputs);
+  auto values = inner_->execute(op, inner_inputs_, outputs);
   ++stats_.ops_eager;
   std::vector<backend::PrimitivePtr> result;
   result.reserve(values.size());
@@ -116,13 +118,12 @@ std::vector<backend::PrimitivePtr> FusionBackend::execute(const ir::Op& op, std:
 }
 
 void FusionBackend::run_eager(const QueuedOp& q) {
-  std::vector<backend::Input> inner_inputs;
-  inner_inputs.reserve(q.inputs.size());
-  for (const auto& in : q.inputs) inner_inputs.push_back({materialised(*in.tensor, q.op), in.spec, in.reusable});
-  std::vector<ir::TensorSpec> out_specs;
-  out_specs.reserve(q.outputs.size());
-  for (const auto& out : q.outputs) out_specs.push_back(out.spec);
-  auto values = inner_->execute(q.op, inner_inputs, out_specs);
+  inner_inputs_.clear();
+  for (const auto& in : q.inputs) inner_inputs_.push_back({materialised(*in.tensor, q.op), in.spec, in.reusable});
+  const ScratchRelease release{inner_inputs_};
+  out_specs_.clear();
+  for (const auto& out : q.outputs) out_specs_.push_back(out.spec);
+  auto values = inner_->execute(q.op, inner_inputs_, out_specs_);
   for (std::size_t s = 0; s < q.outputs.size(); ++s)
     if (auto t = q.outputs[s].tensor.lock()) t->value = std::move(values[s]);
   ++stats_.ops_eager;

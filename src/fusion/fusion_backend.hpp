@@ -71,6 +71,16 @@ class FusionBackend final : public backend::Backend {
   std::thread::id queue_owner_;
   std::uint64_t next_id_ = 1;
   FusionStats stats_;
+  // Per-op scratch reused across calls (guarded by mutex_), so queueing or
+  // running an op allocates no spec or input lists.
+  std::vector<ir::TensorSpec> in_specs_, out_specs_;
+  std::vector<backend::Input> inner_inputs_;
+  /// Drops the scratch inputs' references when an eager op is done (they
+  /// must not keep tensors alive, or in-place reuse would see them shared).
+  struct ScratchRelease {
+    std::vector<backend::Input>& inputs;
+    ~ScratchRelease() { inputs.clear(); }
+  };
 };
 
 }  // namespace burn::fusion
