@@ -105,9 +105,9 @@ std::vector<backend::PrimitivePtr> FusionBackend::execute(const ir::Op& op, std:
       drain_locked();
       break;
     }
+  const ScratchRelease release{inner_inputs_};
   inner_inputs_.clear();
   for (const auto& in : inputs) inner_inputs_.push_back({materialised(*as_lazy(in.primitive), op), in.spec, in.reusable});
-  const ScratchRelease release{inner_inputs_};
   if (trace_enabled()) std::fprintf(stderr, "[fusion] direct: %s\n", std::string(ir::op_name(op)).c_str());
   auto values = inner_->execute(op, inner_inputs_, outputs);
   ++stats_.ops_eager;
@@ -118,9 +118,9 @@ std::vector<backend::PrimitivePtr> FusionBackend::execute(const ir::Op& op, std:
 }
 
 void FusionBackend::run_eager(const QueuedOp& q) {
+  const ScratchRelease release{inner_inputs_};
   inner_inputs_.clear();
   for (const auto& in : q.inputs) inner_inputs_.push_back({materialised(*in.tensor, q.op), in.spec, in.reusable});
-  const ScratchRelease release{inner_inputs_};
   out_specs_.clear();
   for (const auto& out : q.outputs) out_specs_.push_back(out.spec);
   auto values = inner_->execute(q.op, inner_inputs_, out_specs_);
