@@ -61,6 +61,13 @@ TensorRef untracked(const TensorRef& t);
 /// holds them.
 std::uint32_t inputs_kept(const ir::Op& op, std::span<const TensorRef> inputs);
 
+/// Whether slot `slot` is in a kept-values mask (bit i: slot i). Masks name
+/// 32 slots; past them only the keep-everything mask (~0u) keeps a value, so
+/// recording and in-place execution agree for ops with many inputs (cat).
+inline bool keeps_slot(std::uint32_t mask, std::size_t slot) {
+  return slot < 32 ? ((mask >> slot) & 1u) != 0 : mask == ~0u;
+}
+
 /// Called by dispatch after an op ran: records a node when any input is
 /// tracked and recording is enabled. Returns the node to attach to the float
 /// outputs, or null.

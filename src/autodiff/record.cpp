@@ -48,7 +48,6 @@ namespace {
 TensorRef spec_only(const TensorRef& t) {
   return std::make_shared<const detail::TensorImpl>(detail::TensorImpl{t->spec, t->device, nullptr});
 }
-bool saved(std::uint32_t mask, std::size_t slot) { return slot >= 32 || ((mask >> slot) & 1u) != 0; }
 }  // namespace
 
 std::uint32_t inputs_kept(const ir::Op& op, std::span<const TensorRef> inputs) {
@@ -100,11 +99,11 @@ std::shared_ptr<Node> record(const ir::Op& op, std::span<const TensorRef> inputs
     // A checkpointed node does not keep an input another checkpointed node
     // can recompute: that is where the memory saving comes from.
     const bool recomputable = node->checkpointed && t->node && t->node->checkpointed;
-    node->inputs.push_back(recomputable ? nullptr : saved(keep.inputs, i) ? untracked(t) : spec_only(t));
+    node->inputs.push_back(recomputable ? nullptr : keeps_slot(keep.inputs, i) ? untracked(t) : spec_only(t));
   }
   if (!node->checkpointed)
     for (std::size_t i = 0; i < outputs.size(); ++i)
-      node->outputs.push_back(saved(keep.outputs, i) ? outputs[i] : spec_only(outputs[i]));
+      node->outputs.push_back(keeps_slot(keep.outputs, i) ? outputs[i] : spec_only(outputs[i]));
   return node;
 }
 

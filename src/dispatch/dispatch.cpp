@@ -112,8 +112,7 @@ void run(const ir::Op& op, std::span<const TensorRef> inputs, const Device& devi
   InlineList<backend::Input> ins(inputs.size());
   for (std::size_t i = 0; i < inputs.size(); ++i) {
     const TensorRef& t = inputs[i];
-    const bool kept_by_node = i >= 32 ? kept != 0 : ((kept >> i) & 1u) != 0;
-    const bool reusable = !kept_by_node && t.use_count() == 1 && t->primitive.use_count() == 1;
+    const bool reusable = !autodiff::keeps_slot(kept, i) && t.use_count() == 1 && t->primitive.use_count() == 1;
     ins.emplace(t->primitive, t->spec, reusable);
   }
   const bool one = single && outputs.size() == 1;

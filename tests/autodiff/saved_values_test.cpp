@@ -91,6 +91,18 @@ TEST_P(SavedValuesGrad, InPlaceChainsKeepExactGradients) {
   expect_grad(b.grad(grads), {2}, gb);
 }
 
+// Kept-value masks name 32 slots: a cat of more inputs keeps none of them
+// (its rule reads shapes only) and every input still gets its gradient.
+TEST_P(SavedValuesGrad, CatOfManyInputsGivesEveryInputItsGradient) {
+  std::vector<Tensor<1>> parts;
+  for (int i = 0; i < 40; ++i) parts.push_back(leaf<1>({0.5 * i, -1.0}, {2}));
+  std::vector<double> w(80);
+  for (std::size_t i = 0; i < w.size(); ++i) w[i] = 0.25 * static_cast<double>(i) - 3.0;
+  const auto weights = constant<1>(w, {80});
+  const Gradients grads = (Tensor<1>::cat(parts, 0) * weights).sum().backward();
+  for (std::size_t i = 0; i < parts.size(); ++i) expect_grad(parts[i].grad(grads), {2}, {w[2 * i], w[2 * i + 1]});
+}
+
 BURN_AD_MODES(SavedValuesGrad);
 
 }  // namespace
