@@ -157,6 +157,31 @@ TEST(Epilogue, BroadcastBatchMatmulAgreesWithFlex) {
   expect_close(run(fused_device()).to_data(), run(eager_device()).to_data());
 }
 
+TEST(Epilogue, BatchedMatmulWithARowBiasIsOneMatmul) {
+  // A bias with one value per output column, for a 3-D output, followed by
+  // more steps: dense (oneDNN's bias argument) and as a strided view (every
+  // other element of a longer vector; a post-op operand oneDNN must get
+  // dense, or it reads the wrong elements).
+  for (const bool strided : {false, true}) {
+    SCOPED_TRACE(strided ? "strided bias" : "dense bias");
+    auto run = [strided](const Device& d) {
+      auto x = Tensor<3>::from_data(TensorData(grid(3 * 8, 12, 1.0f, 0.0f).to_vec<float>(), {3, 8, 12}), d);
+      auto w = Tensor<3>::from_data(TensorData(grid(3 * 12, 5, 0.3f, 0.0f).to_vec<float>(), {3, 12, 5}), d);
+      auto wide = Tensor<1>::from_data(TensorData(grid(1, 10, 0.5f, -0.1f).to_vec<float>(), {10}), d);
+      auto bias = strided ? wide.slice({Range(0, 10, 2)}) : wide.slice({Range(0, 5)});
+      return burn::activation::relu((x.matmul(w) + bias.reshape<3>({1, 1, 5})) * 0.5);
+    };
+    const Device cpu = fused_device();
+    auto y = run(cpu);
+    fusion::reset_stats(cpu);
+    const auto got = y.to_data();
+    const auto s = fusion::stats(cpu);
+    expect_close(got, run(eager_device()).to_data());
+    EXPECT_EQ(s.fused_groups, 1u);
+    EXPECT_EQ(s.ops_fused, 5u) << "matmul, add, mul, compare and mask_fill in one kernel";
+  }
+}
+
 TEST(Epilogue, UnderAutodiffTheBiasAddStillJoinsTheMatmul) {
   // Autodiff nodes keep only what backward reads: nobody keeps the matmul
   // result before its bias add, so training's forward pass fuses it too.

@@ -143,12 +143,14 @@ bool describe(const Context& ctx, const CpuTensorPtr& a_t, const CpuTensorPtr& b
   return true;
 }
 
-/// oneDNN matmul of float operands into the contiguous `c`, with `attr`'s
-/// post-ops (their arguments in `post_args`) when given; false when oneDNN
-/// has no implementation for this dtype or layout.
+/// oneDNN matmul of float operands into the contiguous `c`, plus `bias` (a
+/// row of the output's last-dim length, added to every row) and then
+/// `attr`'s post-ops (their arguments in `post_args`) when given; false when
+/// oneDNN has no implementation for this dtype or layout.
 bool dnnl_matmul(const Context& ctx, const CpuTensorPtr& a_t, const CpuTensorPtr& b_t, CpuTensor& c,
                  dnnl::memory::data_type dt, const dnnl::primitive_attr* attr = nullptr,
-                 const std::unordered_map<int, dnnl::memory>* post_args = nullptr) {
+                 const std::unordered_map<int, dnnl::memory>* post_args = nullptr,
+                 const CpuTensor* bias = nullptr) {
   Operand a, b;
   std::vector<std::size_t> out_dims;
   if (!describe(ctx, a_t, b_t, c.shape, a, b, out_dims)) return false;
@@ -157,13 +159,22 @@ bool dnnl_matmul(const Context& ctx, const CpuTensorPtr& a_t, const CpuTensorPtr
   };
   const auto a_md = md(a), b_md = md(b);
   const auto c_md = dnn::plain_desc(out_dims, dt);
-  auto pd = attr ? dnn::try_create<dnnl::matmul::primitive_desc>(dnnl::matmul::desc(a_md, b_md, c_md), *attr,
-                                                                   dnn::engine())
-                 : dnn::try_create<dnnl::matmul::primitive_desc>(dnnl::matmul::desc(a_md, b_md, c_md), dnn::engine());
+  dnnl::memory::desc bias_md;
+  if (bias) {
+    // [1, ..., 1, n] in the output's (merged) rank, dense (the caller
+    // passes a bias with unit stride), read in place.
+    std::vector<std::size_t> dims(out_dims.size(), 1);
+    dims.back() = out_dims.back();
+    bias_md = dnn::plain_desc(dims, dt);
+  }
+  const auto op_desc = bias ? dnnl::matmul::desc(a_md, b_md, bias_md, c_md) : dnnl::matmul::desc(a_md, b_md, c_md);
+  auto pd = attr ? dnn::try_create<dnnl::matmul::primitive_desc>(op_desc, *attr, dnn::engine())
+                 : dnn::try_create<dnnl::matmul::primitive_desc>(op_desc, dnn::engine());
   if (!pd || dnn::slow_half(*pd, dt)) return false;
   std::unordered_map<int, dnnl::memory> args{{DNNL_ARG_SRC, dnn::wrap(a_md, *a.t)},
                                              {DNNL_ARG_WEIGHTS, dnn::wrap(b_md, *b.t)},
                                              {DNNL_ARG_DST, dnn::wrap(c_md, c)}};
+  if (bias) args.emplace(DNNL_ARG_BIAS, dnn::wrap(bias_md, *bias));
   if (post_args) args.insert(post_args->begin(), post_args->end());
   dnn::execute(dnnl::matmul(*pd), args);
   return true;
@@ -208,11 +219,11 @@ void loop_matmul(const CpuTensor& a, const CpuTensor& b, CpuTensor& c) {
 
 bool matmul_f32_with_post_ops(const Context& ctx, const cpu::CpuTensorPtr& a, const cpu::CpuTensorPtr& b,
                               cpu::CpuTensor& c, const dnnl::primitive_attr& attr,
-                              const std::unordered_map<int, dnnl::memory>& post_args) {
+                              const std::unordered_map<int, dnnl::memory>& post_args, const cpu::CpuTensor* bias) {
   if (a->dtype != DType::F32 || b->dtype != DType::F32 || c.dtype != DType::F32 || c.num_elements() == 0 ||
       a->shape.back() == 0)
     return false;
-  return dnnl_matmul(ctx, a, b, c, dnnl::memory::data_type::f32, &attr, &post_args);
+  return dnnl_matmul(ctx, a, b, c, dnnl::memory::data_type::f32, &attr, &post_args, bias);
 }
 
 Result kernel(const Context& ctx, const ir::Matmul&, Inputs in, Outputs out) {

@@ -12,12 +12,15 @@
 namespace burn::flex {
 
 /// c = a @ b (f32 operands, any layout oneDNN reads in place; c contiguous),
-/// then `attr`'s post-ops, whose arguments (DNNL_ARG_ATTR_MULTIPLE_POST_OP(i)
-/// | DNNL_ARG_SRC_1, ...) are in `post_args`. False when oneDNN has no
-/// implementation for the case: the caller then runs the ops one by one.
+/// plus `bias` when given (f32, the output's last-dim length, added to every
+/// row), then `attr`'s post-ops, whose arguments
+/// (DNNL_ARG_ATTR_MULTIPLE_POST_OP(i) | DNNL_ARG_SRC_1, ...) are in
+/// `post_args`. False when oneDNN has no implementation for the case: the
+/// caller then runs the ops one by one.
 bool matmul_f32_with_post_ops(const Context& ctx, const cpu::CpuTensorPtr& a, const cpu::CpuTensorPtr& b,
                               cpu::CpuTensor& c, const dnnl::primitive_attr& attr,
-                              const std::unordered_map<int, dnnl::memory>& post_args);
+                              const std::unordered_map<int, dnnl::memory>& post_args,
+                              const cpu::CpuTensor* bias = nullptr);
 
 /// The convolution `op` (f32, 1-3 spatial dims, oneDNN's blocked layouts
 /// inside) into the contiguous `y`, then `attr`'s post-ops; `post_args` are
