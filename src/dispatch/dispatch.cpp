@@ -99,8 +99,11 @@ void run(const ir::Op& op, std::span<const TensorRef> inputs, const Device& devi
 
   // In-place execution: an input may take the output when nothing else can
   // observe it — this call holds the only handle, that handle the only
-  // reference to the primitive (backends also check their buffer for views),
-  // and the autodiff node recorded for this op will not keep it for backward.
+  // reference to the primitive besides the backend's own pending readers
+  // (backends also check their buffer for views), and the autodiff node
+  // recorded for this op will not keep it for backward. The backend's count
+  // is read first: a drain between the two reads can only lower use_count,
+  // which makes the test fail (no reuse), never pass wrongly.
   bool tracked = false;
   for (const auto& t : inputs) {
     tracked = tracked || t->node != nullptr;
@@ -112,7 +115,11 @@ void run(const ir::Op& op, std::span<const TensorRef> inputs, const Device& devi
   InlineList<backend::Input> ins(inputs.size());
   for (std::size_t i = 0; i < inputs.size(); ++i) {
     const TensorRef& t = inputs[i];
-    const bool reusable = !autodiff::keeps_slot(kept, i) && t.use_count() == 1 && t->primitive.use_count() == 1;
+    bool reusable = !autodiff::keeps_slot(kept, i) && t.use_count() == 1;
+    if (reusable) {
+      const auto pending = static_cast<long>(t->primitive->backend_references());
+      reusable = t->primitive.use_count() == 1 + pending;
+    }
     ins.emplace(t->primitive, t->spec, reusable);
   }
   const bool one = single && outputs.size() == 1;

@@ -83,7 +83,10 @@ std::vector<backend::PrimitivePtr> FusionBackend::execute(const ir::Op& op, std:
   if (planner_.may_queue(op, in_specs_, outputs)) {
     QueuedOp q{op, {}, {}};
     q.inputs.reserve(inputs.size());
-    for (const auto& in : inputs) q.inputs.push_back({as_lazy(in.primitive), in.spec, in.reusable});
+    for (const auto& in : inputs) {
+      q.inputs.push_back({as_lazy(in.primitive), in.spec, in.reusable});
+      q.inputs.back().tensor->queued_reads.fetch_add(1, std::memory_order_release);
+    }
     std::vector<backend::PrimitivePtr> result;
     result.reserve(outputs.size());
     for (const auto& spec : outputs) {
@@ -98,13 +101,16 @@ std::vector<backend::PrimitivePtr> FusionBackend::execute(const ir::Op& op, std:
   }
 
   // An op no fuser takes runs now, alone. Queued ops are pure, so it waits
-  // for the queue only when it reads a result still queued: a parameter's
-  // reshape or a random draw does not cut a chain of queued work in two.
-  for (const auto& in : inputs)
-    if (!as_lazy(in.primitive)->value) {
+  // for the queue only when it reads a result still queued, or may overwrite
+  // an input that queued ops still read: a parameter's reshape or a random
+  // draw does not cut a chain of queued work in two.
+  for (const auto& in : inputs) {
+    const auto& lazy = *as_lazy(in.primitive);
+    if (!lazy.value || (in.reusable && lazy.queued_reads.load(std::memory_order_relaxed) != 0)) {
       drain_locked();
       break;
     }
+  }
   const ScratchRelease release{inner_inputs_};
   inner_inputs_.clear();
   for (const auto& in : inputs) inner_inputs_.push_back({materialised(*as_lazy(in.primitive), op), in.spec, in.reusable});
@@ -117,10 +123,32 @@ std::vector<backend::PrimitivePtr> FusionBackend::execute(const ir::Op& op, std:
   return result;
 }
 
-void FusionBackend::run_eager(const QueuedOp& q) {
+bool FusionBackend::input_reusable(const Batch& batch, std::size_t index, std::size_t slot, std::size_t step) const {
+  const QueuedOp& q = *batch.ops[index].queued;
+  const QueuedInput& in = q.inputs[slot];
+  if (in.reusable) return true;
+  const std::uint32_t v = batch.ops[index].inputs[slot];
+  if (last_reader_[v] != step) return false;
+  // The queue's own input slots are the only references left (no handle,
+  // no autodiff node), and the inner tensor is this LazyTensor's alone.
+  if (static_cast<std::size_t>(in.tensor.use_count()) != batch.values[v].readers || !in.tensor->value ||
+      in.tensor->value.use_count() != 1)
+    return false;
+  // x * x: an op reading the tensor twice keeps it (its kernel may not
+  // expect an output aliasing two inputs).
+  for (std::size_t s = 0; s < q.inputs.size(); ++s)
+    if (s != slot && batch.ops[index].inputs[s] == v) return false;
+  return true;
+}
+
+void FusionBackend::run_eager(const Batch& batch, std::size_t index, std::size_t step) {
+  const QueuedOp& q = *batch.ops[index].queued;
   const ScratchRelease release{inner_inputs_};
   inner_inputs_.clear();
-  for (const auto& in : q.inputs) inner_inputs_.push_back({materialised(*in.tensor, q.op), in.spec, in.reusable});
+  for (std::size_t s = 0; s < q.inputs.size(); ++s) {
+    const auto& in = q.inputs[s];
+    inner_inputs_.push_back({materialised(*in.tensor, q.op), in.spec, input_reusable(batch, index, s, step)});
+  }
   out_specs_.clear();
   for (const auto& out : q.outputs) out_specs_.push_back(out.spec);
   auto values = inner_->execute(q.op, inner_inputs_, out_specs_);
@@ -136,7 +164,11 @@ void FusionBackend::drain_locked() {
   // inner backend ran out of memory, say) must not be retried forever.
   struct Clear {
     std::vector<QueuedOp>& q;
-    ~Clear() { q.clear(); }
+    ~Clear() {
+      for (const auto& op : q)
+        for (const auto& in : op.inputs) in.tensor->queued_reads.fetch_sub(1, std::memory_order_release);
+      q.clear();
+    }
   } clear{queue_};
 
   const Batch batch(queue_);
@@ -146,15 +178,22 @@ void FusionBackend::drain_locked() {
   else ++stats_.plan_cache_hits;
   if (explored && trace_enabled()) trace_strategy(batch, *strategy);
 
+  // Storage an output may take: see input_reusable.
+  last_reader_.assign(batch.values.size(), 0);
+  for (std::size_t s = 0; s < strategy->size(); ++s)
+    for (auto i : (*strategy)[s].ops)
+      for (auto v : batch.ops[i].inputs) last_reader_[v] = static_cast<std::uint32_t>(s);
+
   std::vector<const QueuedOp*> group;
-  for (const Step& step : *strategy) {
+  for (std::size_t step_index = 0; step_index < strategy->size(); ++step_index) {
+    const Step& step = (*strategy)[step_index];
     if (!step.plan) {
       // Results nobody holds and no other op reads are not computed at all
       // (queued ops are pure: they raise no errors worth a computation).
       const BatchOp& bop = batch.ops[step.ops[0]];
       bool needed = false;
       for (auto v : bop.outputs) needed = needed || batch.needed_outside(v, 0);
-      if (needed) run_eager(queue_[step.ops[0]]);
+      if (needed) run_eager(batch, step.ops[0], step_index);
       else ++stats_.ops_skipped;
       continue;
     }
@@ -164,7 +203,11 @@ void FusionBackend::drain_locked() {
     inputs.reserve(step.plan->inputs_from.size());
     for (const IoRef& r : step.plan->inputs_from) {
       const QueuedInput& in = group[r.op]->inputs[r.slot];
-      inputs.push_back({materialised(*in.tensor, group[r.op]->op), in.spec, in.reusable});
+      // Reusable only when the tensor is no other input of the plan too.
+      bool reusable = input_reusable(batch, step.ops[r.op], r.slot, step_index);
+      for (const IoRef& o : step.plan->inputs_from)
+        reusable = reusable && (&o == &r || group[o.op]->inputs[o.slot].tensor != in.tensor);
+      inputs.push_back({materialised(*in.tensor, group[r.op]->op), in.spec, reusable});
     }
     auto values = step.plan->run(group, inputs);
     for (std::size_t j = 0; j < step.plan->outputs_to.size(); ++j) {

@@ -59,8 +59,14 @@ class FusionBackend final : public backend::Backend {
  private:
   /// Runs everything queued. Caller holds mutex_.
   void drain_locked();
-  /// Runs queued op `q` alone on the inner backend.
-  void run_eager(const QueuedOp& q);
+  /// Runs queued op `q` (op `index` of `batch`, in strategy step `step`)
+  /// alone on the inner backend.
+  void run_eager(const Batch& batch, std::size_t index, std::size_t step);
+  /// Whether input `slot` of op `index` may give its storage to an output
+  /// when step `step` runs: dispatch said so when the op was queued, or
+  /// nothing outside the queue holds the tensor any more, this step reads it
+  /// last and this op reads it once.
+  bool input_reusable(const Batch& batch, std::size_t index, std::size_t slot, std::size_t step) const;
   LazyPtr wrap(backend::PrimitivePtr value);
 
   const std::string name_;
@@ -75,6 +81,8 @@ class FusionBackend final : public backend::Backend {
   // running an op allocates no spec or input lists.
   std::vector<ir::TensorSpec> in_specs_, out_specs_;
   std::vector<backend::Input> inner_inputs_;
+  /// Per value of the batch being drained: the last strategy step reading it.
+  std::vector<std::uint32_t> last_reader_;
   /// Drops the scratch inputs' references when an eager op is done (they
   /// must not keep tensors alive, or in-place reuse would see them shared).
   struct ScratchRelease {

@@ -4,6 +4,7 @@
 // nobody holds are never materialised at all.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 
@@ -20,6 +21,14 @@ class LazyTensor final : public backend::Primitive {
   /// The inner backend's storage; null while the op producing it is queued.
   /// Guarded by the owning FusionBackend's mutex.
   backend::PrimitivePtr value;
+  /// Input slots of queued ops holding this tensor. Those readers run before
+  /// any later op (queue order), so dispatch does not count them against
+  /// in-place reuse: a layer's relu may still overwrite the matmul result
+  /// that its own queued comparison reads. Written under the owning
+  /// FusionBackend's mutex; read by dispatch without it (atomic).
+  std::atomic<std::uint32_t> queued_reads{0};
+
+  std::size_t backend_references() const noexcept override { return queued_reads.load(std::memory_order_acquire); }
 };
 
 using LazyPtr = std::shared_ptr<LazyTensor>;

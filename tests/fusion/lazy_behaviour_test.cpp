@@ -4,6 +4,7 @@
 // fused chains, errors are raised where the user can act on them, and a
 // steady-state loop plans once.
 #include <atomic>
+#include <cmath>
 #include <burn/activation.hpp>
 #include <optional>
 #include <thread>
@@ -170,6 +171,114 @@ TEST(LazyBehaviour, IntermediatesAreNeverAllocated) {
   EXPECT_LE(fused, kBytes + kBytes / 8) << "cpu allocated more than the output";
   EXPECT_GE(eager, 3 * kBytes) << "flex needed less than expected: this test no longer measures fusion";
   EXPECT_LT(fused, eager);
+}
+
+// A group's result that only a later group of the same drain reads gives
+// that group its storage: z below is dead (no handle, no autodiff node) by
+// the time the exp group runs, so y is written over z. Flex allocates y
+// while z is alive.
+TEST(LazyBehaviour, DeadResultsOfEarlierGroupsGiveTheirStorage) {
+  constexpr std::size_t kN = 512;
+  constexpr std::uint64_t kBytes = kN * kN * sizeof(float);
+  auto extra_bytes = [](const Device& d, TensorData& out) {
+    std::vector<float> av(kN * kN), cv(kN);
+    for (std::size_t i = 0; i < av.size(); ++i) av[i] = static_cast<float>(static_cast<int>(i % 19) - 9) * 0.01f;
+    for (std::size_t i = 0; i < cv.size(); ++i) cv[i] = static_cast<float>(i % 5) * 0.1f;
+    auto a = Tensor<2>::from_data(TensorData(av, {kN, kN}), d);
+    auto c = Tensor<1>::from_data(TensorData(cv, {kN}), d);
+    d.sync();
+    d.memory_cleanup();
+    const std::uint64_t before = d.memory_pool_usage().value().bytes_reserved;
+    std::optional<Tensor<2>> y;
+    {
+      auto z = a.matmul(a) + c.unsqueeze<2>();  // one group: the matmul and its bias add
+      y = z.exp() * 0.5f - 1.0f;                // a second group, reading z (a handle then)
+    }
+    out = y->to_data();
+    return d.memory_pool_usage().value().bytes_reserved - before;
+  };
+  TensorData fused_out, eager_out;
+  const Device cpu = fused_device();
+  fusion::reset_stats(cpu);
+  const std::uint64_t fused = extra_bytes(cpu, fused_out);
+  EXPECT_EQ(fusion::stats(cpu).fused_groups, 2u) << "the test expects two groups in one drain";
+  const std::uint64_t eager = extra_bytes(eager_device(), eager_out);
+  const auto f = fused_out.to_vec<float>(), e = eager_out.to_vec<float>();
+  ASSERT_EQ(f.size(), e.size());
+  for (std::size_t i = 0; i < f.size(); ++i) ASSERT_NEAR(f[i], e[i], 1e-5f * (1.0f + std::abs(e[i]))) << i;
+  EXPECT_LE(fused, kBytes + kBytes / 8) << "y did not take z's storage";
+  EXPECT_GE(eager, 2 * kBytes) << "flex needed less than expected: this test no longer measures reuse";
+}
+
+// A dead result read by two later groups is given only to the last one.
+TEST(LazyBehaviour, DeadResultsGoToTheirLastReaderOnly) {
+  auto run = [](const Device& d) {
+    std::vector<float> av(64 * 48);
+    for (std::size_t i = 0; i < av.size(); ++i) av[i] = static_cast<float>(static_cast<int>(i % 13) - 6) * 0.05f;
+    auto a = Tensor<2>::from_data(TensorData(av, {64, 48}), d);
+    std::optional<Tensor<2>> y1, y2;
+    {
+      auto z = a.matmul(a.transpose()) + 0.25f;  // [64, 64]
+      y1 = z.exp() * 0.5f - 1.0f;
+      y2 = z.matmul(a) + 1.0f;  // a matmul group after y1's, reading z too
+    }
+    return std::pair{y1->to_data(), y2->to_data()};
+  };
+  const Device cpu = fused_device();
+  fusion::reset_stats(cpu);
+  const auto [f1, f2] = run(cpu);
+  EXPECT_EQ(fusion::stats(cpu).fused_groups, 3u) << "the test expects z's readers in two groups";
+  const auto [e1, e2] = run(eager_device());
+  for (const auto& [f, e] : {std::pair{f1, e1}, std::pair{f2, e2}}) {
+    const auto fv = f.to_vec<float>(), ev = e.to_vec<float>();
+    ASSERT_EQ(fv.size(), ev.size());
+    for (std::size_t i = 0; i < fv.size(); ++i) ASSERT_NEAR(fv[i], ev[i], 1e-4f * (1.0f + std::abs(ev[i]))) << i;
+  }
+}
+
+// An op that runs at once (integer division is never queued) may overwrite
+// an input that a queued op still reads: the queue runs first.
+TEST(LazyBehaviour, InPlaceEagerOpsWaitForQueuedReaders) {
+  const Device cpu = fused_device();
+  const std::vector<std::int64_t> xs{10, 20, 31, -40, 55, 66};
+  auto z = Tensor<1, Int>::from_data(TensorData(xs, {6}), cpu);
+  cpu.sync();
+  auto y1 = z + 1;                // queued: reads z later
+  auto y2 = std::move(z).div(3);  // runs now, and may take z's storage
+  const auto v1 = y1.to_data().to_vec<std::int64_t>(), v2 = y2.to_data().to_vec<std::int64_t>();
+  for (std::size_t i = 0; i < xs.size(); ++i) {
+    EXPECT_EQ(v1[i], xs[i] + 1) << i;
+    EXPECT_EQ(v2[i], xs[i] / 3) << i;
+  }
+}
+
+// The same chain where z stays alive (a handle, then an autodiff node that
+// keeps it): its storage must not be taken, and z reads back intact.
+TEST(LazyBehaviour, ResultsSomeoneHoldsKeepTheirStorage) {
+  const Device cpu = fused_device();
+  auto x = Tensor<2>::from_data(TensorData(std::vector<float>{1, -2, 3, -4, 5, -6}, {2, 3}), cpu);
+  auto w = Tensor<2>::from_data(TensorData(std::vector<float>{0.5f, -1, 2, 1, 0, -0.5f}, {3, 2}), cpu);
+  auto z = x.matmul(w) + 1.0f;
+  auto y = z.exp() * 0.5f - 1.0f;
+  const auto yv = y.to_data().to_vec<float>();
+  const auto zv = z.to_data().to_vec<float>();
+  const std::vector<float> expect_z{1 * 0.5f + -2 * 2 + 3 * 0 + 1, 1 * -1 + -2 * 1 + 3 * -0.5f + 1,
+                                    -4 * 0.5f + 5 * 2 + -6 * 0 + 1, -4 * -1 + 5 * 1 + -6 * -0.5f + 1};
+  ASSERT_EQ(zv.size(), 4u);
+  for (std::size_t i = 0; i < 4; ++i) {
+    EXPECT_FLOAT_EQ(zv[i], expect_z[i]) << i;
+    EXPECT_FLOAT_EQ(yv[i], std::exp(expect_z[i]) * 0.5f - 1.0f) << i;
+  }
+  // Under autodiff sin keeps its input for backward: z must survive the
+  // drain that computes sin(z) * 2 even though no handle holds it.
+  auto grad_of = [](const Device& device) {
+    const Device d = device.autodiff();
+    auto xs = Tensor<2>::from_data(TensorData(std::vector<float>{1, -2, 3, -4, 5, -6}, {2, 3}), d).require_grad();
+    auto ws = Tensor<2>::from_data(TensorData(std::vector<float>{0.5f, -1, 2, 1, 0, -0.5f}, {3, 2}), d);
+    auto loss = ((xs.matmul(ws) + 1.0f).sin() * 2.0f).sum();
+    return xs.grad(loss.backward()).value().to_data();
+  };
+  EXPECT_EQ(bitwise_diff(grad_of(cpu), grad_of(eager_device())), "");
 }
 
 TEST(LazyBehaviour, AutodiffThroughFusedChainsMatchesFlex) {

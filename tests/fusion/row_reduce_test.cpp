@@ -139,5 +139,47 @@ TEST(RowReduce, HalfPrecisionRowsRoundLikeFlex) {
   }
 }
 
+// Rows of up to 64 elements run a block of rows per instruction call; each
+// layout below takes a different path into the block's registers.
+TEST(RowReduce, ShortRowsRunInBlocksAndEqualFlex) {
+  // Several blocks (1000 rows of 10), in every float width.
+  for (DType dt : {DType::F32, DType::F64, DType::F16}) {
+    SCOPED_TRACE(dtype_name(dt));
+    expect_same_on_both<2>(wave({1000, 10}, 6.0f),
+                           [dt](const Tensor<2>& x) { return burn::activation::log_softmax(x.cast(dt), -1); }, 1, 1);
+  }
+  // A layer norm's gamma and beta are read broadcast along the rows: each
+  // block copies them out once per row.
+  const auto gamma_data = wave({24}, 1.0f), beta_data = wave({24}, 0.5f);
+  auto norm = [&](const Device& d) {
+    auto g = Tensor<1>::from_data(gamma_data, d), b = Tensor<1>::from_data(beta_data, d);
+    return layer_norm(Tensor<2>::from_data(wave({515, 24}, 3.0f), d), g, b).to_data();
+  };
+  EXPECT_EQ(bitwise_diff(norm(fused_device()), norm(eager_device())), "");
+}
+
+TEST(RowReduce, ShortRowsOfViewsAndStatisticInputsEqualFlex) {
+  // Rows of a transposed view are spaced by one element and strided along
+  // the row; a statistic computed earlier enters the group as an input.
+  auto f = [](const Device& d) {
+    auto x = Tensor<2>::from_data(wave({12, 300}, 4.0f), d).transpose();  // [300, 12], strides [1, 300]
+    auto m = x.max_dim(-1);
+    d.sync();  // m is now a materialised input of the next group
+    auto y = ((x - m) * 1.5).exp();
+    return std::pair{(y / y.sum_dim(-1)).to_data(), (y.sum_dim(-1).log() + m).to_data()};
+  };
+  const auto [ye, le] = f(eager_device());
+  const auto [yf, lf] = f(fused_device());
+  EXPECT_EQ(bitwise_diff(yf, ye), "");
+  EXPECT_EQ(bitwise_diff(lf, le), "");
+  // Rows whose start is not evenly spaced (a permuted 3-D view) take the
+  // row-by-row path.
+  auto g = [](const Device& d) {
+    auto x = Tensor<3>::from_data(wave({5, 7, 6}, 3.0f), d).permute({1, 0, 2});  // [7, 5, 6]
+    return burn::activation::softmax(x * 2.0, -1).to_data();
+  };
+  EXPECT_EQ(bitwise_diff(g(fused_device()), g(eager_device())), "");
+}
+
 }  // namespace
 }  // namespace burn::fusion_test

@@ -21,6 +21,11 @@ namespace burn::backend {
 class Primitive {
  public:
   virtual ~Primitive() = default;
+  /// References to this primitive the backend itself holds for work it has
+  /// accepted but not yet run (a lazy backend's queued readers). Dispatch
+  /// discounts them when it decides whether an input may be overwritten in
+  /// place; the backend must then run those readers before any write.
+  virtual std::size_t backend_references() const noexcept { return 0; }
 };
 using PrimitivePtr = std::shared_ptr<Primitive>;
 
