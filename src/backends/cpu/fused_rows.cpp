@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <array>
 #include <cstring>
 #include <optional>
 
@@ -111,14 +112,21 @@ std::optional<std::int64_t> row_step(const CompiledGroup& g, const flex::Operand
   return step.value_or(0);
 }
 
-/// dst[r*row + i] = src[r*rs + i*ls] for elements of `width` bytes.
+/// dst[r*row + i] = src[r*rs + i*ls] for elements of W bytes (copied as
+/// bytes: bits, not values; memcpy of a constant size is one move).
 template <std::size_t W>
 void gather_block(std::byte* dst, const std::byte* src, std::int64_t rs, std::int64_t ls, std::size_t n_rows,
                   std::size_t row) {
+  constexpr auto w = static_cast<std::int64_t>(W);
   for (std::size_t r = 0; r < n_rows; ++r) {
-    const std::byte* line = src + static_cast<std::int64_t>(r) * rs * static_cast<std::int64_t>(W);
-    for (std::size_t i = 0; i < row; ++i, dst += W)
-      std::memcpy(dst, line + static_cast<std::int64_t>(i) * ls * static_cast<std::int64_t>(W), W);
+    const std::byte* line = src + static_cast<std::int64_t>(r) * rs * w;
+    if (ls == 0) {  // a statistic: its value along the whole row
+      std::array<std::byte, W> v;
+      std::memcpy(v.data(), line, W);
+      for (std::size_t i = 0; i < row; ++i, dst += W) std::memcpy(dst, v.data(), W);
+    } else {
+      for (std::size_t i = 0; i < row; ++i, dst += W) std::memcpy(dst, line + static_cast<std::int64_t>(i) * ls * w, W);
+    }
   }
 }
 
