@@ -1,5 +1,7 @@
 #include "backends/cpu_common/allocator.hpp"
 
+#include <sys/mman.h>
+
 #include <bit>
 #include <cstdlib>
 #include <cstring>
@@ -94,6 +96,24 @@ std::size_t Allocator::bucket_size(std::size_t bytes) {
   return (bytes + kMiB - 1) / kMiB * kMiB;
 }
 
+std::byte* Allocator::fresh_block(std::size_t capacity) {
+  if (capacity < kHugePage || capacity > kHugeBlockMax)
+    return static_cast<std::byte*>(std::aligned_alloc(kAlignment, capacity));
+  // Blocks of 2-16 MiB (weights, activations, their gradients) are aligned
+  // to a huge page and offered to the kernel as transparent huge pages: a
+  // matmul over 4 MiB of weights then walks 2 pages instead of 1,024. The
+  // MLP training step ran 2 % faster on both CPU devices, a Fashion-MNIST
+  // training pass 3-6 %. Debian's default THP mode is "madvise", so without
+  // the advice no huge page is used; a kernel without THP ignores it.
+  // Larger blocks keep 4 KiB pages: with huge pages the Fashion-MNIST test
+  // pass (batch 1000: 25-100 MB activations) took 1.2 s instead of 0.75 s
+  // here, for a reason not yet found (first touch itself is faster).
+  void* p = nullptr;
+  if (posix_memalign(&p, kHugePage, capacity) != 0) return nullptr;
+  madvise(p, capacity / kHugePage * kHugePage, MADV_HUGEPAGE);
+  return static_cast<std::byte*>(p);
+}
+
 Allocator::Block Allocator::allocate(std::size_t bytes) {
   Block block;
   block.requested = bytes;
@@ -106,10 +126,10 @@ Allocator::Block Allocator::allocate(std::size_t bytes) {
     block.data = cached;
     (block.persistent ? persistent_cached_bytes_ : cached_bytes_) -= capacity;
   } else {
-    block.data = static_cast<std::byte*>(std::aligned_alloc(kAlignment, capacity));
+    block.data = fresh_block(capacity);
     if (!block.data && cached_bytes_ > 0) {  // retry after giving the cache back
       release_until_(0);
-      block.data = static_cast<std::byte*>(std::aligned_alloc(kAlignment, capacity));
+      block.data = fresh_block(capacity);
     }
     if (!block.data)
       throw Error("allocate", fmt::format("out of host memory allocating {} bytes; free tensors or call "

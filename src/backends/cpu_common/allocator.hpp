@@ -42,6 +42,10 @@ class FreeLists {
 class Allocator : public std::enable_shared_from_this<Allocator> {
  public:
   static constexpr std::size_t kAlignment = 64;
+  /// Blocks from kHugePage to kHugeBlockMax bytes start on a (transparent)
+  /// huge page (see fresh_block).
+  static constexpr std::size_t kHugePage = std::size_t(2) << 20;
+  static constexpr std::size_t kHugeBlockMax = std::size_t(16) << 20;
 
   /// caching = false frees every block immediately (the reference backend).
   explicit Allocator(bool caching, std::size_t cache_limit_bytes = std::size_t(1) << 30);
@@ -72,6 +76,9 @@ class Allocator : public std::enable_shared_from_this<Allocator> {
 
   /// The bucket a request is served from (rounded up for reuse).
   static std::size_t bucket_size(std::size_t bytes);
+  /// A new block of `capacity` bytes from the C heap (huge-page aligned
+  /// from kHugePage to kHugeBlockMax); nullptr when the heap has none.
+  static std::byte* fresh_block(std::size_t capacity);
 
  private:
   struct PoolStats {
