@@ -174,9 +174,9 @@ TEST(LazyBehaviour, IntermediatesAreNeverAllocated) {
 }
 
 // A group's result that only a later group of the same drain reads gives
-// that group its storage: z below is dead (no handle, no autodiff node) by
-// the time the exp group runs, so y is written over z. Flex allocates y
-// while z is alive.
+// that group its storage: z below (a linear layer with relu, one epilogue
+// group) is dead (no handle, no autodiff node) by the time the exp group
+// runs, so y is written over z. Flex allocates y while z is alive.
 TEST(LazyBehaviour, DeadResultsOfEarlierGroupsGiveTheirStorage) {
   constexpr std::size_t kN = 512;
   constexpr std::uint64_t kBytes = kN * kN * sizeof(float);
@@ -191,7 +191,7 @@ TEST(LazyBehaviour, DeadResultsOfEarlierGroupsGiveTheirStorage) {
     const std::uint64_t before = d.memory_pool_usage().value().bytes_reserved;
     std::optional<Tensor<2>> y;
     {
-      auto z = a.matmul(a) + c.unsqueeze<2>();  // one group: the matmul and its bias add
+      auto z = burn::activation::relu(a.matmul(a) + c.unsqueeze<2>());  // one group
       y = z.exp() * 0.5f - 1.0f;                // a second group, reading z (a handle then)
     }
     out = y->to_data();
@@ -218,9 +218,9 @@ TEST(LazyBehaviour, DeadResultsGoToTheirLastReaderOnly) {
     auto a = Tensor<2>::from_data(TensorData(av, {64, 48}), d);
     std::optional<Tensor<2>> y1, y2;
     {
-      auto z = a.matmul(a.transpose()) + 0.25f;  // [64, 64]
+      auto z = burn::activation::relu(a.matmul(a.transpose()) + 0.25f);  // [64, 64]
       y1 = z.exp() * 0.5f - 1.0f;
-      y2 = z.matmul(a) + 1.0f;  // a matmul group after y1's, reading z too
+      y2 = burn::activation::relu(z.matmul(a) + 1.0f);  // a matmul group after y1's, reading z too
     }
     return std::pair{y1->to_data(), y2->to_data()};
   };
