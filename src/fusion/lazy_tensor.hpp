@@ -23,8 +23,8 @@ class LazyTensor final : public backend::Primitive {
   backend::PrimitivePtr value;
   /// Input slots of queued ops holding this tensor. Those readers run before
   /// any later op (queue order), so dispatch does not count them against
-  /// in-place reuse: a layer's relu may still overwrite the matmul result
-  /// that its own queued comparison reads. Written under the owning
+  /// in-place reuse: `std::move(x).exp()` may still write over x although
+  /// an earlier queued `x * 2` reads it. Written under the owning
   /// FusionBackend's mutex; read by dispatch without it (atomic).
   std::atomic<std::uint32_t> queued_reads{0};
 

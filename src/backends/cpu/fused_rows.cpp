@@ -48,6 +48,7 @@ class CpuRowPlan final : public fusion::FusedPlan {
 /// Offset (in elements) of row `r`'s first element in `o` (dims before the last).
 std::int64_t row_offset(const CompiledGroup& g, const flex::Operand& o, std::size_t r) {
   std::int64_t off = 0;
+  if (g.shape.empty()) return 0;  // a scalar: one row of one element
   for (std::size_t d = g.shape.size() - 1; d-- > 0;) {
     off += static_cast<std::int64_t>(r % g.shape[d]) * o.strides[d];
     r /= g.shape[d];
@@ -103,6 +104,7 @@ int run_rows(const CpuRowPlan& plan, const RunConstants& rc, std::span<const fle
 std::optional<std::int64_t> row_step(const CompiledGroup& g, const flex::Operand& o) {
   std::optional<std::int64_t> step;
   std::int64_t span = 0;
+  if (g.shape.empty()) return 0;
   for (std::size_t d = g.shape.size() - 1; d-- > 0;) {
     if (g.shape[d] == 1) continue;
     if (!step) step = o.strides[d];
