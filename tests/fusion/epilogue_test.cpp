@@ -26,6 +26,19 @@ void expect_close(const TensorData& got, const TensorData& want) {
     ASSERT_NEAR(g[i], w[i], 1e-5 * (1.0 + std::abs(w[i]))) << "at " << i;
 }
 
+/// Runs `chain` on cpu — counting only the drain that computes its result —
+/// and on flex, checks that the values agree, and returns cpu's counters.
+template <class Chain>
+fusion::FusionStats fused_against_flex(Chain&& chain) {
+  const Device cpu = fused_device();
+  auto y = chain(cpu);
+  fusion::reset_stats(cpu);
+  const auto got = y.to_data();
+  const auto s = fusion::stats(cpu);
+  expect_close(got, chain(eager_device()).to_data());
+  return s;
+}
+
 struct Linear {
   TensorData x, w, b;
   Tensor<2> run(const Device& d) const {
@@ -42,13 +55,7 @@ Linear layer() {
 
 TEST(Epilogue, LinearBiasReluIsOneMatmul) {
   const Linear l = layer();
-  const Device cpu = fused_device();
-  const auto want = l.run(eager_device()).to_data();
-  auto y = l.run(cpu);
-  fusion::reset_stats(cpu);
-  const auto got = y.to_data();
-  const auto s = fusion::stats(cpu);
-  expect_close(got, want);
+  const auto s = fused_against_flex([&](const Device& d) { return l.run(d); });
   EXPECT_EQ(s.fused_groups, 1u);
   EXPECT_EQ(s.ops_fused, 4u) << "matmul, add, compare and mask_fill in one kernel";
   EXPECT_EQ(s.ops_eager, 0u);
@@ -118,12 +125,7 @@ TEST(Epilogue, ConvWithChannelScaleShiftAndRelu) {
     const burn::module::ConvOptions<2> opts({1, 1}, {1, 1}, {1, 1}, 1);
     return burn::activation::relu(burn::module::conv2d(x, w, b, opts) * scale + shift);
   };
-  const Device cpu = fused_device();
-  auto y = chain(cpu);
-  fusion::reset_stats(cpu);
-  const auto got = y.to_data();
-  const auto s = fusion::stats(cpu);
-  expect_close(got, chain(eager_device()).to_data());
+  const auto s = fused_against_flex(chain);
   EXPECT_EQ(s.fused_groups, 1u);
   EXPECT_EQ(s.ops_fused, 5u) << "conv, mul, add, compare and mask_fill in one kernel";
 }
@@ -137,12 +139,7 @@ TEST(Epilogue, BatchedMatmulWithScaleMaskAndReluIsOneMatmul) {
     auto mask = Tensor<3>::from_data(TensorData(grid(16, 16, 2.0f, -1.0f).to_vec<float>(), {1, 16, 16}), d);
     return burn::activation::relu(q.matmul(k.swap_dims(1, 2)) / std::sqrt(32.0) + mask);
   };
-  const Device cpu = fused_device();
-  auto y = run(cpu);
-  fusion::reset_stats(cpu);
-  const auto got = y.to_data();
-  const auto s = fusion::stats(cpu);
-  expect_close(got, run(eager_device()).to_data());
+  const auto s = fused_against_flex(run);
   EXPECT_EQ(s.fused_groups, 1u);
   EXPECT_EQ(s.ops_fused, 5u) << "matmul, div, add, compare and mask_fill in one kernel";
   EXPECT_EQ(s.ops_eager, 0u);
@@ -159,12 +156,7 @@ TEST(Epilogue, WithoutReluTheMatmulRunsPlain) {
     auto mask = Tensor<3>::from_data(TensorData(grid(16, 16, 2.0f, -1.0f).to_vec<float>(), {1, 16, 16}), d);
     return burn::activation::softmax(q.matmul(k.swap_dims(1, 2)) / std::sqrt(32.0) + mask, 2);
   };
-  const Device cpu = fused_device();
-  auto y = run(cpu);
-  fusion::reset_stats(cpu);
-  const auto got = y.to_data();
-  const auto s = fusion::stats(cpu);
-  expect_close(got, run(eager_device()).to_data());
+  const auto s = fused_against_flex(run);
   EXPECT_EQ(s.fused_groups, 1u) << "one row kernel: div, add and the softmax";
   EXPECT_EQ(s.ops_eager, 1u) << "the matmul, alone";
 }
@@ -194,12 +186,7 @@ TEST(Epilogue, BatchedMatmulWithARowBiasIsOneMatmul) {
       auto bias = strided ? wide.slice({Range(0, 10, 2)}) : wide.slice({Range(0, 5)});
       return burn::activation::relu((x.matmul(w) + bias.reshape<3>({1, 1, 5})) * 0.5);
     };
-    const Device cpu = fused_device();
-    auto y = run(cpu);
-    fusion::reset_stats(cpu);
-    const auto got = y.to_data();
-    const auto s = fusion::stats(cpu);
-    expect_close(got, run(eager_device()).to_data());
+    const auto s = fused_against_flex(run);
     EXPECT_EQ(s.fused_groups, 1u);
     EXPECT_EQ(s.ops_fused, 5u) << "matmul, add, mul, compare and mask_fill in one kernel";
   }
