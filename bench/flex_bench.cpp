@@ -11,6 +11,8 @@
 #include <burn/burn.hpp>
 #include <burn/module/ops.hpp>
 
+#include "mlp_step.hpp"
+
 #include <cstdint>
 #include <vector>
 
@@ -303,47 +305,11 @@ void max_pool2d_k5s2(benchmark::State& state) {
   }
 }
 
-// ---- MLP training step -----------------------------------------------------------
-// 784-1024-1024-10, batch 256, relu, cross-entropy as log_softmax + gather
-// (mean of -log p[label]), backward, plain SGD written by hand.
-struct Mlp {
-  Tensor<2> w1, w2, w3;
-  Tensor<1> b1, b2, b3;
-};
-
-Tensor<2> param(std::size_t in, std::size_t out, const Device& device) {
-  // Kaiming-like scale keeps the loss finite over many steps.
-  const double scale = 1.0 / static_cast<double>(in);
-  return Tensor<2>::random({in, out}, burn::Distribution::uniform(-scale * 2, scale * 2), device).detach().require_grad();
-}
-
+// ---- MLP training step (bench/mlp_step.hpp) --------------------------------------
 template <MakeDevice Make>
 void mlp_train_step(benchmark::State& state) {
-  auto device = Make().autodiff();
-  Mlp m{param(784, 1024, device), param(1024, 1024, device), param(1024, 10, device),
-        Tensor<1>::zeros({1024}, device).require_grad(), Tensor<1>::zeros({1024}, device).require_grad(),
-        Tensor<1>::zeros({10}, device).require_grad()};
-  auto x = randn<2>({256, 784}, device).detach();
-  std::vector<std::int64_t> label_values(256);
-  for (std::size_t i = 0; i < label_values.size(); ++i) label_values[i] = static_cast<std::int64_t>((i * 7) % 10);
-  auto labels = Tensor<2, burn::Int>::from_data(burn::TensorData(label_values, {256, 1}), device);
-  device.sync();
-  const double lr = 0.01;
-  auto sgd = [lr](auto& p, const burn::Gradients& g) {
-    auto grad = p.grad(g);
-    if (grad) p = (p.detach() - grad->detach() * lr).require_grad();
-  };
-  for (auto _ : state) {
-    auto h1 = burn::activation::relu(burn::module::linear(x, m.w1, m.b1));
-    auto h2 = burn::activation::relu(burn::module::linear(h1, m.w2, m.b2));
-    auto logits = burn::module::linear(h2, m.w3, m.b3);
-    auto loss = burn::activation::log_softmax(logits, 1).gather(1, labels).mean().neg();
-    auto grads = loss.backward();
-    sgd(m.w1, grads); sgd(m.w2, grads); sgd(m.w3, grads);
-    sgd(m.b1, grads); sgd(m.b2, grads); sgd(m.b3, grads);
-    device.sync();
-  }
-  benchmark::DoNotOptimize(m);
+  burn_bench::MlpStep mlp(Make());
+  for (auto _ : state) mlp.step();
 }
 
 // ---- per-op overhead --------------------------------------------------------------

@@ -1,0 +1,64 @@
+// The MLP training step both bench programs time: 784-1024-1024-10, batch
+// 256, relu, cross-entropy as -mean(gather(log_softmax(logits, 1), labels)),
+// backward, plain SGD (lr 0.01) written by hand. torch_bench.py times the
+// same in PyTorch.
+#pragma once
+
+#include <burn/activation.hpp>
+#include <burn/burn.hpp>
+#include <burn/module/ops.hpp>
+
+#include <cstdint>
+#include <vector>
+
+namespace burn_bench {
+
+class MlpStep {
+ public:
+  /// Parameters and inputs are drawn on `device` (seed it first), which
+  /// gets autodiff.
+  explicit MlpStep(const burn::Device& device) : device_(device.autodiff()) { device_.sync(); }
+
+  /// One step, ending with a sync so queued work is counted.
+  void step() {
+    auto h1 = burn::activation::relu(burn::module::linear(x_, w1_, b1_));
+    auto h2 = burn::activation::relu(burn::module::linear(h1, w2_, b2_));
+    auto logits = burn::module::linear(h2, w3_, b3_);
+    auto loss = burn::activation::log_softmax(logits, 1).gather(1, labels_).mean().neg();
+    auto grads = loss.backward();
+    sgd(w1_, grads);
+    sgd(w2_, grads);
+    sgd(w3_, grads);
+    sgd(b1_, grads);
+    sgd(b2_, grads);
+    sgd(b3_, grads);
+    device_.sync();
+  }
+
+ private:
+  burn::Tensor<2> param(std::size_t in, std::size_t out) const {
+    // Kaiming-like scale keeps the loss finite over many steps.
+    const double scale = 2.0 / static_cast<double>(in);
+    return burn::Tensor<2>::random({in, out}, burn::Distribution::uniform(-scale, scale), device_).detach().require_grad();
+  }
+  burn::Tensor<1> bias(std::size_t n) const { return burn::Tensor<1>::zeros({n}, device_).require_grad(); }
+  burn::Tensor<2, burn::Int> labels() const {
+    std::vector<std::int64_t> v(256);
+    for (std::size_t i = 0; i < v.size(); ++i) v[i] = static_cast<std::int64_t>((i * 7) % 10);
+    return burn::Tensor<2, burn::Int>::from_data(burn::TensorData(v, {256, 1}), device_);
+  }
+  template <std::size_t D>
+  static void sgd(burn::Tensor<D>& p, const burn::Gradients& g) {
+    if (auto grad = p.grad(g)) p = (p.detach() - grad->detach() * 0.01).require_grad();
+  }
+
+  // Declaration order is draw order: the same values on every device.
+  burn::Device device_;
+  burn::Tensor<2> w1_ = param(784, 1024), w2_ = param(1024, 1024), w3_ = param(1024, 10);
+  burn::Tensor<1> b1_ = bias(1024), b2_ = bias(1024), b3_ = bias(10);
+  burn::Tensor<2> x_ =
+      burn::Tensor<2>::random({256, 784}, burn::Distribution::normal(0.0, 1.0), device_).detach();
+  burn::Tensor<2, burn::Int> labels_ = labels();
+};
+
+}  // namespace burn_bench
