@@ -16,7 +16,6 @@ class EpilogueBuilder final : public GroupBuilder {
   void reset(const Batch& batch) override {
     GroupBuilder::reset(batch);
     compare_ = -1;
-    matmul_ = false;
     relu_ = false;
   }
 
@@ -29,7 +28,6 @@ class EpilogueBuilder final : public GroupBuilder {
       if (!fuser_.may_take(q.op, input_specs(q), std::span(&out, 1))) return false;
       take(i);
       chain_ = bop.outputs[0];
-      matmul_ = std::holds_alternative<ir::Matmul>(q.op);
       return true;
     }
     if (taken().size() >= kMaxOps || q.outputs.size() != 1) return false;
@@ -81,7 +79,10 @@ class EpilogueBuilder final : public GroupBuilder {
   // here) the bias add and scaling join the elementwise or row group that
   // follows instead, and the matmul runs plain. A convolution's epilogue
   // also keeps its output in oneDNN's blocked layout, and always pays.
-  std::size_t score() const override { return matmul_ && !relu_ ? 0 : taken().size(); }
+  std::size_t score() const override {
+    const bool matmul = !taken().empty() && std::holds_alternative<ir::Matmul>(batch_->ops[taken()[0]].queued->op);
+    return matmul && !relu_ ? 0 : taken().size();
+  }
 
   std::shared_ptr<const FusedPlan> build() const override {
     const auto& ops = taken();
@@ -142,7 +143,6 @@ class EpilogueBuilder final : public GroupBuilder {
   const EpilogueFuser& fuser_;
   std::uint32_t chain_ = 0;   // the running result: the batch value the next step reads
   std::int64_t compare_ = -1; // a relu compare waiting for its mask_fill
-  bool matmul_ = false;        // the anchor is a matmul
   bool relu_ = false;          // a relu step was taken
 };
 
