@@ -48,8 +48,12 @@ const backend::PrimitivePtr& materialised(const LazyTensor& t, const ir::Op& op)
 
 FusionBackend::FusionBackend(std::string name, std::unique_ptr<backend::Backend> inner,
                              std::vector<std::unique_ptr<Fuser>> fusers)
-    : name_(std::move(name)), inner_(std::move(inner)), planner_(std::move(fusers)) {
+    : name_(std::move(name)),
+      inner_(std::move(inner)),
+      inner_single_(dynamic_cast<detail::SingleOutputExecution*>(inner_.get())),
+      planner_(std::move(fusers)) {
   queue_.reserve(kMaxQueued);
+  spare_ops_.reserve(kMaxQueued);
 }
 
 FusionBackend::~FusionBackend() {
@@ -69,6 +73,33 @@ LazyPtr FusionBackend::wrap(backend::PrimitivePtr value) {
 
 std::vector<backend::PrimitivePtr> FusionBackend::execute(const ir::Op& op, std::span<const backend::Input> inputs,
                                                           std::span<const ir::TensorSpec> outputs) {
+  std::vector<backend::PrimitivePtr> results(outputs.size());
+  submit(op, inputs, outputs, results.data());
+  return results;
+}
+
+backend::PrimitivePtr FusionBackend::execute_single(const ir::Op& op, std::span<const backend::Input> inputs,
+                                                    const ir::TensorSpec& output) {
+  backend::PrimitivePtr result;
+  submit(op, inputs, std::span<const ir::TensorSpec>(&output, 1), &result);
+  return result;
+}
+
+void FusionBackend::run_inner(const ir::Op& op, std::span<const backend::Input> inputs,
+                              std::span<const ir::TensorSpec> outputs, backend::PrimitivePtr* results) {
+  if (inner_single_ && outputs.size() == 1) {
+    results[0] = inner_single_->execute_single(op, inputs, outputs[0]);
+    return;
+  }
+  auto values = inner_->execute(op, inputs, outputs);
+  if (values.size() != outputs.size())
+    throw ExecutionError(ir::op_name(op), fmt::format("the {} backend returned {} outputs, {} expected", inner_->name(),
+                                                      values.size(), outputs.size()));
+  std::move(values.begin(), values.end(), results);
+}
+
+void FusionBackend::submit(const ir::Op& op, std::span<const backend::Input> inputs,
+                           std::span<const ir::TensorSpec> outputs, backend::PrimitivePtr* results) {
   std::lock_guard lock(mutex_);
   // Work queued by another thread runs first: its order relative to this
   // thread's ops is not ours to choose, and it must not wait for a drain
@@ -81,23 +112,24 @@ std::vector<backend::PrimitivePtr> FusionBackend::execute(const ir::Op& op, std:
   in_specs_.clear();
   for (const auto& in : inputs) in_specs_.push_back(in.spec);
   if (planner_.may_queue(op, in_specs_, outputs)) {
-    QueuedOp q{op, {}, {}};
-    q.inputs.reserve(inputs.size());
-    for (const auto& in : inputs) {
-      q.inputs.push_back({as_lazy(in.primitive), in.spec, in.reusable});
-      q.inputs.back().tensor->queued_reads.fetch_add(1, std::memory_order_release);
+    QueuedOp q;
+    if (!spare_ops_.empty()) {
+      q = std::move(spare_ops_.back());
+      spare_ops_.pop_back();
     }
-    std::vector<backend::PrimitivePtr> result;
-    result.reserve(outputs.size());
-    for (const auto& spec : outputs) {
+    q.op = op;
+    for (const auto& in : inputs) q.inputs.push_back({as_lazy(in.primitive), in.spec, in.reusable});
+    // Counted once every input converted: a throw above leaves no count behind.
+    for (const auto& in : q.inputs) in.tensor->queued_reads.fetch_add(1, std::memory_order_release);
+    for (std::size_t j = 0; j < outputs.size(); ++j) {
       auto t = detail::make_pooled<LazyTensor>(next_id_++);
-      q.outputs.push_back({t, t->id, spec});
-      result.push_back(std::move(t));
+      q.outputs.push_back({t, t->id, outputs[j]});
+      results[j] = std::move(t);
     }
     queue_.push_back(std::move(q));
     ++stats_.ops_queued;
     if (queue_.size() >= kMaxQueued) drain_locked();
-    return result;
+    return;
   }
 
   // An op no fuser takes runs now, alone. Queued ops are pure, so it waits
@@ -115,12 +147,9 @@ std::vector<backend::PrimitivePtr> FusionBackend::execute(const ir::Op& op, std:
   inner_inputs_.clear();
   for (const auto& in : inputs) inner_inputs_.push_back({materialised(*as_lazy(in.primitive), op), in.spec, in.reusable});
   if (trace_enabled()) std::fprintf(stderr, "[fusion] direct: %s\n", std::string(ir::op_name(op)).c_str());
-  auto values = inner_->execute(op, inner_inputs_, outputs);
+  run_inner(op, inner_inputs_, outputs, results);
   ++stats_.ops_eager;
-  std::vector<backend::PrimitivePtr> result;
-  result.reserve(values.size());
-  for (auto& v : values) result.push_back(wrap(std::move(v)));
-  return result;
+  for (std::size_t j = 0; j < outputs.size(); ++j) results[j] = wrap(std::move(results[j]));
 }
 
 bool FusionBackend::input_reusable(const Batch& batch, std::size_t index, std::size_t slot, std::size_t step) const {
@@ -151,9 +180,12 @@ void FusionBackend::run_eager(const Batch& batch, std::size_t index, std::size_t
   }
   out_specs_.clear();
   for (const auto& out : q.outputs) out_specs_.push_back(out.spec);
-  auto values = inner_->execute(q.op, inner_inputs_, out_specs_);
+  std::vector<backend::PrimitivePtr>& values = eager_results_;
+  values.assign(q.outputs.size(), nullptr);
+  run_inner(q.op, inner_inputs_, out_specs_, values.data());
   for (std::size_t s = 0; s < q.outputs.size(); ++s)
     if (auto t = q.outputs[s].tensor.lock()) t->value = std::move(values[s]);
+  values.clear();
   ++stats_.ops_eager;
 }
 
@@ -164,12 +196,19 @@ void FusionBackend::drain_locked() {
   // inner backend ran out of memory, say) must not be retried forever.
   struct Clear {
     std::vector<QueuedOp>& q;
+    std::vector<QueuedOp>& spare;
     ~Clear() {
-      for (const auto& op : q)
+      for (auto& op : q) {
         for (const auto& in : op.inputs) in.tensor->queued_reads.fetch_sub(1, std::memory_order_release);
+        op.inputs.clear();
+        op.outputs.clear();
+        // Never reallocates (no throw from a destructor): queued and spare
+        // ops together never outnumber kMaxQueued, the capacity reserved.
+        spare.push_back(std::move(op));
+      }
       q.clear();
     }
-  } clear{queue_};
+  } clear{queue_, spare_ops_};
 
   const Batch batch(queue_);
   bool explored = false;

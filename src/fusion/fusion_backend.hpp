@@ -11,12 +11,13 @@
 #include <thread>
 #include <vector>
 
+#include "dispatch/single_output.hpp"
 #include "fusion/planner.hpp"
 #include "fusion/stats.hpp"
 
 namespace burn::fusion {
 
-class FusionBackend final : public backend::Backend {
+class FusionBackend final : public backend::Backend, public detail::SingleOutputExecution {
  public:
   FusionBackend(std::string name, std::unique_ptr<backend::Backend> inner, std::vector<std::unique_ptr<Fuser>> fusers);
   ~FusionBackend() override;
@@ -33,6 +34,9 @@ class FusionBackend final : public backend::Backend {
 
   std::vector<backend::PrimitivePtr> execute(const ir::Op& op, std::span<const backend::Input> inputs,
                                              std::span<const ir::TensorSpec> outputs) override;
+  /// The one-output form dispatch prefers (no result vector per op).
+  backend::PrimitivePtr execute_single(const ir::Op& op, std::span<const backend::Input> inputs,
+                                       const ir::TensorSpec& output) override;
   backend::PrimitivePtr from_data(TensorData data) override;
   TensorData to_data(const backend::PrimitivePtr& primitive, const ir::TensorSpec& spec) override;
 
@@ -57,6 +61,14 @@ class FusionBackend final : public backend::Backend {
   backend::Backend& inner() noexcept { return *inner_; }
 
  private:
+  /// execute() and execute_single(): queues `op` or runs it now, writing
+  /// its outputs' primitives to `results` (outputs.size() of them).
+  void submit(const ir::Op& op, std::span<const backend::Input> inputs, std::span<const ir::TensorSpec> outputs,
+              backend::PrimitivePtr* results);
+  /// Runs `op` on the inner backend into `results`, through its one-output
+  /// entry point when it has one.
+  void run_inner(const ir::Op& op, std::span<const backend::Input> inputs, std::span<const ir::TensorSpec> outputs,
+                 backend::PrimitivePtr* results);
   /// Runs everything queued. Caller holds mutex_.
   void drain_locked();
   /// Runs queued op `q` (op `index` of `batch`, in strategy step `step`)
@@ -71,9 +83,13 @@ class FusionBackend final : public backend::Backend {
 
   const std::string name_;
   std::unique_ptr<backend::Backend> inner_;
+  detail::SingleOutputExecution* const inner_single_;  // inner_'s one-output entry point, if any
   mutable std::mutex mutex_;
   Planner planner_;
   std::vector<QueuedOp> queue_;
+  /// Emptied QueuedOps of earlier drains: their input and output lists keep
+  /// their capacity, so queueing an op allocates no lists once warm.
+  std::vector<QueuedOp> spare_ops_;
   std::thread::id queue_owner_;
   std::uint64_t next_id_ = 1;
   FusionStats stats_;
@@ -81,6 +97,7 @@ class FusionBackend final : public backend::Backend {
   // running an op allocates no spec or input lists.
   std::vector<ir::TensorSpec> in_specs_, out_specs_;
   std::vector<backend::Input> inner_inputs_;
+  std::vector<backend::PrimitivePtr> eager_results_;
   /// Per value of the batch being drained: the last strategy step reading it.
   std::vector<std::uint32_t> last_reader_;
   /// Drops the scratch inputs' references when an eager op is done (they
