@@ -15,8 +15,10 @@
 # The machine's other load disturbs wall times: compare the best epochs, and
 # rerun when the per-epoch ratios disagree. Both sides use libgomp, whose
 # default busy-waiting collapses (4-10x slower epochs) when other processes
-# take a core; on a busy machine run with OMP_WAIT_POLICY=passive exported,
-# which applies to both (on an idle one it costs burn-train about 20%).
+# take a core; on a busy machine export GOMP_SPINCOUNT=1000 (what
+# scripts/main.sh uses) or OMP_WAIT_POLICY=passive, which apply to both
+# (passive costs burn-train about 20% on an idle machine, the short spin
+# almost nothing: bench/README.md, "Busy-waiting threads").
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
