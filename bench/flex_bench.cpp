@@ -337,6 +337,8 @@ void tiny(benchmark::internal::Benchmark* b) {
 
 }  // namespace
 
+BENCHMARK(sgemm)->Name("sgemm_32")->Arg(32)->Apply(tiny);  // small products: dnnl_sgemm (matmul.cpp)
+BENCHMARK(sgemm)->Name("sgemm_128")->Arg(128)->Apply(tiny);
 BENCHMARK(sgemm)->Name("sgemm_256")->Arg(256)->Apply([](auto* b) { big(b, 50, 3); });
 BENCHMARK(sgemm)->Name("sgemm_1024")->Arg(1024)->Apply([](auto* b) { big(b, 2, 3); });
 BENCHMARK(sgemm)->Name("sgemm_2048")->Arg(2048)->Apply([](auto* b) { big(b, 1, 3); });

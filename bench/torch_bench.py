@@ -225,7 +225,15 @@ def bench_tiny():
     return min_time_loop(lambda: a + b, 0.2, 5)
 
 
+def bench_sgemm_small(n):
+    a = torch.randn(n, n)
+    b = torch.randn(n, n)
+    return min_time_loop(lambda: torch.matmul(a, b), 0.2, 5)
+
+
 WORKLOADS = [
+    ("sgemm_32", lambda: bench_sgemm_small(32)),
+    ("sgemm_128", lambda: bench_sgemm_small(128)),
     ("sgemm_256", lambda: bench_sgemm(256, 50, 3)),
     ("sgemm_1024", lambda: bench_sgemm(1024, 2, 3)),
     ("sgemm_2048", lambda: bench_sgemm(2048, 1, 3)),

@@ -44,6 +44,50 @@ TEST_P(MatmulFloat, EmptyDims) {
   expect_tensor(f<3>({}, {0, 2, 3}).matmul(f<3>({1, 2, 3, 4, 5, 6}, {1, 3, 2})), {0, 2, 2}, {});
 }
 
+// Every operand layout a 2-D product can take — dense, transposed views,
+// a column slice (leading dimension wider than the row), a stepped slice —
+// at sizes on both sides of flex's small-product path (dnnl_sgemm up to 2^21
+// multiply-adds and 2^16 outputs, a matmul primitive above), against a
+// reference computed here. Small integers keep every sum exact in f32.
+TEST_P(MatmulFloat, LayoutsAndSizesAgainstAReference) {
+  struct Size {
+    std::size_t m, k, n;
+  };
+  const Size sizes[] = {{1, 1, 1}, {1, 7, 5}, {5, 7, 1}, {3, 1, 4}, {33, 17, 9}, {64, 128, 10},
+                        {130, 129, 131} /* > 2^21 multiply-adds */, {300, 3, 300} /* > 2^16 outputs */};
+  auto av = [](std::size_t i, std::size_t p) { return static_cast<double>((i * 7 + p * 3) % 7) - 3.0; };
+  auto bv = [](std::size_t p, std::size_t j) { return static_cast<double>((p * 5 + j * 11) % 5) - 2.0; };
+  for (const Size& z : sizes) {
+    SCOPED_TRACE(::testing::Message() << z.m << "x" << z.k << "x" << z.n);
+    const auto m = z.m, k = z.k, n = z.n;
+    std::vector<double> a(m * k), at(k * m), b(k * n), bt(n * k), expected(m * n, 0.0);
+    std::vector<double> a_wide(m * (k + 3), 9.0), a_stepped(m * 2 * k, 9.0);
+    for (std::size_t i = 0; i < m; ++i)
+      for (std::size_t p = 0; p < k; ++p) {
+        a[i * k + p] = at[p * m + i] = a_wide[i * (k + 3) + 1 + p] = a_stepped[i * 2 * k + 2 * p] = av(i, p);
+      }
+    for (std::size_t p = 0; p < k; ++p)
+      for (std::size_t j = 0; j < n; ++j) b[p * n + j] = bt[j * k + p] = bv(p, j);
+    for (std::size_t i = 0; i < m; ++i)
+      for (std::size_t j = 0; j < n; ++j) {
+        double sum = 0.0;
+        for (std::size_t p = 0; p < k; ++p) sum += av(i, p) * bv(p, j);
+        expected[i * n + j] = rounded(sum, dt());
+      }
+    const auto ik = static_cast<std::int64_t>(k);
+    const auto dense_a = f<2>(a, {m, k}), dense_b = f<2>(b, {k, n});
+    const auto view_a = f<2>(at, {k, m}).transpose(), view_b = f<2>(bt, {n, k}).transpose();
+    const auto sliced_a = f<2>(a_wide, {m, k + 3}).slice({Range::all(), Range(1, ik + 1)});
+    const auto stepped_a = f<2>(a_stepped, {m, 2 * k}).slice({Range::all(), Range(0, 2 * ik, 2)});
+    expect_tensor(dense_a.matmul(dense_b), {m, n}, expected);
+    expect_tensor(view_a.matmul(dense_b), {m, n}, expected);
+    expect_tensor(dense_a.matmul(view_b), {m, n}, expected);
+    expect_tensor(view_a.matmul(view_b), {m, n}, expected);
+    expect_tensor(sliced_a.matmul(dense_b), {m, n}, expected);
+    expect_tensor(stepped_a.matmul(view_b), {m, n}, expected);
+  }
+}
+
 TEST_P(MatmulFloat, Errors) {
   expect_op_error([&] { (void)f<2>({1, 2, 3, 4, 5, 6}, {2, 3}).matmul(f<2>({1, 2, 3, 4}, {2, 2})); }, "matmul");
   expect_op_error(

@@ -48,9 +48,30 @@ struct Linear {
   }
 };
 
+/// 64 x 48 by 48 x 1040: more outputs than flex's small-product path takes
+/// (flex::is_small_product), so the matmul can anchor an epilogue.
 Linear layer() {
-  return {grid(64, 48, 1.0f, 0.1f), grid(48, 40, 0.3f, 0.0f),
-          TensorData(grid(1, 40, 0.5f, -0.2f).to_vec<float>(), {40})};
+  return {grid(64, 48, 1.0f, 0.1f), grid(48, 1040, 0.3f, 0.0f),
+          TensorData(grid(1, 1040, 0.5f, -0.2f).to_vec<float>(), {1040})};
+}
+
+TEST(Epilogue, SmallProductsRunAloneAndTheirEpilogueFusesAsElementwise) {
+  // 64 x 48 by 48 x 40: flex runs it through dnnl_sgemm, faster than a
+  // primitive with post-ops, so cpu runs the matmul alone on flex's kernel
+  // and the bias add and relu as one elementwise group: flex's values, bit
+  // for bit.
+  const Linear small{grid(64, 48, 1.0f, 0.1f), grid(48, 40, 0.3f, 0.0f),
+                     TensorData(grid(1, 40, 0.5f, -0.2f).to_vec<float>(), {40})};
+  const Device cpu = fused_device();
+  cpu.sync();
+  fusion::reset_stats(cpu);
+  const auto got = small.run(cpu).to_data();
+  const auto s = fusion::stats(cpu);
+  EXPECT_EQ(bitwise_diff(got, small.run(eager_device()).to_data()), "");
+  EXPECT_EQ(s.ops_queued, 3u) << "add, compare and mask_fill; the matmul runs at once";
+  EXPECT_EQ(s.ops_eager, 2u) << "the matmul and the bias's reshape";
+  EXPECT_EQ(s.fused_groups, 1u);
+  EXPECT_EQ(s.ops_fused, 3u) << "add, compare and mask_fill";
 }
 
 TEST(Epilogue, LinearBiasReluIsOneMatmul) {

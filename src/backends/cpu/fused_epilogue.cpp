@@ -164,8 +164,16 @@ bool CpuEpilogueCompiler::supports_anchor(const ir::Op& op, std::span<const ir::
   // Batched matmuls too ([..., m, k] x [..., k, n], batch dims broadcast):
   // oneDNN takes up to 12 dims; a post-op operand's broadcast it cannot
   // take makes the primitive fail, and the group then runs op by op.
-  if (std::holds_alternative<ir::Matmul>(op))
-    return inputs.size() == 2 && inputs[0].shape.rank() >= 2 && inputs[0].shape.rank() <= 12;
+  if (std::holds_alternative<ir::Matmul>(op)) {
+    if (inputs.size() != 2 || inputs[0].shape.rank() < 2 || inputs[0].shape.rank() > 12) return false;
+    // A small product without batch dims runs faster alone on flex's
+    // dnnl_sgemm path, its epilogue then fused as elementwise work.
+    const auto& out = outputs[0].shape.dims();
+    const std::size_t r = out.size();
+    std::size_t batch = 1;
+    for (std::size_t i = 0; i + 2 < r; ++i) batch *= out[i];
+    return batch != 1 || !flex::is_small_product(out[r - 2], inputs[0].shape.dims()[r - 1], out[r - 1]);
+  }
   // 2-D convolutions: the post-ops' operands then have the output's rank as
   // oneDNN sees it.
   if (const auto* conv = std::get_if<ir::Conv>(&op)) return conv->stride.size() == 2 && outputs[0].shape.rank() == 4;

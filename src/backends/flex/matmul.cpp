@@ -143,6 +143,31 @@ bool describe(const Context& ctx, const CpuTensorPtr& a_t, const CpuTensorPtr& b
   return true;
 }
 
+/// dnnl_sgemm (see is_small_product) on f32 matrices as describe() leaves
+/// them (no batch dims): each operand has one unit stride, so it is
+/// row-major ('N') or a transposed row-major view ('T') with the other
+/// stride as leading dimension. False if oneDNN declines; the caller then
+/// builds a primitive.
+bool small_sgemm(const Operand& a, const Operand& b, CpuTensor& c) {
+  const auto m = static_cast<dnnl_dim_t>(a.dims[0]), k = static_cast<dnnl_dim_t>(a.dims[1]),
+             n = static_cast<dnnl_dim_t>(b.dims[1]);
+  auto layout = [](const Operand& o, char& trans, dnnl_dim_t& ld) {
+    if (o.strides[1] == 1) {
+      trans = 'N';
+      ld = o.strides[0];
+    } else {
+      trans = 'T';
+      ld = o.strides[1];
+    }
+  };
+  char ta = 'N', tb = 'N';
+  dnnl_dim_t lda = 1, ldb = 1;
+  layout(a, ta, lda);
+  layout(b, tb, ldb);
+  return dnnl_sgemm(ta, tb, m, n, k, 1.0f, a.t->data<float>(), lda, b.t->data<float>(), ldb, 0.0f, c.data<float>(),
+                    n) == dnnl_success;
+}
+
 /// oneDNN matmul of float operands into the contiguous `c`, plus `bias` (a
 /// row of the output's last-dim length, added to every row) and then
 /// `attr`'s post-ops (their arguments in `post_args`) when given; false when
@@ -154,6 +179,9 @@ bool dnnl_matmul(const Context& ctx, const CpuTensorPtr& a_t, const CpuTensorPtr
   Operand a, b;
   std::vector<std::size_t> out_dims;
   if (!describe(ctx, a_t, b_t, c.shape, a, b, out_dims)) return false;
+  if (dt == dnnl::memory::data_type::f32 && !attr && !bias && out_dims.size() == 2 &&
+      is_small_product(out_dims[0], a.dims[1], out_dims[1]) && small_sgemm(a, b, c))
+    return true;
   auto md = [&](const Operand& o) {
     return dnnl::memory::desc(dnn::to_dims(o.dims), dt, dnnl::memory::dims(o.strides.begin(), o.strides.end()));
   };

@@ -11,6 +11,20 @@
 
 namespace burn::flex {
 
+/// Whether flex runs an f32 product of m x k by k x n (no batch dims) with
+/// oneDNN's BLAS-style dnnl_sgemm instead of a matmul primitive: up to 2^21
+/// multiply-adds and 2^16 outputs. Building a primitive descriptor and its
+/// memory objects costs about 2.5 us a call, more than such a product takes
+/// (16x32x32: 3.07 us through a primitive, 0.32 us through dnnl_sgemm;
+/// 64x128x10: 4.7 against 1.7 us; 128x128x128: 12.5 against 9.3 us). Many
+/// outputs over a short inner dimension stay on the primitive, which runs
+/// them faster (256x10x1024: 22 against 46 us). Measured on this project's
+/// 2-core Zen 5 VM. The fused CPU backend takes no epilogue on such a
+/// product either: post-ops need the primitive.
+constexpr bool is_small_product(std::size_t m, std::size_t k, std::size_t n) {
+  return m * n <= (std::size_t{1} << 16) && m * n * k <= (std::size_t{1} << 21);
+}
+
 /// c = a @ b (f32 operands, any layout oneDNN reads in place; c contiguous),
 /// plus `bias` when given (f32, the output's last-dim length, added to every
 /// row), then `attr`'s post-ops, whose arguments
