@@ -172,7 +172,7 @@ bool CpuEpilogueCompiler::supports_anchor(const ir::Op& op, std::span<const ir::
     const std::size_t r = out.size();
     std::size_t batch = 1;
     for (std::size_t i = 0; i + 2 < r; ++i) batch *= out[i];
-    return batch != 1 || !flex::is_small_product(out[r - 2], inputs[0].shape.dims()[r - 1], out[r - 1]);
+    return batch != 1 || !flex::is_small_product(out[r - 2], inputs[0].shape.dims().back(), out[r - 1]);
   }
   // 2-D convolutions: the post-ops' operands then have the output's rank as
   // oneDNN sees it.
