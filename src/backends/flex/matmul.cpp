@@ -1,6 +1,8 @@
 // Batched matmul with broadcast batch dims. Float types go to oneDNN, which
-// reads strided operands in place (transposed views need no copy); f64, ints
-// and layouts oneDNN cannot describe use the strided loop in gemm.hpp.
+// reads strided operands in place (transposed views need no copy): small f32
+// products through its dnnl_sgemm (is_small_product), the rest through a
+// matmul primitive; f64, ints and layouts oneDNN cannot describe use the
+// strided loop in gemm.hpp.
 #include <algorithm>
 #include <cstring>
 
