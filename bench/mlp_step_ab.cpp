@@ -4,7 +4,11 @@
 // the same drift of a shared machine. burn-flex-bench runs the two rows
 // minutes apart; on this 2-core VM their ratio moves by +-3 % from run to run,
 // more than the difference being measured. Usage:
-//   build/release/bench/burn-mlp-step-ab [rounds]     (default 30: 300 steps each)
+//   build/release/bench/burn-mlp-step-ab [rounds] [block]
+// rounds (default 30) blocks of `block` steps (default 10) per device, the
+// first round of each a warm-up. Longer blocks come closer to one model
+// training alone (each block starts with caches the other model filled):
+// with block > 10 the first 10 steps of every block are not timed.
 // Prints each device's median and 25th-percentile step time and cpu/flex.
 #include <burn/burn.hpp>
 
@@ -35,14 +39,16 @@ double quantile(std::vector<double> t, double q) {
 
 int main(int argc, char** argv) {
   const int rounds = argc > 1 ? std::max(2, std::atoi(argv[1])) : 30;
+  const int block_steps = argc > 2 ? std::max(1, std::atoi(argv[2])) : 10;
+  const int untimed = block_steps > 10 ? 10 : 0;
   MlpStep flex(seeded(Device::flex())), cpu(seeded(Device::cpu()));
   std::vector<double> tf, tc;
-  auto block = [](MlpStep& m, std::vector<double>& times, bool keep) {
-    for (int i = 0; i < 10; ++i) {
+  auto block = [&](MlpStep& m, std::vector<double>& times, bool keep) {
+    for (int i = 0; i < block_steps; ++i) {
       const auto start = std::chrono::steady_clock::now();
       m.step();
       const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-      if (keep) times.push_back(ms);
+      if (keep && i >= untimed) times.push_back(ms);
     }
   };
   for (int r = 0; r < rounds; ++r) {  // the first round of each warms up (plans, caches)
@@ -50,7 +56,7 @@ int main(int argc, char** argv) {
     block(cpu, tc, r > 0);
   }
   const double f50 = quantile(tf, 0.5), c50 = quantile(tc, 0.5), f25 = quantile(tf, 0.25), c25 = quantile(tc, 0.25);
-  std::printf("mlp_train_step, %zu steps each, alternating blocks of 10\n", tf.size());
+  std::printf("mlp_train_step, %zu timed steps each, alternating blocks of %d\n", tf.size(), block_steps);
   std::printf("  flex: median %.3f ms, p25 %.3f ms\n", f50, f25);
   std::printf("  cpu:  median %.3f ms, p25 %.3f ms\n", c50, c25);
   std::printf("  cpu/flex: median %.3f, p25 %.3f (below 1: cpu faster)\n", c50 / f50, c25 / f25);
