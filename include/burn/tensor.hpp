@@ -536,7 +536,11 @@ class Tensor {
   Tensor mask_where(const Tensor<D, Bool>& mask, const Tensor& source) const {
     return Tensor(detail::mask_where(ref_, mask.ref(), source.ref_));
   }
-  Tensor mask_fill(const Tensor<D, Bool>& mask, Scalar value) const { return Tensor(detail::mask_fill(ref_, mask.ref(), value)); }
+  Tensor mask_fill(const Tensor<D, Bool>& mask, Scalar value) const& { return Tensor(detail::mask_fill(ref_, mask.ref(), value)); }
+  /// Consuming form: the result may take this tensor's storage (relu, its backward).
+  Tensor mask_fill(const Tensor<D, Bool>& mask, Scalar value) && {
+    return Tensor(detail::mask_fill(std::move(ref_), mask.ref(), value));
+  }
   /// [n, D] indices of the non-zero elements.
   Tensor<2, Int> argwhere() const { return Tensor<2, Int>(detail::argwhere(ref_)); }
   /// One index tensor per dim.

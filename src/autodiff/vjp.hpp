@@ -24,8 +24,11 @@ using Grads = std::vector<std::optional<TensorRef>>;
 struct VjpArgs {
   std::span<const TensorRef> inputs;
   std::span<const TensorRef> outputs;
-  /// One per output; nullopt when no gradient reached that output (treat as zeros).
-  std::span<const std::optional<TensorRef>> cotangents;
+  /// One per output; nullopt when no gradient reached that output (treat as
+  /// zeros). Mutable so a rule that reads a cotangent last may take it
+  /// (take_cotangent_or_zeros): held nowhere else, its storage can then
+  /// take the rule's result in place.
+  std::span<std::optional<TensorRef>> cotangents;
   /// One per input: whether the caller wants that input's gradient (rules may
   /// skip work for the others and return nullopt).
   std::span<const bool> needs;
@@ -77,6 +80,10 @@ Grads vjp_interpolate(const ir::Interpolate& op, const VjpArgs& args);
 // ---- helpers shared by the rules (src/autodiff/rules/common.cpp) ----------------------
 /// The cotangent of output i, or zeros of that output's shape and dtype.
 TensorRef cotangent_or_zeros(const VjpArgs& args, std::size_t i);
+/// The same, moved out of `args`: for a rule's last read of that cotangent.
+/// When nothing else holds the tensor (another node's gradient slot, the
+/// result), the op the rule applies to it may run in place.
+TensorRef take_cotangent_or_zeros(const VjpArgs& args, std::size_t i);
 /// Sums a broadcast gradient back to `shape` (same rank; dims of size 1 in
 /// `shape` are summed over).
 TensorRef sum_to_shape(const TensorRef& grad, const Shape& shape);

@@ -1,4 +1,6 @@
 // Indexing: gather/scatter, select/select_assign, masks, argwhere/nonzero.
+#include <array>
+
 #include <burn/detail/ops.hpp>
 
 #include "tensor/normalize.hpp"
@@ -57,6 +59,14 @@ TensorRef mask_where(const TensorRef& t, const TensorRef& mask, const TensorRef&
 
 TensorRef mask_fill(const TensorRef& t, const TensorRef& mask, Scalar value) {
   return execute1(ir::MaskFill{value}, {t, mask});
+}
+
+TensorRef mask_fill(TensorRef&& t, const TensorRef& mask, Scalar value) {
+  // As binary()'s consuming forms: locals own the operands, the borrowed one
+  // copied first, so a moved-in handle is the only one left.
+  TensorRef m = mask;
+  const std::array<TensorRef, 2> owned{std::move(t), std::move(m)};
+  return execute1(ir::MaskFill{value}, owned);
 }
 
 TensorRef argwhere(const TensorRef& t) {

@@ -16,6 +16,13 @@ class ActivationGrad : public AdTest {
 };
 
 TEST_P(ActivationGrad, Relu) { check([](auto t) { return activation::relu(t); }, away_from_zero()); }
+// relu's backward fills its cotangent in place when nothing else holds it;
+// here add hands one cotangent to both branches, so neither may overwrite it.
+TEST_P(ActivationGrad, ReluBranchesSharingOneCotangent) {
+  // Opposite masks: a fill of the shared cotangent would zero the other's.
+  check([](auto t) { return activation::relu(t) + activation::relu(t * -3.0); }, away_from_zero());
+  check([](auto t) { return activation::relu(activation::relu(t) * 2.0 + 0.5) * activation::relu(t); }, away_from_zero());
+}
 TEST_P(ActivationGrad, LeakyRelu) {
   check([](auto t) { return activation::leaky_relu(t); }, away_from_zero());
   check([](auto t) { return activation::leaky_relu(t, 0.3); }, away_from_zero());

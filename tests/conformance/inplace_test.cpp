@@ -25,6 +25,20 @@ TEST(InPlace, ConsumedTemporariesReuseTheirStorageOnFlex) {
   burn::testing::expect_values(a.slice({{0, 2}}).to_data(), {want, want}, Shape{2});
 }
 
+TEST(InPlace, AConsumedMaskFillReusesItsStorageOnFlex) {
+  // relu's backward fills its cotangent this way (autodiff takes it).
+  const Device device = Device::flex();
+  auto a = Tensor<1>::arange(0, 1 << 20, device);  // f32, 4 MiB
+  const auto mask = a.lower_equal_elem(5.0);
+  device.sync();
+  device.memory_cleanup();
+  const std::uint64_t before = reserved(device);
+  a = std::move(a).mask_fill(mask, -1.0);
+  device.sync();
+  EXPECT_EQ(reserved(device), before) << "the fill allocated a new buffer";
+  burn::testing::expect_values(a.slice({{4, 8}}).to_data(), {-1.0, -1.0, 6.0, 7.0}, Shape{4});
+}
+
 TEST(InPlace, TemporaryChainsGiveTheSameValuesOnEveryDevice) {
   for (const Device& device : burn::testing::all_devices()) {
     const auto x = Tensor<2>::from_floats({{1.0, -2.0}, {0.5, 4.0}}, device);

@@ -110,6 +110,8 @@ TensorRef select_assign(const TensorRef& t, std::int64_t dim, const TensorRef& i
                         ir::IndexReduce reduce);
 TensorRef mask_where(const TensorRef& t, const TensorRef& mask, const TensorRef& source);
 TensorRef mask_fill(const TensorRef& t, const TensorRef& mask, Scalar value);
+/// Consuming form: the result may take t's storage when nothing else holds it.
+TensorRef mask_fill(TensorRef&& t, const TensorRef& mask, Scalar value);
 /// [n, rank] int indices of the true (non-zero) elements, row-major order.
 TensorRef argwhere(const TensorRef& t);
 /// One 1-D int tensor per dim.

@@ -13,6 +13,15 @@ TensorRef cotangent_or_zeros(const VjpArgs& args, std::size_t i) {
   return zeros_like(args.outputs[i]);
 }
 
+TensorRef take_cotangent_or_zeros(const VjpArgs& args, std::size_t i) {
+  if (i < args.cotangents.size() && args.cotangents[i]) {
+    TensorRef g = std::move(*args.cotangents[i]);
+    args.cotangents[i].reset();
+    return g;
+  }
+  return zeros_like(args.outputs[i]);
+}
+
 TensorRef sum_to_shape(const TensorRef& grad, const Shape& shape) {
   TensorRef g = grad;
   for (std::size_t d = 0; d < shape.rank(); ++d)

@@ -88,7 +88,9 @@ Grads vjp_mask_fill(const ir::MaskFill&, const VjpArgs& a) {
   Grads out = no_grads(a);
   if (!wants(a, 0)) return out;
   // Filled positions are constants; the output may be broadcast over the mask.
-  out[0] = sum_to_shape(detail::mask_fill(cotangent_or_zeros(a, 0), a.inputs[1], 0.0), a.inputs[0]->spec.shape);
+  // relu's backward: the cotangent is read once, so it is taken, and the
+  // fill runs in its storage when nothing else holds it.
+  out[0] = sum_to_shape(detail::mask_fill(take_cotangent_or_zeros(a, 0), a.inputs[1], 0.0), a.inputs[0]->spec.shape);
   return out;
 }
 

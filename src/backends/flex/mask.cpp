@@ -87,7 +87,9 @@ Result kernel(const Context& ctx, const ir::MaskWhere&, Inputs in, Outputs out) 
 Result kernel(const Context& ctx, const ir::MaskFill& op, Inputs in, Outputs out) {
   const auto& t = cpu::as_cpu(in[0].primitive);
   const auto& mask = cpu::as_cpu(in[1].primitive);
-  auto y = ctx.output(out[0]);
+  // In place when the tensor is consumed (relu's backward takes its
+  // cotangent): each element is read before the same position is written.
+  auto y = ctx.output_reusing(out[0], in, {0});
   // The value in the tensor's element type, as bytes the width-only row copies.
   const auto value = scalar_bytes(op.value, t.dtype);
   const Operand ops[] = {operand(*y), broadcast_operand(t, y->shape), broadcast_operand(mask, y->shape)};
