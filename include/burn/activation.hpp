@@ -6,6 +6,7 @@
 
 namespace burn::detail {
 TensorRef relu(const TensorRef& t);
+TensorRef relu(TensorRef&& t);
 TensorRef leaky_relu(const TensorRef& t, double negative_slope);
 TensorRef gelu(const TensorRef& t);
 TensorRef gelu_tanh(const TensorRef& t);
@@ -23,6 +24,15 @@ namespace burn::activation {
 
 /// max(x, 0)
 template <std::size_t D> Tensor<D> relu(const Tensor<D>& t) { return Tensor<D>(detail::relu(t.ref())); }
+/// Consuming form (a temporary or std::move): the result may take t's storage.
+template <std::size_t D> Tensor<D> relu(Tensor<D>&& t) {
+  detail::TensorRef owned;
+  {
+    const Tensor<D> taken = std::move(t);  // t lets go; `owned` keeps the only handle
+    owned = taken.ref();
+  }
+  return Tensor<D>(detail::relu(std::move(owned)));
+}
 /// x for x >= 0, slope * x otherwise.
 template <std::size_t D> Tensor<D> leaky_relu(const Tensor<D>& t, double negative_slope = 0.01) {
   return Tensor<D>(detail::leaky_relu(t.ref(), negative_slope));

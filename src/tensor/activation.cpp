@@ -44,6 +44,13 @@ TensorRef relu(const TensorRef& t) {
   return mask_fill(t, binary_scalar(BinaryOp::LessEqual, t, 0.0), 0.0);
 }
 
+TensorRef relu(TensorRef&& t) {
+  expect_float_tensor("relu", t);
+  // The same, with the fill consuming t: its storage may take the result.
+  const TensorRef mask = binary_scalar(BinaryOp::LessEqual, t, 0.0);
+  return mask_fill(std::move(t), mask, 0.0);
+}
+
 TensorRef leaky_relu(const TensorRef& t, double negative_slope) {
   expect_float_tensor("leaky_relu", t);
   return mask_where(t, binary_scalar(BinaryOp::Less, t, 0.0), mul(t, negative_slope));

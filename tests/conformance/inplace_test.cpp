@@ -2,6 +2,8 @@
 // (a temporary, or std::move) may write its result into that tensor's
 // storage. It must never be observable: shared handles, views of the same
 // buffer and values autodiff keeps for backward are left intact.
+#include <burn/activation.hpp>
+
 #include "burn_test.hpp"
 
 namespace {
@@ -37,6 +39,30 @@ TEST(InPlace, AConsumedMaskFillReusesItsStorageOnFlex) {
   device.sync();
   EXPECT_EQ(reserved(device), before) << "the fill allocated a new buffer";
   burn::testing::expect_values(a.slice({{4, 8}}).to_data(), {-1.0, -1.0, 6.0, 7.0}, Shape{4});
+}
+
+TEST(InPlace, ReluOfATemporaryReusesItsStorageOnFlex) {
+  const Device device = Device::flex();
+  auto a = Tensor<1>::arange(0, 1 << 20, device);  // f32, 4 MiB
+  device.sync();
+  device.memory_cleanup();
+  const std::uint64_t before = reserved(device);
+  a = burn::activation::relu(std::move(a) - 3.0f);  // the difference is a temporary
+  device.sync();
+  // The 1-byte mask is the only new buffer.
+  EXPECT_LE(reserved(device), before + (1u << 20)) << "relu of a temporary allocated a new 4 MiB buffer";
+  burn::testing::expect_values(a.slice({{0, 6}}).to_data(), {0.0, 0.0, 0.0, 0.0, 1.0, 2.0}, Shape{6});
+}
+
+TEST(InPlace, ReluKeepsANamedTensor) {
+  for (const Device& device : burn::testing::all_devices()) {
+    const auto x = Tensor<1>::from_floats({-1.0, 2.0, -3.0}, device);
+    auto y = burn::activation::relu(x);                    // x is named: never overwritten
+    auto z = burn::activation::relu(Tensor<1>(x) * 1.0f);  // a temporary copy's result may be
+    burn::testing::expect_values(y.to_data(), {0.0, 2.0, 0.0}, Shape{3});
+    burn::testing::expect_values(z.to_data(), {0.0, 2.0, 0.0}, Shape{3});
+    burn::testing::expect_values(x.to_data(), {-1.0, 2.0, -3.0}, Shape{3});
+  }
 }
 
 TEST(InPlace, TemporaryChainsGiveTheSameValuesOnEveryDevice) {
