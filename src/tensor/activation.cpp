@@ -37,19 +37,17 @@ TensorRef softplus_thresholded(const TensorRef& x, double beta) {
 
 }  // namespace
 
-TensorRef relu(const TensorRef& t) {
+TensorRef relu(TensorRef&& t) {
   expect_float_tensor("relu", t);
   // mask_fill leaves NaN in place (NaN <= 0 is false), unlike a max() kernel might;
   // masking x == 0 too makes the gradient at 0 zero, as in PyTorch and Burn.
-  return mask_fill(t, binary_scalar(BinaryOp::LessEqual, t, 0.0), 0.0);
-}
-
-TensorRef relu(TensorRef&& t) {
-  expect_float_tensor("relu", t);
-  // The same, with the fill consuming t: its storage may take the result.
+  // The fill consumes t: when nothing else holds it, its storage takes the result.
   const TensorRef mask = binary_scalar(BinaryOp::LessEqual, t, 0.0);
   return mask_fill(std::move(t), mask, 0.0);
 }
+
+// A copy of the caller's handle: t stays shared, so the fill never overwrites it.
+TensorRef relu(const TensorRef& t) { return relu(TensorRef(t)); }
 
 TensorRef leaky_relu(const TensorRef& t, double negative_slope) {
   expect_float_tensor("leaky_relu", t);
