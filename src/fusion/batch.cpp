@@ -19,9 +19,12 @@ std::uint64_t mix(std::uint64_t h, std::uint64_t v) {
 }
 
 std::uint64_t spec_hash(const ir::TensorSpec& s) {
-  std::uint64_t h = mix(0, static_cast<std::uint64_t>(s.dtype));
-  for (auto d : s.shape.dims()) h = mix(h, d);
-  return mix(h, s.shape.rank());
+  // Dims fold in with one multiply each (odd constant: a bijection per
+  // step), and one full mix spreads the result: every op pays this for each
+  // input and output, so it is kept cheap.
+  std::uint64_t h = static_cast<std::uint64_t>(s.dtype) << 8 | s.shape.rank();
+  for (auto d : s.shape.dims()) h = (h ^ d) * 0x100000001b3ULL;
+  return mix(0, h);
 }
 
 /// Tensor id -> value index for one batch: open addressing over a table
@@ -55,11 +58,16 @@ class IdMap {
 
 }  // namespace
 
-LazyPtr as_lazy(const backend::PrimitivePtr& p) {
+LazyTensor& lazy_of(const backend::PrimitivePtr& p) {
   // Every primitive of a fusion device is a LazyTensor; typeid and a static
   // cast keep this cheaper than dynamic_pointer_cast on the per-op path.
   if (!p || typeid(*p) != typeid(LazyTensor))
     throw ExecutionError("fusion", "a tensor of another backend reached a fusion device; move it with to_device()");
+  return static_cast<LazyTensor&>(*p);
+}
+
+LazyPtr as_lazy(const backend::PrimitivePtr& p) {
+  lazy_of(p);  // the check
   return std::static_pointer_cast<LazyTensor>(p);
 }
 
@@ -88,7 +96,10 @@ std::uint64_t op_signature(const ir::Op& op) {
   return h;
 }
 
-Batch::Batch(std::span<const QueuedOp> queue) {
+void Batch::build(std::span<const QueuedOp> queue) {
+  ops.clear();
+  values.clear();
+  key.clear();
   ops.reserve(queue.size());
   key.reserve(queue.size() * 6);
   values.reserve(queue.size() * 3);
@@ -97,7 +108,8 @@ Batch::Batch(std::span<const QueuedOp> queue) {
   for (const auto& q : queue) tensors += q.inputs.size() + q.outputs.size();
   by_id.reset(tensors);
   std::uint32_t externals = 0;
-  std::vector<std::uint64_t> external_rank;  // per value: order of first appearance (externals only)
+  std::vector<std::uint32_t>& external_rank = external_rank_;  // per value: order of first appearance (externals only)
+  external_rank.clear();
 
   for (std::size_t i = 0; i < queue.size(); ++i) {
     const QueuedOp& q = queue[i];
@@ -112,11 +124,13 @@ Batch::Batch(std::span<const QueuedOp> queue) {
       }
       ++values[v].readers;
       bop.inputs.push_back(v);
+      // A result of the batch is named by its producer and slot (its spec is
+      // in the key with the producer's outputs); a tensor from before the
+      // batch by its order of appearance and its spec.
       const auto& val = values[v];
-      const std::uint64_t source = val.producer >= 0
-                                       ? (std::uint64_t{1} << 62) | (std::uint64_t(val.producer) << 8) | val.slot
-                                       : external_rank[v];
-      key.push_back(mix(spec_hash(in.spec), source));
+      key.push_back(val.producer >= 0
+                        ? (std::uint64_t{1} << 62) | (std::uint64_t(val.producer) << 8) | val.slot
+                        : mix(spec_hash(in.spec), external_rank[v]));
     }
     for (std::uint32_t s = 0; s < q.outputs.size(); ++s) {
       const auto v = static_cast<std::uint32_t>(values.size());
@@ -125,16 +139,16 @@ Batch::Batch(std::span<const QueuedOp> queue) {
       by_id.try_emplace(q.outputs[s].id, v);
       bop.outputs.push_back(v);
     }
-    ops.push_back(std::move(bop));
+    ops.push_back(bop);
   }
   // Held outside the queue: strong references beyond the queue's own (one
-  // per reading input slot; the lock below adds one more).
+  // per reading input slot). A snapshot, as a lock() would be: a handle
+  // dropped meanwhile by another thread only makes a value look held.
   for (std::size_t v = 0; v < values.size(); ++v) {
     auto& val = values[v];
     if (val.producer < 0) continue;
     const auto& out = queue[static_cast<std::size_t>(val.producer)].outputs[val.slot];
-    if (auto t = out.tensor.lock())
-      val.held = static_cast<std::size_t>(t.use_count()) > 1 + val.readers;
+    val.held = static_cast<std::size_t>(out.tensor.use_count()) > val.readers;
   }
   for (const auto& bop : ops)
     for (auto v : bop.outputs) key.push_back(mix(spec_hash(values[v].spec), values[v].held));

@@ -58,8 +58,12 @@ struct BatchOp {
 
 class Batch {
  public:
+  Batch() = default;
   /// Numbers the values of `queue` and decides which are needed afterwards.
-  explicit Batch(std::span<const QueuedOp> queue);
+  explicit Batch(std::span<const QueuedOp> queue) { build(queue); }
+  /// The same, over this batch's storage (a drain reuses one Batch, so its
+  /// lists keep their capacity). `queue` must outlive the use of `ops`.
+  void build(std::span<const QueuedOp> queue);
 
   std::vector<BatchOp> ops;
   std::vector<BatchValue> values;
@@ -75,6 +79,9 @@ class Batch {
     const auto& val = values[v];
     return val.held || val.readers > reads_inside;
   }
+
+ private:
+  std::vector<std::uint32_t> external_rank_;  // build()'s scratch
 };
 
 /// A hash of the op's kind and attributes, without scalar operand values

@@ -52,8 +52,7 @@ FusionBackend::FusionBackend(std::string name, std::unique_ptr<backend::Backend>
       inner_(std::move(inner)),
       inner_single_(dynamic_cast<detail::SingleOutputExecution*>(inner_.get())),
       planner_(std::move(fusers)) {
-  queue_.reserve(kMaxQueued);
-  spare_ops_.reserve(kMaxQueued);
+  slots_.resize(kMaxQueued);
 }
 
 FusionBackend::~FusionBackend() {
@@ -104,7 +103,7 @@ void FusionBackend::submit(const ir::Op& op, std::span<const backend::Input> inp
   // Work queued by another thread runs first: its order relative to this
   // thread's ops is not ours to choose, and it must not wait for a drain
   // that thread may never trigger.
-  if (!queue_.empty() && queue_owner_ != std::this_thread::get_id()) drain_locked();
+  if (queued_ != 0 && queue_owner_ != std::this_thread::get_id()) drain_locked();
   queue_owner_ = std::this_thread::get_id();
 
   // Scratch kept across calls (under mutex_): a tiny op should not pay an
@@ -112,13 +111,16 @@ void FusionBackend::submit(const ir::Op& op, std::span<const backend::Input> inp
   in_specs_.clear();
   for (const auto& in : inputs) in_specs_.push_back(in.spec);
   if (planner_.may_queue(op, in_specs_, outputs)) {
-    QueuedOp q;
-    if (!spare_ops_.empty()) {
-      q = std::move(spare_ops_.back());
-      spare_ops_.pop_back();
+    // Filled in place: the slot's lists still have the capacity an earlier
+    // drain left them, so queueing allocates no lists once warm.
+    QueuedOp& q = slots_[queued_];
+    try {
+      q.op = op;
+      for (const auto& in : inputs) q.inputs.push_back({as_lazy(in.primitive), in.spec, in.reusable});
+    } catch (...) {
+      q.inputs.clear();  // the slot stays free
+      throw;
     }
-    q.op = op;
-    for (const auto& in : inputs) q.inputs.push_back({as_lazy(in.primitive), in.spec, in.reusable});
     // Counted once every input converted: a throw above leaves no count behind.
     for (const auto& in : q.inputs) in.tensor->queued_reads.fetch_add(1, std::memory_order_release);
     for (std::size_t j = 0; j < outputs.size(); ++j) {
@@ -126,9 +128,9 @@ void FusionBackend::submit(const ir::Op& op, std::span<const backend::Input> inp
       q.outputs.push_back({t, t->id, outputs[j]});
       results[j] = std::move(t);
     }
-    queue_.push_back(std::move(q));
+    ++queued_;
     ++stats_.ops_queued;
-    if (queue_.size() >= kMaxQueued) drain_locked();
+    if (queued_ >= kMaxQueued) drain_locked();
     return;
   }
 
@@ -137,7 +139,7 @@ void FusionBackend::submit(const ir::Op& op, std::span<const backend::Input> inp
   // an input that queued ops still read: a parameter's reshape or a random
   // draw does not cut a chain of queued work in two.
   for (const auto& in : inputs) {
-    const auto& lazy = *as_lazy(in.primitive);
+    const LazyTensor& lazy = lazy_of(in.primitive);
     if (!lazy.value || (in.reusable && lazy.queued_reads.load(std::memory_order_relaxed) != 0)) {
       drain_locked();
       break;
@@ -145,7 +147,7 @@ void FusionBackend::submit(const ir::Op& op, std::span<const backend::Input> inp
   }
   const ScratchRelease release{inner_inputs_};
   inner_inputs_.clear();
-  for (const auto& in : inputs) inner_inputs_.push_back({materialised(*as_lazy(in.primitive), op), in.spec, in.reusable});
+  for (const auto& in : inputs) inner_inputs_.push_back({materialised(lazy_of(in.primitive), op), in.spec, in.reusable});
   if (trace_enabled()) std::fprintf(stderr, "[fusion] direct: %s\n", std::string(ir::op_name(op)).c_str());
   run_inner(op, inner_inputs_, outputs, results);
   ++stats_.ops_eager;
@@ -190,27 +192,26 @@ void FusionBackend::run_eager(const Batch& batch, std::size_t index, std::size_t
 }
 
 void FusionBackend::drain_locked() {
-  if (queue_.empty()) return;
+  if (queued_ == 0) return;
   ++stats_.drains;
-  // The queue is cleared however the drain ends: an op that throws (the
-  // inner backend ran out of memory, say) must not be retried forever.
+  // The queue is emptied however the drain ends: an op that throws (the
+  // inner backend ran out of memory, say) must not be retried forever. The
+  // slots keep their lists' capacity for the next ops.
   struct Clear {
-    std::vector<QueuedOp>& q;
-    std::vector<QueuedOp>& spare;
+    std::span<QueuedOp> queued;
+    std::size_t& count;
     ~Clear() {
-      for (auto& op : q) {
+      for (auto& op : queued) {
         for (const auto& in : op.inputs) in.tensor->queued_reads.fetch_sub(1, std::memory_order_release);
         op.inputs.clear();
         op.outputs.clear();
-        // Never reallocates (no throw from a destructor): queued and spare
-        // ops together never outnumber kMaxQueued, the capacity reserved.
-        spare.push_back(std::move(op));
       }
-      q.clear();
+      count = 0;
     }
-  } clear{queue_, spare_ops_};
+  } clear{std::span(slots_.data(), queued_), queued_};
 
-  const Batch batch(queue_);
+  batch_.build(std::span<const QueuedOp>(slots_.data(), queued_));
+  const Batch& batch = batch_;
   bool explored = false;
   const auto strategy = planner_.plan(batch, explored);
   if (explored) ++stats_.plans_built;
@@ -223,7 +224,7 @@ void FusionBackend::drain_locked() {
     for (auto i : (*strategy)[s].ops)
       for (auto v : batch.ops[i].inputs) last_reader_[v] = static_cast<std::uint32_t>(s);
 
-  std::vector<const QueuedOp*> group;
+  std::vector<const QueuedOp*>& group = group_;
   for (std::size_t step_index = 0; step_index < strategy->size(); ++step_index) {
     const Step& step = (*strategy)[step_index];
     if (!step.plan) {
@@ -237,9 +238,10 @@ void FusionBackend::drain_locked() {
       continue;
     }
     group.clear();
-    for (auto i : step.ops) group.push_back(&queue_[i]);
-    std::vector<backend::Input> inputs;
-    inputs.reserve(step.plan->inputs_from.size());
+    for (auto i : step.ops) group.push_back(&slots_[i]);
+    const ScratchRelease release{inner_inputs_};
+    std::vector<backend::Input>& inputs = inner_inputs_;
+    inputs.clear();
     for (const IoRef& r : step.plan->inputs_from) {
       const QueuedInput& in = group[r.op]->inputs[r.slot];
       // Reusable only when the tensor is no other input of the plan too.
@@ -269,7 +271,7 @@ TensorData FusionBackend::to_data(const backend::PrimitivePtr& primitive, const 
   {
     std::lock_guard lock(mutex_);
     drain_locked();
-    value = as_lazy(primitive)->value;
+    value = lazy_of(primitive).value;
   }
   if (!value)
     throw ExecutionError("to_data", "the tensor was not computed: a queued op it depends on failed when the "

@@ -86,10 +86,14 @@ class FusionBackend final : public backend::Backend, public detail::SingleOutput
   detail::SingleOutputExecution* const inner_single_;  // inner_'s one-output entry point, if any
   mutable std::mutex mutex_;
   Planner planner_;
-  std::vector<QueuedOp> queue_;
-  /// Emptied QueuedOps of earlier drains: their input and output lists keep
-  /// their capacity, so queueing an op allocates no lists once warm.
-  std::vector<QueuedOp> spare_ops_;
+  /// The queue: slots_[0, queued_) in submission order. kMaxQueued slots
+  /// exist from the start and are refilled in place after each drain, so
+  /// their input and output lists keep their capacity (queueing an op
+  /// allocates no lists once warm) and Batch's pointers into them stay put.
+  std::vector<QueuedOp> slots_;
+  std::size_t queued_ = 0;
+  /// The batch being drained, rebuilt over the same storage each drain.
+  Batch batch_;
   std::thread::id queue_owner_;
   std::uint64_t next_id_ = 1;
   FusionStats stats_;
@@ -98,6 +102,7 @@ class FusionBackend final : public backend::Backend, public detail::SingleOutput
   std::vector<ir::TensorSpec> in_specs_, out_specs_;
   std::vector<backend::Input> inner_inputs_;
   std::vector<backend::PrimitivePtr> eager_results_;
+  std::vector<const QueuedOp*> group_;  // a fused step's queued ops
   /// Per value of the batch being drained: the last strategy step reading it.
   std::vector<std::uint32_t> last_reader_;
   /// Drops the scratch inputs' references when an eager op is done (they

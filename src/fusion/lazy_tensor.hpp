@@ -35,5 +35,8 @@ using LazyPtr = std::shared_ptr<LazyTensor>;
 
 /// The LazyTensor behind a primitive of a fusion device.
 LazyPtr as_lazy(const backend::PrimitivePtr& p);
+/// The same without taking a reference (no atomic count traffic), for
+/// callers that only look at it while `p` holds it.
+LazyTensor& lazy_of(const backend::PrimitivePtr& p);
 
 }  // namespace burn::fusion
