@@ -312,6 +312,14 @@ void mlp_train_step(benchmark::State& state) {
   for (auto _ : state) mlp.step();
 }
 
+// The same step on a small model: about 80 ops on tiny tensors, so what it
+// measures is each op's overhead (dispatch, autodiff, the fusion queue).
+template <MakeDevice Make>
+void mlp_small_step(benchmark::State& state) {
+  burn_bench::MlpStep mlp(Make(), burn_bench::kSmallMlp);
+  for (auto _ : state) mlp.step();
+}
+
 // ---- per-op overhead --------------------------------------------------------------
 template <MakeDevice Make>
 void tiny_add_latency(benchmark::State& state) {
@@ -366,6 +374,10 @@ BENCHMARK(max_pool2d_k5s2)->Name("max_pool2d_k5s2")->Apply([](auto* b) { big(b, 
 BENCHMARK(mlp_train_step<flex>)->Name("mlp_train_step")->Apply([](auto* b) { big(b, 20, 5); });
 #if BURN_HAS_CPU
 BENCHMARK(mlp_train_step<cpu>)->Name("mlp_train_step@cpu")->Apply([](auto* b) { big(b, 20, 5); });
+#endif
+BENCHMARK(mlp_small_step<flex>)->Name("mlp_small_step")->Apply([](auto* b) { big(b, 500, 5); });
+#if BURN_HAS_CPU
+BENCHMARK(mlp_small_step<cpu>)->Name("mlp_small_step@cpu")->Apply([](auto* b) { big(b, 500, 5); });
 #endif
 BENCHMARK(tiny_add_latency<flex>)->Name("tiny_add_4")->Apply(tiny);
 #if BURN_HAS_CPU

@@ -1,7 +1,8 @@
 // The MLP training step both bench programs time: 784-1024-1024-10, batch
-// 256, relu, cross-entropy as -mean(gather(log_softmax(logits, 1), labels)),
-// backward, plain SGD (lr 0.01) written by hand. torch_bench.py times the
-// same in PyTorch.
+// 256 (or the small 64-64-64-10, batch 16, where per-op overhead is the
+// cost), relu, cross-entropy as -mean(gather(log_softmax(logits, 1),
+// labels)), backward, plain SGD (lr 0.01) written by hand. torch_bench.py
+// times the same in PyTorch.
 #pragma once
 
 #include <burn/activation.hpp>
@@ -13,11 +14,19 @@
 
 namespace burn_bench {
 
+/// Input features, hidden width (both hidden layers), classes, batch.
+struct MlpShape {
+  std::size_t in = 784, hidden = 1024, classes = 10, batch = 256;
+};
+inline constexpr MlpShape kSmallMlp{64, 64, 10, 16};
+
 class MlpStep {
  public:
   /// Parameters and inputs are drawn on `device` (seed it first), which
   /// gets autodiff.
-  explicit MlpStep(const burn::Device& device) : device_(device.autodiff()) { device_.sync(); }
+  explicit MlpStep(const burn::Device& device, MlpShape shape = {}) : device_(device.autodiff()), shape_(shape) {
+    device_.sync();
+  }
 
   /// One step, ending with a sync so queued work is counted.
   void step() {
@@ -43,9 +52,9 @@ class MlpStep {
   }
   burn::Tensor<1> bias(std::size_t n) const { return burn::Tensor<1>::zeros({n}, device_).require_grad(); }
   burn::Tensor<2, burn::Int> labels() const {
-    std::vector<std::int64_t> v(256);
-    for (std::size_t i = 0; i < v.size(); ++i) v[i] = static_cast<std::int64_t>((i * 7) % 10);
-    return burn::Tensor<2, burn::Int>::from_data(burn::TensorData(v, {256, 1}), device_);
+    std::vector<std::int64_t> v(shape_.batch);
+    for (std::size_t i = 0; i < v.size(); ++i) v[i] = static_cast<std::int64_t>((i * 7) % shape_.classes);
+    return burn::Tensor<2, burn::Int>::from_data(burn::TensorData(v, {shape_.batch, 1}), device_);
   }
   template <std::size_t D>
   static void sgd(burn::Tensor<D>& p, const burn::Gradients& g) {
@@ -54,10 +63,12 @@ class MlpStep {
 
   // Declaration order is draw order: the same values on every device.
   burn::Device device_;
-  burn::Tensor<2> w1_ = param(784, 1024), w2_ = param(1024, 1024), w3_ = param(1024, 10);
-  burn::Tensor<1> b1_ = bias(1024), b2_ = bias(1024), b3_ = bias(10);
+  MlpShape shape_;
+  burn::Tensor<2> w1_ = param(shape_.in, shape_.hidden), w2_ = param(shape_.hidden, shape_.hidden),
+                  w3_ = param(shape_.hidden, shape_.classes);
+  burn::Tensor<1> b1_ = bias(shape_.hidden), b2_ = bias(shape_.hidden), b3_ = bias(shape_.classes);
   burn::Tensor<2> x_ =
-      burn::Tensor<2>::random({256, 784}, burn::Distribution::normal(0.0, 1.0), device_).detach();
+      burn::Tensor<2>::random({shape_.batch, shape_.in}, burn::Distribution::normal(0.0, 1.0), device_).detach();
   burn::Tensor<2, burn::Int> labels_ = labels();
 };
 

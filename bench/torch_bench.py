@@ -192,16 +192,16 @@ def bench_max_pool():
     return timed(lambda: F.max_pool2d(x, 5, 2), 2, 3)
 
 
-def bench_mlp():
+def bench_mlp(n_in=784, hidden=1024, classes=10, batch=256, iters=2, reps=3):
     def param(i, o):
         scale = 1.0 / i
         return torch.empty(i, o).uniform_(-2 * scale, 2 * scale).requires_grad_()
 
-    params = [param(784, 1024), param(1024, 1024), param(1024, 10),
-              torch.zeros(1024, requires_grad=True), torch.zeros(1024, requires_grad=True),
-              torch.zeros(10, requires_grad=True)]
-    x = torch.randn(256, 784)
-    labels = torch.tensor([(i * 7) % 10 for i in range(256)]).reshape(256, 1)
+    params = [param(n_in, hidden), param(hidden, hidden), param(hidden, classes),
+              torch.zeros(hidden, requires_grad=True), torch.zeros(hidden, requires_grad=True),
+              torch.zeros(classes, requires_grad=True)]
+    x = torch.randn(batch, n_in)
+    labels = torch.tensor([(i * 7) % classes for i in range(batch)]).reshape(batch, 1)
     lr = 0.01
 
     def step():
@@ -216,7 +216,7 @@ def bench_mlp():
             for i, (p, g) in enumerate(zip(params, grads)):
                 params[i] = (p - g * lr).requires_grad_()
 
-    return timed(step, 2, 3)
+    return timed(step, iters, reps)
 
 
 def bench_tiny():
@@ -253,6 +253,7 @@ WORKLOADS = [
     ("conv2d_fwd_bwd", bench_conv_fwd_bwd),
     ("max_pool2d_k5s2", bench_max_pool),
     ("mlp_train_step", bench_mlp),
+    ("mlp_small_step", lambda: bench_mlp(64, 64, 10, 16, iters=500, reps=5)),
     ("tiny_add_4", bench_tiny),
     ("gelu_16m", bench_gelu_16m),
     ("layer_norm_16m", bench_layer_norm_16m),
