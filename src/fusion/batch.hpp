@@ -58,11 +58,9 @@ struct BatchOp {
 
 class Batch {
  public:
-  Batch() = default;
-  /// Numbers the values of `queue` and decides which are needed afterwards.
-  explicit Batch(std::span<const QueuedOp> queue) { build(queue); }
-  /// The same, over this batch's storage (a drain reuses one Batch, so its
-  /// lists keep their capacity). `queue` must outlive the use of `ops`.
+  /// Numbers the values of `queue` and decides which are needed afterwards,
+  /// over this batch's storage (a drain reuses one Batch, so its lists keep
+  /// their capacity). `queue` must outlive the use of `ops`.
   void build(std::span<const QueuedOp> queue);
 
   std::vector<BatchOp> ops;
