@@ -1,14 +1,28 @@
 #!/usr/bin/env bash
-# Installs the Debian packages burn-cpp needs that are missing (Debian 12).
+# Installs the Debian 12 packages burn-cpp needs that are missing, from a
+# minimal root on (no compiler, no git, no Python needed beforehand).
+#
+#   bash scripts/install-deps.sh            what the README's two commands need
+#   bash scripts/install-deps.sh fuzz       plus clang for scripts/fuzz.sh
+#   bash scripts/install-deps.sh --list [fuzz]
+#                                           print the packages (one line) and exit,
+#                                           for a user without root to hand to an admin
+#
+# Runs apt-get as root, through sudo for a normal user, and does nothing (and
+# needs no privileges) when everything is already installed.
 set -euo pipefail
 
+# Installed without recommends, so everything a build step needs is listed,
+# including what Debian's CMake configs of our dependencies look for.
 packages=(
   cmake ninja-build g++ pkg-config   # build
   libfmt-dev                         # formatting
   libdnnl-dev                        # oneDNN: matmul, convolution, pooling on flex
+  ocl-icd-opencl-dev                 # OpenCL headers and loader: libdnnl-dev's CMake config requires them
   libhwy-dev                         # Highway: run-time-dispatched SIMD for flex elementwise math
   zlib1g-dev                         # gzip-compressed datasets (IDX files)
   nlohmann-json3-dev                 # safetensors headers
+  libre2-dev                         # key-remap rules on load: linear-time regular expressions
   libtorch-dev                       # LibTorch: Device::libtorch() (preset `full`, which CI tests with)
   libvulkan-dev glslc                # Vulkan backend: loader and headers, GLSL -> SPIR-V at build time
   mesa-vulkan-drivers                # lavapipe: the CPU Vulkan driver the Vulkan tests run on
@@ -16,6 +30,29 @@ packages=(
   libgtest-dev libgmock-dev          # tests
   libbenchmark-dev                   # bench/
 )
+fuzz_packages=(
+  clang libclang-rt-14-dev           # libFuzzer and the sanitizer runtimes (scripts/fuzz.sh)
+)
+
+list_only=0
+for arg in "$@"; do
+  case "$arg" in
+    fuzz) packages+=("${fuzz_packages[@]}") ;;
+    --list) list_only=1 ;;
+    -h|--help) sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) echo "install-deps.sh: unknown argument '$arg' (expected: fuzz, --list, --help)" >&2; exit 2 ;;
+  esac
+done
+if ((list_only)); then
+  echo "${packages[*]}"
+  exit 0
+fi
+
+if ! command -v dpkg-query >/dev/null || ! command -v apt-get >/dev/null; then
+  echo "install-deps.sh: this script installs Debian packages (Debian 12); on another system install the" >&2
+  echo "equivalents of: ${packages[*]}" >&2
+  exit 1
+fi
 
 missing=()
 for p in "${packages[@]}"; do
@@ -25,12 +62,29 @@ if ((${#missing[@]} == 0)); then
   exit 0
 fi
 
-echo "installing: ${missing[*]}"
 sudo_cmd=()
 if [[ $(id -u) -ne 0 ]]; then
-  command -v sudo >/dev/null || { echo "error: run as root or install sudo to install ${missing[*]}" >&2; exit 1; }
-  sudo_cmd=(sudo)
+  if ! command -v sudo >/dev/null; then
+    echo "install-deps.sh: these Debian packages are missing: ${missing[*]}" >&2
+    echo "Installing them needs root: run 'bash scripts/install-deps.sh' as root, or ask an administrator to run" >&2
+    echo "  apt-get install --no-install-recommends ${missing[*]}" >&2
+    echo "and then run this command again (it installs nothing when everything is there)." >&2
+    exit 1
+  fi
+  sudo_cmd=(sudo DEBIAN_FRONTEND=noninteractive)
 fi
+
+echo "installing ${#missing[@]} Debian packages: ${missing[*]}"
+# apt's and dpkg's chatter (hundreds of lines) goes to a log shown only when
+# something fails.
+log=$(mktemp "${TMPDIR:-/tmp}/burn-install-deps.XXXXXX.log")
+trap 'rm -f "$log"' EXIT
 export DEBIAN_FRONTEND=noninteractive
-"${sudo_cmd[@]}" apt-get update -qq
-"${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
+started=$SECONDS
+if ! "${sudo_cmd[@]}" apt-get update >"$log" 2>&1 ||
+   ! "${sudo_cmd[@]}" apt-get install -y --no-install-recommends -o Dpkg::Use-Pty=0 "${missing[@]}" >>"$log" 2>&1; then
+  tail -n 40 "$log" >&2
+  echo "install-deps.sh: apt-get failed (its last lines are above); the packages needed are: ${missing[*]}" >&2
+  exit 1
+fi
+echo "installed in $((SECONDS - started)) s"
