@@ -6,6 +6,7 @@
 #include <initializer_list>
 #include <ostream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <burn/small_vector.hpp>
@@ -30,6 +31,11 @@ class Shape {
     for (auto d : dims_) n *= d;
     return n;
   }
+  /// The element count, checked: throws burn::Error("[op] ...") when the
+  /// count, or the byte size with `element_size` bytes per element, exceeds
+  /// 2^63 - 1 (sizes, strides and offsets are signed 64-bit). num_elements()
+  /// would wrap around instead; use this where dims come from a caller.
+  std::size_t checked_num_elements(std::string_view op, std::size_t element_size = 1) const;
   std::size_t operator[](std::size_t i) const { return dims_.at(i); }
   std::size_t& operator[](std::size_t i) { return dims_.at(i); }
   const Dims& dims() const noexcept { return dims_; }

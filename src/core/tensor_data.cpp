@@ -7,19 +7,22 @@ namespace burn {
 
 TensorData::TensorData(std::vector<std::byte> bytes, Shape shape, DType dtype)
     : bytes_(std::move(bytes)), shape_(std::move(shape)), dtype_(dtype) {
-  if (bytes_.size() != shape_.num_elements() * dtype_size(dtype_))
+  // Checked: a wrapped-around size could match the bytes given.
+  if (bytes_.size() != shape_.checked_num_elements("TensorData", dtype_size(dtype_)) * dtype_size(dtype_))
     throw Error("TensorData", fmt::format("{} bytes cannot hold shape {} of {} ({} bytes expected)", bytes_.size(),
                                           shape_.to_string(), dtype_name(dtype_),
                                           shape_.num_elements() * dtype_size(dtype_)));
 }
 
 TensorData TensorData::zeros(Shape shape, DType dtype) {
-  std::vector<std::byte> bytes(shape.num_elements() * dtype_size(dtype));
+  const std::size_t n = shape.checked_num_elements("TensorData::zeros", dtype_size(dtype));
+  std::vector<std::byte> bytes(n * dtype_size(dtype));
   return TensorData(std::move(bytes), std::move(shape), dtype);
 }
 
 void TensorData::check_count(std::size_t n) const {
-  if (n != shape_.num_elements())
+  // Checked: a wrapped-around count could match n.
+  if (n != shape_.checked_num_elements("TensorData"))
     throw Error("TensorData", fmt::format("{} values cannot fill shape {} ({} expected)", n, shape_.to_string(),
                                           shape_.num_elements()));
 }

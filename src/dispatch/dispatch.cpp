@@ -162,6 +162,10 @@ void run(const ir::Op& op, std::span<const TensorRef> inputs, const Device& devi
 // first input), and every input must be on that device.
 const Device& common_device(const ir::Op& op, std::span<const TensorRef> inputs) {
   if (inputs.empty()) throw Error(ir::op_name(op), "needs at least one input tensor");
+  // Tensor checks its own handle; this covers handles that reach dispatch
+  // some other way (module and autodiff code hold TensorRefs directly).
+  for (const auto& t : inputs)
+    if (!t) [[unlikely]] throw_moved_from(ir::op_name(op));
   const TensorRef* context = &inputs[0];
   for (const auto& t : inputs)
     if (t->node) {

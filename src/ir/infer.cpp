@@ -53,6 +53,21 @@ void expect_index(std::string_view op, const TensorSpec& s) {
   if (!is_int(s.dtype)) fail(op, "indices must be an int tensor, got {}", dtype_name(s.dtype));
 }
 
+// Every output: its element count and byte size must fit in a signed 64-bit
+// size, or every later size computation would wrap around. Output dims come
+// from callers (reshape, full, random, expand, interpolate) or grow from
+// valid inputs (broadcast, matmul, cat, unfold), so no op is exempt. This
+// runs on every op: the common case is one multiply per dim; Shape's exact
+// check (zero dims, the dtype's size, the message) only runs past 2^60.
+void expect_addressable(std::string_view op, const TensorSpec& s) {
+  constexpr std::size_t kAlwaysFits = std::size_t{1} << 60;  // 2^60 elements of at most 8 bytes
+  std::size_t n = 1;
+  bool overflow = false;
+  for (auto d : s.shape.dims()) overflow |= __builtin_mul_overflow(n, d, &n);
+  if (overflow || n > kAlwaysFits) [[unlikely]]
+    s.shape.checked_num_elements(op, dtype_size(s.dtype));
+}
+
 }  // namespace
 
 Shape broadcast_shapes(std::string_view op, const Shape& a, const Shape& b) {
@@ -137,7 +152,7 @@ void expect_len(std::string_view op, const V& v, std::size_t n, std::string_view
 
 SpecList infer_output_list(const Op& op_value, std::span<const TensorSpec> in) {
   const std::string_view op = op_name(op_value);
-  return std::visit(
+  SpecList outputs = std::visit(
       overloaded{
           [&](const Full& f) -> Specs {
             expect_inputs(op, in, 0);
@@ -147,9 +162,17 @@ SpecList infer_output_list(const Op& op_value, std::span<const TensorSpec> in) {
             expect_inputs(op, in, 0);
             expect_numeric(op, a.dtype);
             if (a.step == 0) fail(op, "step must not be zero");
+            // In unsigned 64 bits: end - start overflows int64 for far-apart bounds.
             std::size_t n = 0;
-            if (a.step > 0 && a.end > a.start) n = static_cast<std::size_t>((a.end - a.start + a.step - 1) / a.step);
-            if (a.step < 0 && a.end < a.start) n = static_cast<std::size_t>((a.start - a.end - a.step - 1) / -a.step);
+            const auto gap = [](std::int64_t lo, std::int64_t hi) {
+              return static_cast<std::uint64_t>(hi) - static_cast<std::uint64_t>(lo);
+            };
+            const auto count = [](std::uint64_t distance, std::uint64_t step) {
+              return distance / step + (distance % step != 0 ? 1 : 0);
+            };
+            if (a.step > 0 && a.end > a.start) n = count(gap(a.start, a.end), static_cast<std::uint64_t>(a.step));
+            if (a.step < 0 && a.end < a.start)
+              n = count(gap(a.end, a.start), 0 - static_cast<std::uint64_t>(a.step));
             return {{Shape{n}, a.dtype}};
           },
           [&](const Random& r) -> Specs {
@@ -249,7 +272,8 @@ SpecList infer_output_list(const Op& op_value, std::span<const TensorSpec> in) {
           },
           [&](const Reshape& r) -> Specs {
             expect_inputs(op, in, 1);
-            if (r.shape.num_elements() != in[0].shape.num_elements())
+            // Checked first: a wrapped-around count could equal the input's.
+            if (r.shape.checked_num_elements(op) != in[0].shape.num_elements())
               fail(op, "cannot reshape {} ({} elements) into {} ({} elements)", in[0].shape.to_string(),
                    in[0].shape.num_elements(), r.shape.to_string(), r.shape.num_elements());
             return {{r.shape, in[0].dtype}};
@@ -559,6 +583,8 @@ SpecList infer_output_list(const Op& op_value, std::span<const TensorSpec> in) {
           },
       },
       op_value);
+  for (const auto& s : outputs) expect_addressable(op, s);
+  return outputs;
 }
 
 std::vector<TensorSpec> infer_outputs(const Op& op, std::span<const TensorSpec> inputs) {

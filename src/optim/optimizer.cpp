@@ -65,8 +65,11 @@ std::optional<TensorRef> Optimizer::state_tensor(const module::ParamId& id, std:
 
 void Optimizer::step_params(double lr, const std::vector<std::pair<std::string, module::ParamBase*>>& params,
                             GradientsParams grads) {
+  // Checked before anything is read or changed (the module and the state).
   if (!std::isfinite(lr) || lr < 0.0)
-    throw Error(kOp, fmt::format("the learning rate must be finite and non-negative, got {}", lr));
+    throw Error(kOp, fmt::format("the learning rate must be finite and non-negative, got {}; nothing was updated "
+                                 "(check the value or the scheduler that produced it)",
+                                 lr));
   // The update is not part of any graph.
   NoGradGuard no_grad;
 
@@ -98,9 +101,10 @@ void Optimizer::step_params(double lr, const std::vector<std::pair<std::string, 
   }
 
   // Compute every new value and state first, then commit, so an error leaves
-  // both the module (taken by value) and the state untouched.
+  // both the module (updated in place by step's rvalue overload) and the
+  // state untouched.
   std::vector<TensorRef> values;
-  std::vector<internal::ParamState> states;
+  std::map<module::ParamId, internal::ParamState> states;
   for (const auto& w : work) {
     internal::ParamState st;
     if (auto it = states_.find(w.param->id()); it != states_.end()) st = it->second;
@@ -116,13 +120,18 @@ void Optimizer::step_params(double lr, const std::vector<std::pair<std::string, 
     }
     ++st.step;
     TensorRef updated = rule_->update(lr, w.value, w.grad, st);
-    values.push_back(burn::detail::with_context(updated, w.param->ref()->device));
-    states.push_back(std::move(st));
+    // Made a fresh trainable leaf here (Param's own rule, which set_ref applies
+    // again as a no-op), so the commit below allocates nothing.
+    values.push_back(module::internal::prepare_param(
+        burn::detail::with_context(updated, w.param->ref()->device), w.param->is_trainable()));
+    states.insert_or_assign(w.param->id(), std::move(st));
   }
-  for (std::size_t i = 0; i < work.size(); ++i) {
-    // set_ref makes the value a fresh trainable leaf (Param's own rule).
-    work[i].param->set_ref(values[i]);
-    states_[work[i].param->id()] = std::move(states[i]);
+  // The commit: handle swaps and map-node moves, none of which can fail.
+  for (std::size_t i = 0; i < work.size(); ++i) work[i].param->set_ref(std::move(values[i]));
+  while (!states.empty()) {
+    auto node = states.extract(states.begin());
+    if (auto it = states_.find(node.key()); it != states_.end()) it->second = std::move(node.mapped());
+    else states_.insert(std::move(node));
   }
 }
 

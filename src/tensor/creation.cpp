@@ -8,6 +8,13 @@
 
 namespace burn::detail {
 
+void throw_moved_from(std::string_view op) {
+  // Tensor passes its caller's name (__builtin_FUNCTION), which for a
+  // function template carries the arguments: "linear<2>" -> "linear".
+  if (!op.starts_with("operator")) op = op.substr(0, op.find('<'));
+  throw Error(op, "the tensor was moved from (std::move); use it only after assigning a new value");
+}
+
 void check_rank(const TensorRef& t, std::size_t rank, std::string_view what) {
   if (!t) throw Error(what, "empty tensor handle");
   if (t->spec.shape.rank() != rank)
@@ -66,6 +73,7 @@ TensorRef arange(std::int64_t start, std::int64_t end, std::int64_t step, const 
 
 TensorRef linspace(double start, double end, std::size_t steps, const TensorCreationOptions& options) {
   const DType dtype = creation_dtype(options, TensorKind::Float, "linspace");
+  Shape{steps}.checked_num_elements("linspace", dtype_size(DType::F64));  // before the int64 cast below
   if (steps == 0) return create(ir::Full{Shape{0}, 0.0, dtype}, options.device);
   if (steps == 1) return create(ir::Full{Shape{1}, start, dtype}, options.device);
   // start + i * step computed in f64 then cast, so the last value is exactly `end`
@@ -80,6 +88,8 @@ TensorRef linspace(double start, double end, std::size_t steps, const TensorCrea
 
 TensorRef eye(std::size_t n, const TensorCreationOptions& options, TensorKind kind) {
   const DType dtype = creation_dtype(options, kind, "eye");
+  // Checked before anything is built from n (the int64 cast, n * n).
+  Shape{n, n}.checked_num_elements("eye", dtype_size(dtype));
   const auto i = static_cast<std::int64_t>(n);
   auto rows = reshape(create(ir::Arange{0, i, 1, DType::I64}, options.device), std::vector<std::int64_t>{i, 1});
   auto cols = reshape(create(ir::Arange{0, i, 1, DType::I64}, options.device), std::vector<std::int64_t>{1, i});

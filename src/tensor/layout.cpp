@@ -1,5 +1,7 @@
 // Shape-changing ops: reshape, permute, flip, expand, (un)squeeze, cat, stack,
 // repeat, unfold. Slicing and splitting live in slice.cpp.
+#include <cstdint>
+#include <limits>
 #include <string>
 #include <variant>
 
@@ -24,6 +26,8 @@ std::variant<Shape, std::string> resolve_reshape(const Shape& in, std::span<cons
   std::vector<std::size_t> out(dims.size());
   std::optional<std::size_t> inferred;
   std::size_t known = 1;
+  bool overflow = false;
+  bool empty = false;
   for (std::size_t i = 0; i < dims.size(); ++i) {
     const std::int64_t d = dims[i];
     if (d == -1) {
@@ -34,8 +38,14 @@ std::variant<Shape, std::string> resolve_reshape(const Shape& in, std::span<cons
     if (d < -1) return fmt::format("dim {} is negative (only -1, meaning inferred, is allowed)", i);
     // Past the input's rank there is nothing to keep: 0 is a literal empty dim.
     out[i] = keep_zero && d == 0 && i < in.rank() ? in[i] : static_cast<std::size_t>(d);
-    known *= out[i];
+    overflow |= __builtin_mul_overflow(known, out[i], &known);
+    empty = empty || out[i] == 0;
   }
+  // A wrapped-around product could match the input's count and let a shape
+  // through whose size no later computation can hold.
+  if (empty) known = 0;
+  else if (overflow || known > static_cast<std::size_t>(std::numeric_limits<std::int64_t>::max()))
+    return std::string("the dims' element count overflows 64 bits");
   if (inferred) {
     if (known == 0) return std::string("the -1 dim cannot be inferred when the other dims hold no elements");
     if (in.num_elements() % known != 0) return std::string("the element count is not divisible by the other dims");
@@ -188,6 +198,8 @@ TensorRef repeat(const TensorRef& t, std::span<const std::size_t> sizes) {
     tiled_shape.insert(tiled_shape.end(), {sizes[i], in[i]});
     out_shape.push_back(sizes[i] * in[i]);
   }
+  // Checked here so the error names repeat; the count bounds every product above.
+  Shape(tiled_shape).checked_num_elements("repeat", dtype_size(t->spec.dtype));
   TensorRef r = reshape_exact(t, Shape(std::move(split_shape)));
   r = execute1(ir::Expand{Shape(std::move(tiled_shape))}, {r});
   return reshape_exact(r, Shape(std::move(out_shape)));

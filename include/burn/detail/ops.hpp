@@ -15,6 +15,10 @@
 
 namespace burn::detail {
 
+/// Throws burn::Error("[op] the tensor was moved from ..."): a Tensor used
+/// after std::move has no handle (src/tensor/creation.cpp).
+[[noreturn]] void throw_moved_from(std::string_view op);
+
 // ---- dispatch (src/dispatch/) ---------------------------------------------------------------------
 /// Runs a primitive op on the inputs' device (all inputs must share one).
 std::vector<TensorRef> execute(const ir::Op& op, std::span<const TensorRef> inputs);

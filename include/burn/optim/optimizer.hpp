@@ -27,6 +27,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -70,17 +71,26 @@ class Optimizer {
   Optimizer& operator=(const Optimizer&) = delete;
   ~Optimizer();
 
-  /// One update of `module` with learning rate `lr` (finite, >= 0). Throws
-  /// burn::Error("[Optimizer] ...") for a gradient whose shape differs from its
-  /// parameter's; nothing (module or state) changes then.
+  /// One update of `module` with learning rate `lr` (finite, >= 0): returns
+  /// the updated copy. Throws burn::Error("[Optimizer] ...") for another
+  /// learning rate or a gradient whose shape differs from its parameter's;
+  /// nothing (module or state) changes then.
   template <module::Module M>
-  M step(double lr, M module, GradientsParams grads) {
-    std::vector<std::pair<std::string, module::ParamBase*>> params;
-    module::internal::FunctionVisitor v(
-        [&](const std::string& path, module::ParamBase& p) { params.emplace_back(path, &p); }, nullptr);
-    module.visit_fields(v, "");
-    step_params(lr, params, std::move(grads));
-    return module;
+  M step(double lr, const M& module, GradientsParams grads) {
+    M updated = module;
+    update(lr, updated, std::move(grads));
+    return updated;
+  }
+  /// The same for a module passed with std::move, as in
+  /// `model = optim.step(lr, std::move(model), grads)`: it is updated in place
+  /// and moved out only when the step succeeds, so after an error the
+  /// caller's model is still there, unchanged (a by-value parameter would
+  /// have taken it with it).
+  template <module::Module M>
+    requires(!std::is_reference_v<M> && !std::is_const_v<M>)
+  M step(double lr, M&& module, GradientsParams grads) {
+    update(lr, module, std::move(grads));
+    return std::move(module);
   }
 
   /// "sgd", "adam", "adamw" or "rmsprop".
@@ -107,6 +117,16 @@ class Optimizer {
   void load(const std::filesystem::path& path, const Device& device);
 
  private:
+  template <module::Module M>
+  void update(double lr, M& module, GradientsParams grads) {
+    std::vector<std::pair<std::string, module::ParamBase*>> params;
+    module::internal::FunctionVisitor v(
+        [&](const std::string& path, module::ParamBase& p) { params.emplace_back(path, &p); }, nullptr);
+    module.visit_fields(v, "");
+    step_params(lr, params, std::move(grads));
+  }
+  /// Updates the parameters and their state, all or nothing: everything that
+  /// can fail runs before the first parameter or state entry is replaced.
   void step_params(double lr, const std::vector<std::pair<std::string, module::ParamBase*>>& params,
                    GradientsParams grads);
 
