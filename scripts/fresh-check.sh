@@ -105,7 +105,7 @@ cleanup() {
   local rc=$?
   trap - EXIT INT TERM
   if ((keep)) && [[ -d "$root" ]]; then
-    echo "fresh-check: kept the root at $root (bash scripts/fresh-check.sh --remove $root)"
+    echo "fresh-check: kept the root at $root (remove it with: bash scripts/fresh-check.sh --remove $work)"
     local m
     while read -r m; do [[ -n "$m" ]] && { umount "$m" 2>/dev/null || umount -l "$m" || true; }; done \
       < <(mounts_under "$root")
@@ -193,9 +193,11 @@ if [[ -f "$logs/test.log" ]]; then
   grep -E '^[0-9]+% tests passed|^Total Test time|tests failed out of' "$logs/test.log" || true
 fi
 
-du_root=$(du -sh --one-file-system "$root" 2>/dev/null | cut -f1)
+# Disk use, for the README's figures: the whole root, and its build trees.
+size() { du -sh --one-file-system "$@" 2>/dev/null | cut -f1 | paste -sd/; }
+sizes="root $(size "$root"), build/release and build/full $(size "$src/build/release" "$src/build/full")"
 if ((failed)); then
-  step "fresh root ($du_root), $((SECONDS - started)) s in all" "FAILED"
+  step "fresh root: $sizes; $((SECONDS - started)) s in all" "FAILED"
   exit 1
 fi
-step "fresh root ($du_root), $((SECONDS - started)) s in all" "ok"
+step "fresh root: $sizes; $((SECONDS - started)) s in all" "ok"
