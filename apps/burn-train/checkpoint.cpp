@@ -7,9 +7,12 @@
 #include <burn/error.hpp>
 #include <cerrno>
 #include <cstring>
+#include <algorithm>
+#include <cstdint>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <regex>
+#include <string_view>
 #include <system_error>
 
 namespace burn_train {
@@ -20,6 +23,11 @@ namespace {
 
 constexpr const char* kIndexName = "checkpoint.json";
 constexpr int kFormatVersion = 1;
+// A real index is a few kilobytes, nested four levels deep (the history's
+// entries). The limits keep a damaged or hostile file from exhausting memory,
+// or the stack in nlohmann's recursive dump() and destructor.
+constexpr std::size_t kMaxIndexBytes = std::size_t{64} << 20;
+constexpr std::size_t kMaxIndexDepth = 32;
 
 [[noreturn]] void fail(const std::string& what) { throw burn::Error("checkpoint", what); }
 
@@ -59,6 +67,33 @@ void write_text_atomically(const fs::path& path, const std::string& text) {
     ::fsync(dfd);
     ::close(dfd);
   }
+}
+
+// The deepest nesting of arrays and objects in `text`, strings skipped.
+std::size_t json_depth(std::string_view text) {
+  std::size_t depth = 0, deepest = 0;
+  bool in_string = false, escaped = false;
+  for (const char c : text) {
+    if (in_string) {
+      if (escaped) escaped = false;
+      else if (c == '\\') escaped = true;
+      else if (c == '"') in_string = false;
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      deepest = std::max(deepest, ++depth);
+    } else if ((c == ']' || c == '}') && depth > 0) {
+      --depth;
+    }
+  }
+  return deepest;
+}
+
+// A JSON value for an error message, cut short.
+std::string shown(const json& value) {
+  std::string text = value.dump();
+  if (text.size() > 40) text = text.substr(0, 40) + "...";
+  return text;
 }
 
 std::map<std::string, std::string> string_map(const json& j, const char* key) {
@@ -117,17 +152,38 @@ CheckpointInfo read_checkpoint(const fs::path& dir) {
         fmt::format("no checkpoint to resume from: '{}' does not exist (run once with --checkpoint-dir {} "
                     "without --resume to create one)",
                     index.string(), dir.string()));
-  std::ifstream in(index);
+  std::ifstream in(index, std::ios::binary);
   if (!in) fail(fmt::format("cannot open '{}'", index.string()));
+  std::string text;
+  char chunk[1 << 16];
+  while (text.size() <= kMaxIndexBytes && in.read(chunk, sizeof chunk).gcount() > 0)
+    text.append(chunk, static_cast<std::size_t>(in.gcount()));
+  if (in.bad()) fail(fmt::format("cannot read '{}'", index.string()));
+  if (text.size() > kMaxIndexBytes)
+    fail(fmt::format("'{}' is larger than {} bytes, far more than a checkpoint index holds; delete the directory "
+                     "to start over",
+                     index.string(), kMaxIndexBytes));
+  if (json_depth(text) > kMaxIndexDepth)
+    fail(fmt::format("'{}' nests JSON values more than {} levels deep, which no checkpoint index does; delete the "
+                     "directory to start over",
+                     index.string(), kMaxIndexDepth));
   CheckpointInfo info;
   try {
-    const json j = json::parse(in);
-    if (j.value("format", "") != "burn-train-checkpoint")
+    const json j = json::parse(text);
+    if (!j.is_object() || j.value("format", "") != "burn-train-checkpoint")
       fail(fmt::format("'{}' is not a burn-train checkpoint index", index.string()));
-    if (j.value("version", 0) != kFormatVersion)
-      fail(fmt::format("'{}' has version {}, this burn-train reads version {}", index.string(), j.value("version", 0),
-                       kFormatVersion));
-    info.epochs_done = j.at("epochs_done").get<std::size_t>();
+    // Compared as an integer: value("version", 0) would convert any number
+    // to int, which for a huge float is undefined behaviour.
+    const auto version = j.find("version");
+    if (version == j.end() || !version->is_number_integer() || version->get<std::int64_t>() != kFormatVersion)
+      fail(fmt::format("'{}' has version {}, this burn-train reads version {}", index.string(),
+                       version == j.end() ? "(none)" : shown(*version), kFormatVersion));
+    const json& epochs_done = j.at("epochs_done");
+    if (!epochs_done.is_number_unsigned())
+      fail(fmt::format("'{}': \"epochs_done\" must be a non-negative integer, found {}; delete the directory to "
+                       "start over",
+                       index.string(), shown(epochs_done)));
+    info.epochs_done = epochs_done.get<std::size_t>();
     info.model_file = dir / j.at("model").get<std::string>();
     info.optimizer_file = dir / j.at("optimizer").get<std::string>();
     info.model_config = string_map(j, "model_config");

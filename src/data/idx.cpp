@@ -1,78 +1,31 @@
 // IDX reading and writing; gzip goes through zlib.
+#include <fcntl.h>
 #include <fmt/format.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <zlib.h>
 
+#include <algorithm>
 #include <array>
 #include <burn/data/idx.hpp>
 #include <burn/error.hpp>
+#include <cerrno>
+#include <cstring>
 #include <fstream>
-#include <iterator>
+#include <functional>
 #include <limits>
+#include <optional>
 #include <string>
-#include <system_error>
 
 namespace burn::data {
 namespace {
 
 constexpr std::uint8_t kUnsignedByte = 0x08;
 constexpr std::size_t kMaxDims = 255;  // the header stores the rank in one byte
+using detail::kMaxIdxElements;
 
 [[noreturn]] void fail(const char* op, const std::filesystem::path& path, const std::string& what) {
   throw Error(op, fmt::format("'{}': {}", path.string(), what));
-}
-
-std::vector<std::uint8_t> read_file(const std::filesystem::path& path) {
-  std::error_code ec;
-  if (!std::filesystem::exists(path, ec)) fail("read_idx", path, "file not found");
-  if (std::filesystem::is_directory(path, ec)) fail("read_idx", path, "is a directory, not an IDX file");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) fail("read_idx", path, "cannot be opened for reading (check its permissions)");
-  std::vector<std::uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (in.bad()) fail("read_idx", path, "an I/O error occurred while reading it");
-  return bytes;
-}
-
-bool is_gzip(const std::vector<std::uint8_t>& bytes) {
-  return bytes.size() >= 2 && bytes[0] == 0x1f && bytes[1] == 0x8b;
-}
-
-// Inflates every gzip member in `in` (concatenated members are legal gzip).
-std::vector<std::uint8_t> gunzip(const std::vector<std::uint8_t>& in, const std::filesystem::path& path) {
-  z_stream zs{};
-  if (inflateInit2(&zs, 15 + 16) != Z_OK) fail("read_idx", path, "zlib could not be initialised");
-  std::vector<std::uint8_t> out;
-  std::array<std::uint8_t, 1 << 16> chunk{};
-  std::size_t pos = 0;
-  int rc = Z_OK;
-  while (true) {
-    // zlib counts in uInt; feed large files in pieces it can represent.
-    const std::size_t avail = std::min<std::size_t>(in.size() - pos, std::numeric_limits<uInt>::max());
-    zs.next_in = const_cast<Bytef*>(in.data() + pos);
-    zs.avail_in = static_cast<uInt>(avail);
-    zs.next_out = chunk.data();
-    zs.avail_out = static_cast<uInt>(chunk.size());
-    rc = inflate(&zs, Z_NO_FLUSH);
-    pos += avail - zs.avail_in;
-    out.insert(out.end(), chunk.data(), chunk.data() + (chunk.size() - zs.avail_out));
-    if (rc == Z_STREAM_END) {
-      if (pos < in.size() && in.size() - pos >= 2 && in[pos] == 0x1f && in[pos + 1] == 0x8b) {
-        inflateReset(&zs);
-        continue;
-      }
-      break;
-    }
-    if (rc == Z_BUF_ERROR) {  // no progress possible: the input ran out first
-      inflateEnd(&zs);
-      fail("read_idx", path, "the gzip stream is truncated (the file ends before the compressed data does)");
-    }
-    if (rc != Z_OK && rc != Z_BUF_ERROR) {
-      const std::string msg = zs.msg ? zs.msg : "unknown zlib error";
-      inflateEnd(&zs);
-      fail("read_idx", path, fmt::format("the gzip data is corrupt ({})", msg));
-    }
-  }
-  inflateEnd(&zs);
-  return out;
 }
 
 std::uint32_t read_be32(const std::uint8_t* p) {
@@ -83,47 +36,207 @@ void put_be32(std::vector<std::uint8_t>& out, std::uint32_t v) {
   for (int shift = 24; shift >= 0; shift -= 8) out.push_back(static_cast<std::uint8_t>(v >> shift));
 }
 
-IdxArray parse(const std::vector<std::uint8_t>& bytes, const std::filesystem::path& path) {
-  if (bytes.size() < 4)
-    fail("read_idx", path,
-         fmt::format("is too short for an IDX header ({} bytes; the magic number alone is 4)", bytes.size()));
-  const std::uint32_t magic = read_be32(bytes.data());
-  if (bytes[0] != 0 || bytes[1] != 0)
-    fail("read_idx", path,
-         fmt::format("bad magic number 0x{:08x}: not an IDX file (expected 0x00000803 for images, "
-                     "0x00000801 for labels)",
-                     magic));
-  if (bytes[2] != kUnsignedByte)
-    fail("read_idx", path,
-         fmt::format("element type 0x{:02x} (magic 0x{:08x}) is not supported; only 0x08 (unsigned byte) is", bytes[2],
-                     magic));
-  const std::size_t rank = bytes[3];
-  if (rank == 0) fail("read_idx", path, "the header declares 0 dimensions");
-  const std::size_t header = 4 + 4 * rank;
-  if (bytes.size() < header)
-    fail("read_idx", path,
-         fmt::format("is truncated: the header of a {}-dimensional IDX file needs {} bytes, the file has {}", rank,
-                     header, bytes.size()));
-  IdxArray array;
-  std::size_t count = 1;
-  for (std::size_t i = 0; i < rank; ++i) {
-    const std::size_t d = read_be32(bytes.data() + 4 + 4 * i);
-    if (d != 0 && count > std::numeric_limits<std::size_t>::max() / d)
-      fail("read_idx", path, "the dimensions in the header overflow the addressable size");
-    count *= d;
-    array.dims.push_back(d);
+// The next bytes of the input (a file or a buffer), up to `size`; 0 at the end.
+using ReadFn = std::function<std::size_t(std::uint8_t* out, std::size_t size)>;
+
+// A small window over the input, so the parser can look ahead a few bytes
+// (the gzip magic) without reading the whole input first.
+class Input {
+ public:
+  explicit Input(ReadFn read) : read_(std::move(read)) {}
+  // Buffers at least `n` bytes (n <= the window) unless the input ends first;
+  // returns how many are buffered.
+  std::size_t fill(std::size_t n) {
+    if (len_ - pos_ >= n) return len_ - pos_;
+    std::memmove(buf_.data(), buf_.data() + pos_, len_ - pos_);
+    len_ -= pos_;
+    pos_ = 0;
+    while (len_ < n && !eof_) {
+      const std::size_t r = read_(buf_.data() + len_, buf_.size() - len_);
+      if (r == 0) eof_ = true;
+      len_ += r;
+    }
+    return len_ - pos_;
   }
-  const std::size_t payload = bytes.size() - header;
-  if (payload < count)
-    fail("read_idx", path,
-         fmt::format("is truncated: the header's dimensions need {} data bytes, only {} follow the header", count,
-                     payload));
-  if (payload > count)
-    fail("read_idx", path,
-         fmt::format("has {} unexpected bytes after the {} data bytes the header's dimensions describe",
-                     payload - count, count));
-  array.data.assign(bytes.begin() + static_cast<std::ptrdiff_t>(header), bytes.end());
-  return array;
+  const std::uint8_t* data() const noexcept { return buf_.data() + pos_; }
+  std::size_t size() const noexcept { return len_ - pos_; }
+  void consume(std::size_t n) noexcept { pos_ += n; }
+
+ private:
+  ReadFn read_;
+  std::array<std::uint8_t, 1 << 16> buf_{};
+  std::size_t pos_ = 0, len_ = 0;
+  bool eof_ = false;
+};
+
+// Collects the IDX bytes as they arrive and checks the header as soon as it
+// is complete, so the total size is known before the data is stored: input
+// beyond it (a gzip bomb, an endless device) is never kept.
+class IdxBuilder {
+ public:
+  explicit IdxBuilder(std::string_view source) : source_(source) {}
+
+  // Appends what fits the size the header declares; returns false (and keeps
+  // nothing more) once the input goes past it.
+  bool append(const std::uint8_t* p, std::size_t n) {
+    while (n > 0) {
+      if (!total_) {
+        const std::size_t take = std::min(n, header_wanted() - bytes_.size());
+        bytes_.insert(bytes_.end(), p, p + take);
+        p += take;
+        n -= take;
+        check_header();
+        continue;
+      }
+      const std::size_t room = *total_ - bytes_.size();
+      bytes_.insert(bytes_.end(), p, p + std::min(n, room));
+      if (n > room) return false;
+      n = 0;
+    }
+    return true;
+  }
+
+  IdxArray finish() {
+    if (!total_) check_header(true);
+    if (bytes_.size() < *total_)
+      fail(fmt::format("is truncated: the header's dimensions need {} data bytes, only {} follow the header",
+                       *total_ - header_, bytes_.size() - header_));
+    IdxArray array;
+    array.dims = std::move(dims_);
+    array.data.assign(bytes_.begin() + static_cast<std::ptrdiff_t>(header_), bytes_.end());
+    return array;
+  }
+
+  std::size_t header_size() const noexcept { return header_; }
+  std::size_t total_size() const noexcept { return total_.value_or(0); }
+  [[noreturn]] void fail(const std::string& what) const {
+    throw Error("read_idx", fmt::format("'{}': {}", source_, what));
+  }
+
+ private:
+  // Bytes of header needed so far: the 4-byte magic, then 4 per dimension.
+  std::size_t header_wanted() const noexcept { return bytes_.size() < 4 ? 4 : 4 + 4 * std::size_t{bytes_[3]}; }
+
+  // Checks what has arrived of the header; at the end of the input (`final`)
+  // a short header is an error, otherwise it is only incomplete.
+  void check_header(bool final = false) {
+    if (bytes_.size() < 4) {
+      if (final)
+        fail(fmt::format("is too short for an IDX header ({} bytes; the magic number alone is 4)", bytes_.size()));
+      return;
+    }
+    const std::uint32_t magic = read_be32(bytes_.data());
+    if (bytes_[0] != 0 || bytes_[1] != 0)
+      fail(
+          fmt::format("bad magic number 0x{:08x}: not an IDX file (expected 0x00000803 for images, "
+                      "0x00000801 for labels)",
+                      magic));
+    if (bytes_[2] != kUnsignedByte)
+      fail(fmt::format("element type 0x{:02x} (magic 0x{:08x}) is not supported; only 0x08 (unsigned byte) is",
+                       bytes_[2], magic));
+    const std::size_t rank = bytes_[3];
+    if (rank == 0) fail("the header declares 0 dimensions");
+    const std::size_t header = 4 + 4 * rank;
+    if (bytes_.size() < header) {
+      if (final)
+        fail(fmt::format("is truncated: the header of a {}-dimensional IDX file needs {} bytes, the file has {}", rank,
+                         header, bytes_.size()));
+      return;
+    }
+    std::size_t count = 1;
+    bool overflow = false;
+    for (std::size_t i = 0; i < rank; ++i) {
+      const std::size_t d = read_be32(bytes_.data() + 4 + 4 * i);
+      overflow = overflow || __builtin_mul_overflow(count, d, &count);
+      dims_.push_back(d);
+    }
+    if (overflow || count > kMaxIdxElements)
+      fail(
+          fmt::format("the header declares dimensions [{}], {} elements, more than the {} this reader accepts "
+                      "(the file is corrupt or not IDX)",
+                      fmt::join(dims_, ", "), overflow ? "over 2^64" : std::to_string(count), kMaxIdxElements));
+    header_ = header;
+    total_ = header + count;
+  }
+
+  std::string source_;
+  std::vector<std::uint8_t> bytes_;  // the header, then the data
+  std::vector<std::size_t> dims_;
+  std::size_t header_ = 0;
+  std::optional<std::size_t> total_;  // header + data bytes, once the header is known
+};
+
+// Frees the inflate state on every path, exceptions included.
+struct Inflater {
+  z_stream zs{};
+  bool ready = false;
+  ~Inflater() {
+    if (ready) inflateEnd(&zs);
+  }
+};
+
+// Inflates every gzip member of the input (concatenated members are legal
+// gzip; bytes after the last member that do not start another are ignored,
+// as gzip does) into `out`, stopping as soon as the output exceeds the size
+// the IDX header declares.
+void gunzip_into(Input& in, IdxBuilder& out) {
+  Inflater inf;
+  if (inflateInit2(&inf.zs, 15 + 16) != Z_OK) out.fail("zlib could not be initialised");
+  inf.ready = true;
+  std::array<std::uint8_t, 1 << 16> chunk{};
+  while (true) {
+    if (in.fill(1) == 0) out.fail("the gzip stream is truncated (the file ends before the compressed data does)");
+    const std::size_t avail = in.size();
+    inf.zs.next_in = const_cast<Bytef*>(in.data());
+    inf.zs.avail_in = static_cast<uInt>(avail);
+    inf.zs.next_out = chunk.data();
+    inf.zs.avail_out = static_cast<uInt>(chunk.size());
+    const int rc = inflate(&inf.zs, Z_NO_FLUSH);
+    const std::size_t consumed = avail - inf.zs.avail_in, produced = chunk.size() - inf.zs.avail_out;
+    in.consume(consumed);
+    if (!out.append(chunk.data(), produced))
+      out.fail(
+          fmt::format("the gzip data inflates to more than the {} bytes its IDX header declares ({} bytes of "
+                      "header and {} of data); the file is corrupt or a decompression bomb",
+                      out.total_size(), out.header_size(), out.total_size() - out.header_size()));
+    if (rc == Z_STREAM_END) {
+      if (in.fill(2) >= 2 && in.data()[0] == 0x1f && in.data()[1] == 0x8b) {
+        inflateReset(&inf.zs);
+        continue;
+      }
+      return;
+    }
+    if (rc == Z_BUF_ERROR && consumed == 0 && produced == 0)  // no progress: the input ran out first
+      out.fail("the gzip stream is truncated (the file ends before the compressed data does)");
+    if (rc != Z_OK && rc != Z_BUF_ERROR)
+      out.fail(fmt::format("the gzip data is corrupt ({})", inf.zs.msg ? inf.zs.msg : "unknown zlib error"));
+  }
+}
+
+constexpr std::size_t kUnknownSize = std::numeric_limits<std::size_t>::max();
+
+// The IDX array in `read`'s input, plain or gzip. `size` is the input's
+// length when known (a regular file, a buffer), to count trailing bytes.
+IdxArray parse_input(const ReadFn& read, std::size_t size, std::string_view source) {
+  Input in(read);
+  IdxBuilder out(source);
+  if (in.fill(2) >= 2 && in.data()[0] == 0x1f && in.data()[1] == 0x8b) {
+    gunzip_into(in, out);
+    return out.finish();
+  }
+  while (in.fill(1) > 0) {
+    const std::size_t n = in.size();
+    const bool fits = out.append(in.data(), n);
+    in.consume(n);
+    if (!fits) {
+      const std::size_t data = out.total_size() - out.header_size();
+      if (size != kUnknownSize)
+        out.fail(fmt::format("has {} unexpected bytes after the {} data bytes the header's dimensions describe",
+                             size - out.total_size(), data));
+      out.fail(fmt::format("has more bytes than the {} data bytes the header's dimensions describe", data));
+    }
+  }
+  return out.finish();
 }
 
 std::vector<std::uint8_t> gzip(const std::vector<std::uint8_t>& in, const std::filesystem::path& path) {
@@ -159,10 +272,48 @@ std::size_t IdxArray::num_elements() const noexcept {
 }
 
 IdxArray read_idx(const std::filesystem::path& path) {
-  std::vector<std::uint8_t> bytes = read_file(path);
-  if (is_gzip(bytes)) bytes = gunzip(bytes, path);
-  return parse(bytes, path);
+  const std::string source = path.string();
+  const auto fail = [&](const std::string& what) { ::burn::data::fail("read_idx", path, what); };
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    const int err = errno;
+    if (err == ENOENT) fail("file not found");
+    fail(fmt::format("cannot be opened for reading ({}; check its permissions)", std::strerror(err)));
+  }
+  struct Closer {
+    int fd;
+    ~Closer() { ::close(fd); }
+  } closer{fd};
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) fail(fmt::format("cannot stat it: {}", std::strerror(errno)));
+  if (S_ISDIR(st.st_mode)) fail("is a directory, not an IDX file");
+  // A pipe or a device has no size and may never end: the parser stops
+  // reading once the data goes past what the header declares.
+  const std::size_t size = S_ISREG(st.st_mode) ? static_cast<std::size_t>(st.st_size) : kUnknownSize;
+  const ReadFn read = [&](std::uint8_t* out, std::size_t n) -> std::size_t {
+    while (true) {
+      const ssize_t r = ::read(fd, out, n);
+      if (r >= 0) return static_cast<std::size_t>(r);
+      if (errno != EINTR) fail(fmt::format("an I/O error occurred while reading it ({})", std::strerror(errno)));
+    }
+  };
+  return parse_input(read, size, source);
 }
+
+namespace detail {
+
+IdxArray parse_idx(std::span<const std::uint8_t> bytes, std::string_view source) {
+  std::size_t pos = 0;
+  const ReadFn read = [&](std::uint8_t* out, std::size_t n) {
+    const std::size_t take = std::min(n, bytes.size() - pos);
+    if (take) std::memcpy(out, bytes.data() + pos, take);
+    pos += take;
+    return take;
+  };
+  return parse_input(read, bytes.size(), source);
+}
+
+}  // namespace detail
 
 void write_idx(const std::filesystem::path& path, const IdxArray& array, IdxCompression compression) {
   if (array.dims.empty() || array.dims.size() > kMaxDims)

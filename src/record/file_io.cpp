@@ -1,7 +1,10 @@
-// Whole-file reads and crash-safe writes (temporary file, fsync, rename).
+// Safetensors file reads (header first) and crash-safe writes (temporary
+// file, fsync, rename).
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cstring>
+#include <optional>
 #include <random>
 #include <string>
 
@@ -67,8 +70,8 @@ void write_file_atomically(const fs::path& path, std::span<const std::byte> byte
     const ssize_t w = ::write(tmp.fd, bytes.data() + done, bytes.size() - done);
     if (w < 0) {
       if (errno == EINTR) continue;
-      throw fail("writing the temporary file " + tmp.path.string() + " failed after " + std::to_string(done) +
-                 " of " + std::to_string(bytes.size()) + " bytes: " + errno_text(errno));
+      throw fail("writing the temporary file " + tmp.path.string() + " failed after " + std::to_string(done) + " of " +
+                 std::to_string(bytes.size()) + " bytes: " + errno_text(errno));
     }
     done += static_cast<std::size_t>(w);
   }
@@ -90,9 +93,9 @@ void write_file_atomically(const fs::path& path, std::span<const std::byte> byte
   }
 }
 
-std::vector<std::byte> read_whole_file(const fs::path& path, std::string_view op) {
-  const std::string where = path.string() + ": ";
-  const auto fail = [&](const std::string& what) { return Error(op, where + what); };
+SafetensorsFile read_safetensors_file(const fs::path& path, std::string_view op) {
+  const std::string prefix = path.string() + ": ";
+  const auto fail = [&](const std::string& what) { return Error(op, prefix + what); };
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
     const int err = errno;
@@ -106,19 +109,47 @@ std::vector<std::byte> read_whole_file(const fs::path& path, std::string_view op
   struct stat st {};
   if (::fstat(fd, &st) != 0) throw fail("cannot stat the file: " + errno_text(errno));
   if (S_ISDIR(st.st_mode)) throw fail("is a directory, not a safetensors file");
-  std::vector<std::byte> bytes;
-  if (S_ISREG(st.st_mode)) bytes.reserve(static_cast<std::size_t>(st.st_size));
-  std::byte chunk[1 << 16];
-  for (;;) {
-    const ssize_t r = ::read(fd, chunk, sizeof chunk);
-    if (r < 0) {
-      if (errno == EINTR) continue;
-      throw fail("reading the file failed: " + errno_text(errno));
+  // A regular file's size is known up front; a pipe or a device (which may
+  // never end) is read only as far as its header says.
+  const std::optional<std::uint64_t> file_size =
+      S_ISREG(st.st_mode) ? std::optional<std::uint64_t>(static_cast<std::uint64_t>(st.st_size)) : std::nullopt;
+
+  // Up to `n` more bytes appended to `out`, fewer only at the end of the file.
+  const auto read_up_to = [&](std::vector<std::byte>& out, std::uint64_t n) {
+    std::byte chunk[1 << 16];
+    while (n > 0) {
+      const ssize_t r = ::read(fd, chunk, static_cast<std::size_t>(std::min<std::uint64_t>(n, sizeof chunk)));
+      if (r < 0) {
+        if (errno == EINTR) continue;
+        throw fail("reading the file failed: " + errno_text(errno));
+      }
+      if (r == 0) break;
+      out.insert(out.end(), chunk, chunk + r);
+      n -= static_cast<std::uint64_t>(r);
     }
-    if (r == 0) break;
-    bytes.insert(bytes.end(), chunk, chunk + r);
-  }
-  return bytes;
+  };
+
+  std::vector<std::byte> head;
+  read_up_to(head, 8);
+  if (head.size() < 8) return parse_safetensors(head, op, prefix);  // names the problem: too short
+  const std::uint64_t n = header_length(std::span<const std::byte, 8>(head.data(), 8), file_size, op, prefix);
+  std::vector<std::byte> text;
+  text.reserve(static_cast<std::size_t>(n));
+  read_up_to(text, n);
+  if (text.size() < n) (void)header_length(std::span<const std::byte, 8>(head.data(), 8), 8 + text.size(), op, prefix);
+  const SafetensorsHeader header =
+      parse_safetensors_header({reinterpret_cast<const char*>(text.data()), text.size()}, op, prefix);
+  text = {};
+  if (file_size) check_data_size(header, *file_size - 8 - n, op, prefix);
+
+  std::vector<std::byte> data;
+  if (file_size) data.reserve(static_cast<std::size_t>(header.data_size));
+  // One byte more than the header describes tells a stream that goes on.
+  read_up_to(data, header.data_size + 1);
+  if (data.size() > header.data_size)
+    throw fail("trailing garbage: the file holds more than the " + std::to_string(header.data_size) +
+               " data bytes its header describes");
+  return decode_safetensors(header, data, op, prefix);
 }
 
 }  // namespace burn::record::detail

@@ -5,8 +5,6 @@
 
 namespace burn::record::internal {
 
-std::string_view layout_name(Adapter adapter) noexcept { return adapter == Adapter::PyTorch ? "pytorch" : "burn"; }
-
 bool stored_transposed(const module::ParamBase& tensor, Adapter adapter) noexcept {
   return adapter == Adapter::PyTorch && tensor.is_pytorch_transposed();
 }

@@ -2,12 +2,12 @@
 // is checked before anything is replaced, and all problems of one kind are
 // reported together so a user fixes them in one go.
 #include <optional>
-#include <regex>
 #include <set>
 
 #include <fmt/format.h>
 
 #include "module_record_internal.hpp"
+#include "module_record_metadata.hpp"
 #include "safetensors_internal.hpp"
 
 namespace burn::record::internal {
@@ -35,71 +35,6 @@ bool is_num_batches_tracked(std::string_view key) {
   return key == name || (key.size() > name.size() && key.ends_with(name) && key[key.size() - name.size() - 1] == '.');
 }
 
-std::string adapter_hint(Adapter a) {
-  return a == Adapter::PyTorch ? "LoadOptions{}.with_adapter(Adapter::PyTorch)" : "LoadOptions{} (Adapter::Burn)";
-}
-
-// A file saved with one adapter loaded with the other would transpose square
-// weights silently, so the layout the file declares must match.
-void check_layout(const std::map<std::string, std::string>& metadata, Adapter adapter, const std::string& where) {
-  if (auto v = metadata.find(std::string(kVersionKey)); v != metadata.end() && v->second != kRecordVersion)
-    throw Error(kOp, fmt::format("{}the file has record version '{}', this build reads version {}; save it again "
-                                 "with this build",
-                                 where, v->second, kRecordVersion));
-  if (auto l = metadata.find(std::string(kLayoutKey)); l != metadata.end()) {
-    std::optional<Adapter> declared;
-    if (l->second == layout_name(Adapter::Burn)) declared = Adapter::Burn;
-    if (l->second == layout_name(Adapter::PyTorch)) declared = Adapter::PyTorch;
-    if (!declared)
-      throw Error(kOp, fmt::format("{}corrupt metadata: \"{}\" is '{}', expected \"burn\" or \"pytorch\"", where,
-                                   kLayoutKey, l->second));
-    if (*declared != adapter)
-      throw Error(kOp, fmt::format("{}the file was saved in the {} layout (\"{}\": \"{}\"); load it with {}", where,
-                                   l->second, kLayoutKey, l->second, adapter_hint(*declared)));
-    return;
-  }
-  if (auto f = metadata.find(std::string(kFormatKey));
-      f != metadata.end() && f->second == kTorchFormat && adapter == Adapter::Burn)
-    throw Error(kOp, fmt::format("{}the file is a PyTorch checkpoint (metadata \"format\": \"pt\"); load it with {}",
-                                 where, adapter_hint(Adapter::PyTorch)));
-}
-
-// Module key -> file key, after LoadOptions::key_remap.
-std::map<std::string, std::string> module_keys(const SafetensorsFile& file, const LoadOptions& options,
-                                               const std::string& where) {
-  std::vector<std::pair<std::regex, std::string>> rules;
-  for (const auto& [pattern, replacement] : options.key_remap) {
-    try {
-      rules.emplace_back(std::regex(pattern), replacement);
-    } catch (const std::regex_error& e) {
-      throw Error(kOp, fmt::format("key_remap pattern '{}' is not a valid regular expression: {}", pattern, e.what()));
-    }
-  }
-  std::map<std::string, std::string> keys;
-  for (const auto& [key, _] : file.tensors) {
-    std::string name = key;
-    for (const auto& [re, replacement] : rules) name = std::regex_replace(name, re, replacement);
-    const auto [it, inserted] = keys.emplace(name, key);
-    if (!inserted)
-      throw Error(kOp, fmt::format("{}file keys '{}' and '{}' both become '{}' after key_remap; make the rules "
-                                   "keep keys distinct",
-                                   where, it->second, key, name));
-  }
-  return keys;
-}
-
-std::optional<module::ParamId> stored_id(const SafetensorsFile& file, const std::string& file_key,
-                                         const std::string& where) {
-  const auto it = file.metadata.find(std::string(kIdPrefix) + file_key);
-  if (it == file.metadata.end()) return std::nullopt;
-  try {
-    return module::ParamId::parse(it->second);
-  } catch (const Error&) {
-    throw Error(kOp, fmt::format("{}corrupt metadata: \"{}{}\" is '{}', not a parameter id (16 hex digits)", where,
-                                 kIdPrefix, file_key, it->second));
-  }
-}
-
 struct Update {
   module::ParamBase* tensor;
   burn::detail::TensorRef value;
@@ -110,12 +45,12 @@ struct Update {
 
 void load_slots(std::span<const Slot> slots, const std::filesystem::path& path, const LoadOptions& options) {
   const std::string where = path.string() + ": ";
-  const SafetensorsFile file = [&] {
-    const auto bytes = burn::record::detail::read_whole_file(path, kOp);
-    return burn::record::detail::parse_safetensors(bytes, kOp, where);
-  }();
+  const SafetensorsFile file = burn::record::detail::read_safetensors_file(path, kOp);
   check_layout(file.metadata, options.adapter, where);
-  const auto keys = module_keys(file, options, where);
+  std::vector<std::string> file_keys;
+  file_keys.reserve(file.tensors.size());
+  for (const auto& [key, _] : file.tensors) file_keys.push_back(key);
+  const auto keys = remap_keys(file_keys, options.key_remap, where);
 
   std::set<std::string> wanted;
   std::vector<std::string> missing;
@@ -177,7 +112,9 @@ void load_slots(std::span<const Slot> slots, const std::filesystem::path& path, 
     // makes trainable float parameters leaves again.
     auto value = burn::detail::from_data(std::move(data), TensorCreationOptions(current.device, dtype),
                                          kind_of_dtype(dtype));
-    updates.push_back({slot.tensor, std::move(value), stored_id(file, file_key, where)});
+    std::optional<module::ParamId> id;
+    if (const auto stored = stored_id(file.metadata, file_key, where)) id = module::ParamId(*stored);
+    updates.push_back({slot.tensor, std::move(value), id});
   }
   if (!problems.empty()) throw Error(kOp, where + listed(problems, "; "));
 

@@ -37,9 +37,7 @@ void save_safetensors(const std::filesystem::path& path, const std::map<std::str
 }
 
 SafetensorsFile load_safetensors(const std::filesystem::path& path) {
-  constexpr std::string_view op = "load_safetensors";
-  const auto bytes = detail::read_whole_file(path, op);
-  return detail::parse_safetensors(bytes, op, path.string() + ": ");
+  return detail::read_safetensors_file(path, "load_safetensors");
 }
 
 }  // namespace burn::record

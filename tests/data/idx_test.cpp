@@ -1,5 +1,6 @@
 // IDX reading and writing: plain and gzip round trips, and every error.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <burn/data/idx.hpp>
 
@@ -183,6 +184,72 @@ TEST(Idx, GzipWrappedHeaderErrors) {
   EXPECT_CONTAINS(error_message([&] { read_idx(dir / "dtype.gz"); }), "element type 0x0b");
   write_bytes(dir / "short.gz", gzip_stored({0, 0, 0x08, 0x01, 0, 0, 0, 3, 1}));
   EXPECT_CONTAINS(error_message([&] { read_idx(dir / "short.gz"); }), "need 3 data bytes, only 1");
+}
+
+TEST(Idx, GzipBombStopsAtTheDeclaredSize) {
+  TempDir dir;
+  // A valid gzip IDX of 4 labels, then 4096 more gzip members of 1 MiB of
+  // zeros each: 4 MB of file that inflate to 4 GiB, far beyond the 12 bytes
+  // (8 of header, 4 of data) the header declares.
+  IdxArray labels;
+  labels.dims = {4};
+  labels.data = {1, 2, 3, 4};
+  write_idx(dir / "labels.gz", labels, IdxCompression::Gzip);
+  IdxArray zeros;
+  zeros.dims = {(std::size_t{1} << 20) - 8};
+  zeros.data.resize(zeros.dims[0]);
+  write_idx(dir / "zeros.gz", zeros, IdxCompression::Gzip);
+  auto bomb = burn::testing::read_bytes(dir / "labels.gz");
+  const auto member = burn::testing::read_bytes(dir / "zeros.gz");
+  for (int i = 0; i < 4096; ++i) bomb.insert(bomb.end(), member.begin(), member.end());
+  write_bytes(dir / "bomb.gz", bomb);
+  const auto msg = error_message([&] { read_idx(dir / "bomb.gz"); });
+  EXPECT_CONTAINS(msg, "[read_idx] '" + (dir / "bomb.gz").string() + "'");
+  EXPECT_CONTAINS(msg,
+                  "the gzip data inflates to more than the 12 bytes its IDX header declares (8 bytes of header "
+                  "and 4 of data); the file is corrupt or a decompression bomb");
+  // The bytes-level entry point behaves the same.
+  EXPECT_CONTAINS(error_message([&] { burn::data::detail::parse_idx(bomb, "bomb"); }),
+                  "[read_idx] 'bomb': the gzip data inflates to more than the 12 bytes");
+}
+
+TEST(Idx, HeaderDeclaringTooManyElementsIsRefused) {
+  TempDir dir;
+  // 65536 x 65536 x 2 = 2^33 bytes: more than read_idx accepts, refused from
+  // the header alone, plain or gzip.
+  const std::vector<std::uint8_t> header{0, 0, 0x08, 0x03, 0, 1, 0, 0, 0, 1, 0, 0, 0, 0, 0, 2};
+  write_bytes(dir / "huge", header);
+  write_bytes(dir / "huge.gz", gzip_stored(header));
+  for (const char* name : {"huge", "huge.gz"})
+    EXPECT_CONTAINS(error_message([&] { read_idx(dir / name); }),
+                    "the header declares dimensions [65536, 65536, 2], 8589934592 elements, more than the "
+                    "4294967296 this reader accepts");
+  // Dimensions whose product overflows 64 bits.
+  const std::vector<std::uint8_t> wrap{0,    0,    0x08, 0x03, 0xff, 0xff, 0xff, 0xff,
+                                       0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff};
+  write_bytes(dir / "wrap", wrap);
+  EXPECT_CONTAINS(error_message([&] { read_idx(dir / "wrap"); }), "over 2^64 elements");
+}
+
+TEST(Idx, EndlessDeviceEndsInAnError) {
+  if (::access("/dev/zero", R_OK) != 0) GTEST_SKIP() << "no readable /dev/zero";
+  // Zeros are no IDX magic: the reader stops at the header instead of
+  // reading the device forever.
+  EXPECT_CONTAINS(error_message([] { read_idx("/dev/zero"); }),
+                  "[read_idx] '/dev/zero': element type 0x00 (magic 0x00000000) is not supported");
+}
+
+TEST(Idx, BytesEntryPointMatchesTheFileReader) {
+  const std::vector<std::uint8_t> plain{0, 0, 0x08, 0x02, 0, 0, 0, 2, 0, 0, 0, 1, 7, 9};
+  for (const auto& bytes : {plain, gzip_stored(plain)}) {
+    const IdxArray a = burn::data::detail::parse_idx(bytes, "memory");
+    EXPECT_EQ(a.dims, (std::vector<std::size_t>{2, 1}));
+    EXPECT_EQ(a.data, (std::vector<std::uint8_t>{7, 9}));
+  }
+  auto longer = plain;
+  longer.push_back(1);
+  EXPECT_CONTAINS(error_message([&] { burn::data::detail::parse_idx(longer, "memory"); }),
+                  "[read_idx] 'memory': has 1 unexpected bytes after the 2 data bytes");
 }
 
 TEST(Idx, WriteRejectsMismatchedData) {

@@ -5,6 +5,8 @@
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
+#include <span>
+#include <string_view>
 #include <vector>
 
 namespace burn::data {
@@ -22,8 +24,11 @@ struct IdxArray {
 ///
 /// Throws burn::Error("read_idx", ...) naming the file and the problem when it
 /// is missing or unreadable, the gzip stream is corrupt or truncated, the
-/// magic number is not an IDX one, the element type is not unsigned byte, or
-/// the data is shorter or longer than the header's dimensions say.
+/// magic number is not an IDX one, the element type is not unsigned byte, the
+/// header declares more than detail::kMaxIdxElements elements, or the data
+/// (after inflating) is shorter or longer than the header's dimensions say.
+/// Reading stops as soon as the data goes past what the header declares, so
+/// a gzip bomb or an endless device (/dev/zero) fails early.
 IdxArray read_idx(const std::filesystem::path& path);
 
 enum class IdxCompression { None, Gzip };
@@ -33,5 +38,17 @@ enum class IdxCompression { None, Gzip };
 /// the data or the file cannot be written.
 void write_idx(const std::filesystem::path& path, const IdxArray& array,
                IdxCompression compression = IdxCompression::None);
+
+namespace detail {
+
+/// The most elements an IDX file may declare (4 GiB of bytes, far above
+/// MNIST's 47 MB of training images): a larger count is a corrupt header.
+inline constexpr std::size_t kMaxIdxElements = std::size_t{1} << 32;
+
+/// read_idx on bytes in memory, plain or gzip; errors name `source` where
+/// read_idx names the file. Internal: the entry point of the IDX fuzz target.
+IdxArray parse_idx(std::span<const std::uint8_t> bytes, std::string_view source);
+
+}  // namespace detail
 
 }  // namespace burn::data

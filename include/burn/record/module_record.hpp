@@ -59,7 +59,11 @@ struct LoadOptions {
   Adapter adapter = Adapter::Burn;
   /// (regex, replacement) pairs applied in order to every file key before
   /// matching, e.g. {"^layers\\.", "blocks."} for a torch model whose
-  /// attributes are named differently (std::regex ECMAScript syntax, $1 for groups).
+  /// attributes are named differently. Patterns use RE2 syntax
+  /// (https://github.com/google/re2/wiki/Syntax: Perl-like, without
+  /// backreferences or lookaround), matched in time linear in the key, and
+  /// every match in a key is replaced. In a replacement, $1 .. $9 insert a
+  /// group, $& the whole match and $$ a "$"; everything else is literal.
   std::vector<std::pair<std::string, std::string>> key_remap;
 
   LoadOptions with_strict(bool s) const {

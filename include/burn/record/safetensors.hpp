@@ -6,6 +6,12 @@
 //    "data_offsets": [begin, end]}, ...}
 // (padded with spaces to a multiple of 8 bytes), then the data buffer holding
 // every tensor's little-endian, row-major bytes at its offsets.
+//
+// Reading accepts every dtype below plus the FP8 formats F8_E4M3 (the "FN"
+// variant: no infinities, S.1111.111 is NaN) and F8_E5M2 (IEEE-like), which
+// load as F32 (every FP8 value is exact there). Files are untrusted input: a
+// header longer than 100,000,000 bytes (the reference readers' limit) or
+// nesting JSON deeper than 8 levels is refused (docs/records.md).
 #pragma once
 
 #include <cstddef>
