@@ -22,7 +22,7 @@
 #     --suite NAME     Debian suite (default bookworm)
 #
 # Needs root (mmdebstrap, chroot and mounts), the network to Debian's package
-# mirror, about 6 GiB of disk under $TMPDIR (default /var/tmp), and on 2 cores
+# mirror, about 4 GiB of disk under $TMPDIR (default /var/tmp), and on 2 cores
 # roughly half an hour. Environment passed into the root: BURN_WERROR, and
 # http_proxy/https_proxy if set.
 set -euo pipefail
