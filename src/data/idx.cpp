@@ -69,6 +69,10 @@ class Input {
   bool eof_ = false;
 };
 
+// Whether the input's next bytes are the gzip magic (the start of a file or
+// of a further concatenated member).
+bool starts_gzip_member(Input& in) { return in.fill(2) >= 2 && in.data()[0] == 0x1f && in.data()[1] == 0x8b; }
+
 // Collects the IDX bytes as they arrive and checks the header as soon as it
 // is complete, so the total size is known before the data is stored: input
 // beyond it (a gzip bomb, an endless device) is never kept.
@@ -200,7 +204,7 @@ void gunzip_into(Input& in, IdxBuilder& out) {
                       "header and {} of data); the file is corrupt or a decompression bomb",
                       out.total_size(), out.header_size(), out.total_size() - out.header_size()));
     if (rc == Z_STREAM_END) {
-      if (in.fill(2) >= 2 && in.data()[0] == 0x1f && in.data()[1] == 0x8b) {
+      if (starts_gzip_member(in)) {
         inflateReset(&inf.zs);
         continue;
       }
@@ -220,7 +224,7 @@ constexpr std::size_t kUnknownSize = std::numeric_limits<std::size_t>::max();
 IdxArray parse_input(const ReadFn& read, std::size_t size, std::string_view source) {
   Input in(read);
   IdxBuilder out(source);
-  if (in.fill(2) >= 2 && in.data()[0] == 0x1f && in.data()[1] == 0x8b) {
+  if (starts_gzip_member(in)) {
     gunzip_into(in, out);
     return out.finish();
   }

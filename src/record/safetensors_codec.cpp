@@ -24,12 +24,6 @@ namespace {
 
 using nlohmann::json;
 
-constexpr std::array<std::pair<DType, std::string_view>, 13> kDTypeNames{{
-    {DType::F64, "F64"}, {DType::F32, "F32"}, {DType::F16, "F16"}, {DType::BF16, "BF16"}, {DType::I64, "I64"},
-    {DType::I32, "I32"}, {DType::I16, "I16"}, {DType::I8, "I8"}, {DType::U64, "U64"}, {DType::U32, "U32"},
-    {DType::U16, "U16"}, {DType::U8, "U8"}, {DType::Bool, "BOOL"},
-}};
-
 // The 8-bit floats of current model files (OCP FP8). Burn has no such dtype,
 // so they are decoded to F32 on load; every value is exact there.
 //  - E4M3 is the "FN" variant (torch.float8_e4m3fn): bias 7, no infinities,
@@ -44,7 +38,7 @@ struct FileDType {
   Fp8 fp8;
 };
 
-// What the reader accepts: the writer's dtypes and the FP8 formats.
+// What the reader accepts: the writer's dtypes (the first 13) and the FP8 formats.
 constexpr std::array<FileDType, 15> kFileDTypes{{
     {"F64", DType::F64, Fp8::None}, {"F32", DType::F32, Fp8::None}, {"F16", DType::F16, Fp8::None},
     {"BF16", DType::BF16, Fp8::None}, {"I64", DType::I64, Fp8::None}, {"I32", DType::I32, Fp8::None},
@@ -138,8 +132,10 @@ std::string quote_json(const std::string& s) {
 }  // namespace
 
 std::string_view safetensors_dtype_name(DType d) noexcept {
-  for (const auto& [dt, n] : kDTypeNames)
-    if (dt == d) return n;
+  // The writer's names: each dtype's own entry, never an FP8 format (those
+  // only load, as F32).
+  for (const auto& f : kFileDTypes)
+    if (f.fp8 == Fp8::None && f.dtype == d) return f.name;
   return "?";
 }
 
