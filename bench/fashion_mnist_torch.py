@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""PyTorch's side of the burn-train comparison (issue 5): the same model,
+"""PyTorch's side of the burn-train comparison: the same model,
 batch size, optimiser and data as apps/burn-train, timed per epoch.
 
 Model (burn-train's default, apps/burn-train/model.hpp):

@@ -1,4 +1,4 @@
-// burn's side of the CPU benchmark (issues 4 and 8): the same workloads as
+// burn's side of the CPU benchmark: the same workloads as
 // bench/torch_bench.py, on Device::flex() and, for the fusion rows, on
 // Device::cpu(). Run through bench/run.sh, which compares them in one table;
 // the benchmark names here are the row keys, "<row>@cpu" for Device::cpu().
@@ -30,7 +30,7 @@ Device flex() {
 }
 
 #if BURN_HAS_CPU
-// Lazy, fused execution over flex's kernels (issue 8).
+// Lazy, fused execution over flex's kernels.
 Device cpu() {
   Device d = Device::cpu();
   d.seed(kSeed);
@@ -215,7 +215,7 @@ void layer_norm_rows(benchmark::State& state) {
   }
 }
 
-// The two issue-8 rows: memory-bound chains over 16M floats, where fusion
+// The two fusion rows: memory-bound chains over 16M floats, where fusion
 // reads and writes memory once instead of once per op.
 constexpr std::size_t kRows16M = k16M / 1024;
 

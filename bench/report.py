@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """Joins burn's Google Benchmark JSON and two torch_bench.py JSON files into
 one Markdown table (ratio = the other time / our time: >1 means ours is faster)
-and checks each row against its targets: issue 4 for flex, issue 8 for cpu.
+and checks each row against its targets: flex's against PyTorch, and cpu's
+(fusion) against PyTorch and flex.
 
 Our benchmark "<row>" runs on Device::flex(), "<row>@cpu" on Device::cpu()
 (lazy fusion); both land on the same row.
@@ -15,7 +16,7 @@ UNIT_TO_MS = {"ns": 1e-6, "us": 1e-3, "ms": 1.0, "s": 1e3}
 
 CPU_SUFFIX = "@cpu"
 
-# flex's targets (issue 4): name -> [(minimum ratio, against "installed" or
+# flex's targets: name -> [(minimum ratio, against "installed" or
 # "tuned")]. The tiny-op target "our time <= 0.3x PyTorch's" is the ratio >= 1/0.3.
 TARGETS = {
     "sgemm_32": [(1.0, "tuned")],
@@ -31,13 +32,13 @@ TARGETS = {
     "sum_16m": [(1.2, "tuned")],
     "softmax_256x256x256": [(1.2, "tuned")],
     "layer_norm_4096x1024": [(1.2, "tuned")],
-    "argmax_4096x4096": [(1.2, "tuned")],  # a reduction; cumsum and gather have no target in issue 4
+    "argmax_4096x4096": [(1.2, "tuned")],  # a reduction; cumsum and gather have no target
     "conv2d_fwd": [(1.5, "tuned")],
     "mlp_train_step": [(1.0, "tuned"), (3.0, "installed")],
     "tiny_add_4": [(1.0 / 0.3, "tuned")],
 }
 
-# cpu's targets (issue 8): ratios against PyTorch or flex ("flex": flex's time
+# cpu's targets: ratios against PyTorch or flex ("flex": flex's time
 # / cpu's time), or ("max_ms", limit) for an absolute bound on cpu's time.
 # A "no slower than flex" target (1.0 against flex) cannot be decided by two
 # rows run one after the other: on this 2-core VM the same build's

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""PyTorch's side of the CPU benchmark (issues 4 and 8).
+"""PyTorch's side of the CPU benchmark.
 
 The same workloads, names, iteration counts and repetitions as
 bench/flex_bench.cpp. Each repetition times `iters` runs with

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # burn-train vs PyTorch on Fashion-MNIST, side by side: the same model, batch
-# size, optimiser, learning rate, seed and thread count (issue 5's target:
-# our epoch time <= 0.8x PyTorch's). Usage:
+# size, optimiser, learning rate, seed and thread count (target: burn's
+# epoch time <= 0.8x PyTorch's). Usage:
 #   bench/train_compare.sh                         # 5 epochs, batch 64, 2 threads
 #   EPOCHS=1 LIMIT_BATCHES=200 bench/train_compare.sh   # a quick look
 #   BUILD_DIR=build-foo THREADS=2 BATCH_SIZE=128 bench/train_compare.sh

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# GPU check of the Vulkan backend (issue 7), for a Linux machine with a GPU and
+# GPU check of the Vulkan backend, for a Linux machine with a GPU and
 # its Vulkan driver (e.g. an NVIDIA H200): builds a Release build with
 # BURN_VULKAN=ON (only the two test binaries it runs), runs the Vulkan
 # conformance suite on the GPU (the conformance and vulkan suites restricted

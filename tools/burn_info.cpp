@@ -1,10 +1,19 @@
-// burn-info: prints the enumerated devices, physical devices and settings.
+// burn-info: prints the backends of this build, the enumerated devices,
+// physical devices and settings.
+#include <burn/backend/registry.hpp>
 #include <burn/burn.hpp>
 
 #include <iostream>
 
 int main() {
-  std::cout << "burn-cpp " << BURN_VERSION << "\n\nDevices:\n";
+  std::cout << "burn-cpp " << BURN_VERSION << "\n\nBackends, in default order:\n";
+  for (const auto& b : burn::backend::registered_backends()) {
+    std::cout << "  " << b.type.name() << ": " << b.device_count() << " device(s)";
+    if (b.rank() < 0) std::cout << ", never the default";
+    if (b.alias_of) std::cout << ", same backend as " << burn::DeviceType(*b.alias_of).name();
+    std::cout << "\n";
+  }
+  std::cout << "\nDevices:\n";
   for (const burn::Device& d : burn::Device::enumerate(burn::DeviceFilter{})) {
     const auto s = d.settings();
     std::cout << "  " << d << "  float " << s.float_dtype << ", int " << s.int_dtype << ", bool\n";

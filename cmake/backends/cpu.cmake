@@ -1,6 +1,12 @@
 # Device::cpu(): the fusion layer (src/fusion/, reusable by any backend) over
 # flex's kernels (src/backends/cpu/). It needs flex in the same build.
-include_guard(GLOBAL)
+if(BURN_BACKEND_STAGE STREQUAL "options")
+  option(BURN_CPU "Device::cpu(): flex behind lazy op fusion (needs BURN_FLEX)" ON)
+  return()
+endif()
+if(NOT BURN_CPU)
+  return()
+endif()
 
 if(NOT BURN_FLEX)
   message(FATAL_ERROR "BURN_CPU=ON needs BURN_FLEX=ON: Device::cpu() runs flex's kernels behind the fusion layer. "
@@ -10,3 +16,4 @@ endif()
 file(GLOB burn_fusion_sources CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/src/fusion/*.cpp
                                                 ${PROJECT_SOURCE_DIR}/src/backends/cpu/*.cpp)
 target_sources(burn PRIVATE ${burn_fusion_sources})
+burn_register_backend(cpu_factory)

@@ -1,7 +1,13 @@
 # The Vulkan backend (also serves Device::wgpu, see wgpu.cmake): its sources,
 # the Vulkan loader, and the compute shaders, compiled by glslc at build time
 # and embedded into the library as arrays of SPIR-V words.
-include_guard(GLOBAL)
+if(BURN_BACKEND_STAGE STREQUAL "options")
+  option(BURN_VULKAN "Device::vulkan(kind): Vulkan compute backend (needs the Vulkan loader and glslc)" OFF)
+  return()
+endif()
+if(NOT BURN_VULKAN AND NOT BURN_WGPU)
+  return()
+endif()
 
 find_package(Vulkan REQUIRED COMPONENTS glslc)
 
@@ -10,6 +16,7 @@ set(BURN_VK_GEN ${CMAKE_CURRENT_BINARY_DIR}/generated/vulkan_shaders)
 file(GLOB burn_vk_sources CONFIGURE_DEPENDS ${BURN_VK_DIR}/*.cpp)
 target_sources(burn PRIVATE ${burn_vk_sources})
 target_link_libraries(burn PRIVATE Vulkan::Vulkan)
+burn_backend_package_dependency(Vulkan)
 
 # ---- one tensor slot's element type as glslc defines ----------------------------
 # A shader reads or writes each tensor through <P>_T (storage type), <P>_C
@@ -152,3 +159,6 @@ ${index_calls}    return out;
 ")
 target_sources(burn PRIVATE ${BURN_VK_GEN}/shader_index.cpp)
 target_include_directories(burn PRIVATE ${BURN_VK_GEN})
+if(BURN_VULKAN)
+  burn_register_backend(vulkan_factory)
+endif()

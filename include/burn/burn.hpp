@@ -1,7 +1,9 @@
 // burn-cpp: the umbrella header.
 #pragma once
 
+// First: which backends this build has (BURN_HAS_*), before anything tests them.
 #include <burn/config.hpp>
+
 #include <burn/activation.hpp>
 #include <burn/autodiff.hpp>
 #include <burn/data/dataloader.hpp>

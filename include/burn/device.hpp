@@ -1,5 +1,5 @@
 // Device: a cheap value naming a compute resource, plus the autodiff context
-// that newly created tensors inherit. See API.md "Device".
+// that newly created tensors inherit (docs/api.md, "Devices").
 #pragma once
 
 #include <chrono>
@@ -15,10 +15,12 @@
 #include <variant>
 #include <vector>
 
+#include <burn/backend/types.hpp>
 #include <burn/config.hpp>
 #include <burn/dtype.hpp>
 #include <burn/error.hpp>
 #include <burn/ir/op.hpp>
+#include <burn/profile.hpp>
 
 namespace burn {
 
@@ -26,17 +28,15 @@ class TensorData;
 namespace detail {
 class DeviceRuntime;
 }
-// ---- device clock (issue 7) ----
 namespace backend {
 class DeviceClockWindow;
 }
-// ---- end device clock ----
 
 /// An index for indexed backends (CUDA, ROCm): `DeviceIndex::Default` or an integer.
 class DeviceIndex {
  public:
   static const DeviceIndex Default;
-  DeviceIndex(int index);  // NOLINT: plain integers convert, as in the seed
+  DeviceIndex(int index);  // NOLINT: plain integers convert, as in Burn
   bool is_default() const noexcept { return !value_; }
   /// The index; 0 for Default.
   std::size_t value() const noexcept { return value_.value_or(0); }
@@ -114,14 +114,6 @@ class DeviceFilter {
 };
 inline DeviceFilter operator|(DeviceType a, DeviceType b) { return DeviceFilter(std::move(a)).with(std::move(b)); }
 
-/// The backend's default dtypes for tensors created without an explicit one.
-struct DeviceSettings {
-  FloatDType float_dtype = FloatDType::F32;
-  IntDType int_dtype = IntDType::I64;
-  BoolDType bool_dtype = BoolDType::Bool;
-  friend bool operator==(const DeviceSettings&, const DeviceSettings&) = default;
-};
-
 /// What `Device::configure` changes; unset fields keep the backend default.
 class DeviceConfig {
  public:
@@ -141,67 +133,6 @@ class DeviceConfig {
 };
 
 enum class GradientCheckpointingStrategy : std::uint8_t { Balanced };
-
-/// One reading of a device allocator (see Device::memory_pool_usage).
-struct MemoryPoolUsage {
-  std::uint64_t number_allocs = 0;   ///< live allocations
-  std::uint64_t bytes_in_use = 0;    ///< bytes they use, excluding padding
-  std::uint64_t bytes_padding = 0;   ///< bytes of padding inside them
-  std::uint64_t bytes_reserved = 0;  ///< in use + cached for reuse
-};
-
-/// One pool's state (see Device::memory_pool_report).
-struct SlicedPoolReport {
-  std::uint64_t page_size = 0;      ///< 0 for a direct pool
-  std::uint64_t pages = 0;          ///< pages (direct pool: live allocations) held now
-  std::uint64_t pages_peak = 0;     ///< most ever held at once
-  std::uint64_t largest_alloc = 0;  ///< largest single request served, in bytes
-};
-
-/// A resolved measurement of a profile window.
-class ProfileTicks {
- public:
-  explicit ProfileTicks(std::chrono::nanoseconds d) : d_(d) {}
-  std::chrono::nanoseconds duration() const noexcept { return d_; }
-
- private:
-  std::chrono::nanoseconds d_;
-};
-
-/// The measurement of a profile window; resolve it once the run is over.
-class ProfileDuration {
- public:
-  /// An empty measurement (a placeholder); resolve() on it throws burn::Error.
-  ProfileDuration() = default;
-  explicit ProfileDuration(std::shared_future<std::optional<ProfileTicks>> f) : f_(std::move(f)) {}
-  std::future<std::optional<ProfileTicks>> resolve() const;
-
- private:
-  std::shared_future<std::optional<ProfileTicks>> f_;
-};
-
-struct ProfileOptions {
-  bool flush_queue = false;
-  /// Flush the device's queue before closing the window, so lazy work falls in.
-  ProfileOptions& flush(bool f) { flush_queue = f; return *this; }
-};
-
-/// A PCI address "dddd:bb:dd.f".
-struct PciAddress {
-  std::uint32_t domain = 0;
-  std::uint8_t bus = 0, device = 0, function = 0;
-  std::string to_string() const;
-  friend bool operator==(const PciAddress&, const PciAddress&) = default;
-};
-
-/// Which physical card or processor a device computes on.
-struct PhysicalIdentity {
-  std::optional<PciAddress> pci_address;
-  std::optional<std::uint64_t> luid;
-  /// Set when neither PCI address nor LUID is known ("host-cpu" for the CPU).
-  std::string label;
-  friend bool operator==(const PhysicalIdentity&, const PhysicalIdentity&) = default;
-};
 
 class Device;
 
@@ -229,6 +160,10 @@ class Device {
   /// build has no execution backend.
   Device();
   explicit Device(DispatchDevice d);
+
+  // One constructor per backend of the API. Each is declared when its backend
+  // is part of the build (BURN_HAS_<NAME> in <burn/config.hpp>) and defined in
+  // that backend's folder, so a new backend finds its constructor here.
 
 #if BURN_HAS_FLEX
   /// Eager, optimised CPU backend.
@@ -319,7 +254,6 @@ class Device {
     }
   }
 
-  // ---- memory -------------------------------------------------------------------------
   // ---- threads ------------------------------------------------------------------------------------
   /// Intra-op threads of this device (flex: its OpenMP pool, set at start-up
   /// from BURN_NUM_THREADS when given; ndarray: 1).
@@ -328,6 +262,7 @@ class Device {
   /// count is fixed, or for 0.
   void set_num_threads(std::size_t n) const;
 
+  // ---- memory -------------------------------------------------------------------------
   void memory_cleanup() const;
   std::optional<std::vector<SlicedPoolReport>> memory_pool_report() const;
   std::optional<MemoryPoolUsage> memory_pool_usage() const;
@@ -370,9 +305,8 @@ class Device {
   struct ProfileWindow {
     std::chrono::steady_clock::time_point start;
     std::uint64_t ops_before = 0;
-    // ---- device clock (issue 7): set when the backend measures on its own clock ----
+    /// Set when the backend measures on its own device clock.
     std::shared_ptr<backend::DeviceClockWindow> clock;
-    // ---- end device clock ----
   };
   class PersistentScope {
    public:

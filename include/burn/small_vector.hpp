@@ -1,7 +1,7 @@
 // SmallVector: a vector of trivially copyable values that keeps its first N
 // elements inline and only allocates beyond them. Shapes and strides have a
 // handful of entries and are copied on every operation; keeping them out of
-// the heap is most of what makes a tiny op cheap (issue 4: per-op latency).
+// the heap is most of what makes a tiny op cheap.
 #pragma once
 
 #include <algorithm>

@@ -1,5 +1,8 @@
 #include <burn/device.hpp>
 
+#include <burn/backend/registry.hpp>
+
+#include <algorithm>
 #include <cctype>
 #include <cstdlib>
 #include <map>
@@ -9,9 +12,6 @@
 #include <burn/tensor_data.hpp>
 
 #include "device/runtime.hpp"
-#if BURN_HAS_LIBTORCH
-#include "backends/libtorch/engine.hpp"
-#endif
 
 namespace burn {
 
@@ -65,8 +65,8 @@ Device default_device() {
                         fmt::format("BURN_DEVICE={} cannot be used: {}", env, e.what()));
     }
   }
-  for (const auto& factory : detail::backend_factories())
-    if (factory.device_count() > 0) return Device(DispatchDevice{factory.type, 0});
+  for (const auto& factory : backend::registered_backends())
+    if (factory.rank() >= 0 && factory.device_count() > 0) return Device(DispatchDevice{factory.type, 0});
   throw ConfigurationError("Device()",
                            "no execution backend is available in this build: reconfigure with one of "
                            "-DBURN_FLEX=ON, -DBURN_NDARRAY=ON or -DBURN_LIBTORCH=ON (and rebuild)");
@@ -78,45 +78,8 @@ Device::Device() : Device(default_device()) {}
 
 Device::Device(DispatchDevice d) : dispatch_(std::move(d)), runtime_(detail::runtime_for(dispatch_)) {}
 
-#if BURN_HAS_FLEX
-Device Device::flex() {
-  static const Device d(DispatchDevice{DeviceType::Flex, 0});
-  return d;
-}
-#endif
-#if BURN_HAS_CPU
-Device Device::cpu() {
-  static const Device d(DispatchDevice{DeviceType::Cpu, 0});
-  return d;
-}
-#endif
-#if BURN_HAS_NDARRAY
-Device Device::ndarray() {
-  static const Device d(DispatchDevice{DeviceType::NdArray, 0});
-  return d;
-}
-#endif
-
-#if BURN_HAS_LIBTORCH
-// libtorch:0 is LibTorch's CPU; accelerators follow when the installed
-// LibTorch has them (see src/backends/libtorch/engine.hpp).
-Device Device::libtorch() {
-  static const Device d(DispatchDevice{DeviceType::LibTorch, 0});
-  return d;
-}
-Device Device::libtorch_cuda(DeviceIndex index) {
-  const libtorch::TorchDevice cuda{libtorch::TorchDeviceKind::Cuda, index.value()};
-  return Device(DispatchDevice{DeviceType::LibTorch, libtorch::index_of(cuda, "Device::libtorch_cuda")});
-}
-Device Device::libtorch_mps() {
-  const libtorch::TorchDevice mps{libtorch::TorchDeviceKind::Mps, 0};
-  return Device(DispatchDevice{DeviceType::LibTorch, libtorch::index_of(mps, "Device::libtorch_mps")});
-}
-Device Device::libtorch_vulkan() {
-  const libtorch::TorchDevice vulkan{libtorch::TorchDeviceKind::Vulkan, 0};
-  return Device(DispatchDevice{DeviceType::LibTorch, libtorch::index_of(vulkan, "Device::libtorch_vulkan")});
-}
-#endif
+// The backend constructors (Device::flex(), Device::vulkan(kind), ...) live in
+// their backends' folders, next to their registration.
 
 Device Device::parse(std::string_view text) {
   std::string_view name = text;
@@ -174,8 +137,10 @@ detail::DeviceRuntime& Device::runtime() const { return *runtime_; }
 void Device::seed(std::uint64_t seed) const { runtime_->backend().seed(seed); }
 
 void Device::sync() const {
+  auto* stream = runtime_->backend().stream();
+  if (!stream) return;  // a backend without a stream has run every op already
   try {
-    runtime_->backend().sync();
+    stream->sync();
   } catch (const ExecutionError&) {
     throw;
   } catch (const std::exception& e) {
@@ -184,8 +149,10 @@ void Device::sync() const {
 }
 
 void Device::flush() const {
+  auto* stream = runtime_->backend().stream();
+  if (!stream) return;
   try {
-    runtime_->backend().flush();
+    stream->flush();
   } catch (const ExecutionError&) {
     throw;
   } catch (const std::exception& e) {
@@ -197,17 +164,16 @@ bool Device::supports_dtype(DType dtype) const { return runtime_->backend().supp
 bool Device::supports_op(const ir::Op& op) const { return runtime_->backend().supports_op(op); }
 
 Device::ProfileWindow Device::profile_begin(const ProfileOptions&) const {
-  // ---- device clock (issue 7): a backend with its own clock opens the window on its stream ----
+  // A backend with its own clock opens the window on its stream.
   std::shared_ptr<backend::DeviceClockWindow> clock;
   try {
-    clock = runtime_->backend().open_profile_window();
+    if (auto* stream = runtime_->backend().stream()) clock = stream->open_profile_window();
   } catch (const ExecutionError&) {
     throw;
   } catch (const std::exception& e) {
     throw ExecutionError("Device::profile", fmt::format("{}: {}", to_string(), e.what()));
   }
   if (clock) return {std::chrono::steady_clock::now(), runtime_->op_count(), std::move(clock)};
-  // ---- end device clock ----
   sync();  // work owed from before falls in the window, as on a device clock
   return {std::chrono::steady_clock::now(), runtime_->op_count(), nullptr};
 }
@@ -216,7 +182,6 @@ ProfileDuration Device::profile_end(const ProfileWindow& w, const ProfileOptions
   if (o.flush_queue) flush();
   // A window nothing ran in reads as no time.
   const bool ran = runtime_->op_count() != w.ops_before;
-  // ---- device clock (issue 7) ----
   if (w.clock && ran) {
     try {
       return ProfileDuration(w.clock->close());
@@ -226,7 +191,6 @@ ProfileDuration Device::profile_end(const ProfileWindow& w, const ProfileOptions
       throw ExecutionError("Device::profile", fmt::format("{}: {}", to_string(), e.what()));
     }
   }
-  // ---- end device clock ----
   if (!w.clock) sync();
   const auto elapsed = std::chrono::steady_clock::now() - w.start;
   std::promise<std::optional<ProfileTicks>> promise;
@@ -236,21 +200,37 @@ ProfileDuration Device::profile_end(const ProfileWindow& w, const ProfileOptions
 }
 
 // ---- threads ----------------------------------------------------------------------------------------------
-std::size_t Device::num_threads() const { return runtime_->backend().num_threads(); }
+std::size_t Device::num_threads() const {
+  const auto* threads = std::as_const(runtime_->backend()).threads();
+  return threads ? threads->num_threads() : 1;
+}
 void Device::set_num_threads(std::size_t n) const {
   if (n == 0) throw Error("Device::set_num_threads", "the thread count must be at least 1");
-  runtime_->backend().set_num_threads(n);
+  auto* threads = runtime_->backend().threads();
+  if (!threads)
+    throw Error("Device::set_num_threads",
+                fmt::format("the {} backend computes on a fixed number of threads ({})",
+                            runtime_->backend().name(), num_threads()));
+  threads->set_num_threads(n);
 }
 
 // ---- memory ----------------------------------------------------------------------------------------------------
-void Device::memory_cleanup() const { runtime_->backend().memory_cleanup(); }
-std::optional<std::vector<SlicedPoolReport>> Device::memory_pool_report() const {
-  return runtime_->backend().memory_pool_report();
+void Device::memory_cleanup() const {
+  if (auto* memory = runtime_->backend().memory()) memory->cleanup();
 }
-std::optional<MemoryPoolUsage> Device::memory_pool_usage() const { return runtime_->backend().memory_pool_usage(); }
+std::optional<std::vector<SlicedPoolReport>> Device::memory_pool_report() const {
+  const auto* memory = std::as_const(runtime_->backend()).memory();
+  return memory ? memory->pool_report() : std::nullopt;
+}
+std::optional<MemoryPoolUsage> Device::memory_pool_usage() const {
+  const auto* memory = std::as_const(runtime_->backend()).memory();
+  return memory ? memory->pool_usage() : std::nullopt;
+}
 Device::PersistentScope::PersistentScope(const Device& d) : device_(d) { device_.runtime_->enter_persistent(); }
 Device::PersistentScope::~PersistentScope() { device_.runtime_->leave_persistent(); }
-void Device::stage(TensorData& data) const { runtime_->backend().stage(data); }
+void Device::stage(TensorData& data) const {
+  if (auto* memory = runtime_->backend().memory()) memory->stage(data);
+}
 
 // ---- settings ----------------------------------------------------------------------------------------------------
 DeviceSettings Device::settings() const { return runtime_->settings(); }
@@ -259,7 +239,7 @@ void Device::configure(const DeviceConfig& config) { runtime_->configure(config)
 // ---- enumeration ------------------------------------------------------------------------------------------------
 Devices Device::enumerate(const DeviceFilter& filter) {
   std::vector<Device> out;
-  for (const auto& factory : detail::backend_factories()) {
+  for (const auto& factory : backend::registered_backends()) {
     bool wanted = filter.types().empty();
     for (const auto& t : filter.types()) wanted = wanted || t.kind() == factory.type.kind();
     if (!wanted) continue;

@@ -1,85 +1,58 @@
-// The one place that lists the compiled-in backends. Adding a backend = its
-// folder + one line here.
+// The backend registry. Which backends exist is decided by the build: each
+// backend's cmake/backends/<name>.cmake registers its factory function, and
+// CMake writes the list into registered_backends.inc. This file only orders
+// them and creates devices on first use.
+#include <burn/backend/registry.hpp>
+
+#include <algorithm>
+#include <array>
+#include <cctype>
 #include <map>
 #include <mutex>
+#include <vector>
 
 #include <fmt/format.h>
 
 #include "device/runtime.hpp"
 
 namespace burn::backend {
-#if BURN_HAS_CPU
-BackendFactory cpu_factory();
-#endif
-#if BURN_HAS_LIBTORCH
-BackendFactory libtorch_factory();
-#endif
-#if BURN_HAS_FLEX
-BackendFactory flex_factory();
-#endif
-#if BURN_HAS_NDARRAY
-BackendFactory ndarray_factory();
-#endif
-// ---- vulkan / wgpu (issue 7) ----
-#if BURN_HAS_VULKAN
-BackendFactory vulkan_factory();
-#endif
-#if BURN_HAS_WGPU
-BackendFactory wgpu_factory();
-#endif
-#if BURN_HAS_VULKAN || BURN_HAS_WGPU
-bool vulkan_has_gpu_adapter();
-#endif
-// ---- end vulkan / wgpu ----
-}  // namespace burn::backend
 
-namespace burn::detail {
+// Declares each registered factory function and lists them in
+// kRegisteredFactories (generated; see cmake/backends/README.md).
+#include "registered_backends.inc"
 
-const std::vector<backend::BackendFactory>& backend_factories() {
-  // Device() default order: CUDA, Metal, ROCm, Vulkan, WebGPU, wgpu, CPU,
-  // LibTorch, Flex, Remote, NdArray.
-  static const std::vector<backend::BackendFactory> factories = [] {
-    std::vector<backend::BackendFactory> f;
-    // ---- vulkan / wgpu (issue 7) ----
-    // A Vulkan GPU comes before the CPU backends; a CPU-only Vulkan driver
-    // (lavapipe) comes after them, so Device() stays on flex/ndarray there.
-#if BURN_HAS_VULKAN || BURN_HAS_WGPU
-    std::vector<backend::BackendFactory> vulkan_family;
-#if BURN_HAS_VULKAN
-    vulkan_family.push_back(backend::vulkan_factory());
-#endif
-#if BURN_HAS_WGPU
-    vulkan_family.push_back(backend::wgpu_factory());
-#endif
-    const bool vulkan_first = backend::vulkan_has_gpu_adapter();
-    if (vulkan_first) f.insert(f.end(), vulkan_family.begin(), vulkan_family.end());
-#endif
-    // ---- end vulkan / wgpu ----
-#if BURN_HAS_CPU
-    f.push_back(backend::cpu_factory());
-#endif
-#if BURN_HAS_LIBTORCH
-    f.push_back(backend::libtorch_factory());
-#endif
-#if BURN_HAS_FLEX
-    f.push_back(backend::flex_factory());
-#endif
-#if BURN_HAS_NDARRAY
-    f.push_back(backend::ndarray_factory());
-#endif
-#if BURN_HAS_VULKAN || BURN_HAS_WGPU  // vulkan / wgpu (issue 7), see above
-    if (!vulkan_first) f.insert(f.end(), vulkan_family.begin(), vulkan_family.end());
-#endif
-    return f;
+std::span<const BackendFactory> registered_backends() {
+  static const std::vector<BackendFactory> factories = [] {
+    std::vector<BackendFactory> f;
+    for (auto* make : kRegisteredFactories) f.push_back(make());
+    // Each backend's rank is read once: it may look at the machine (a Vulkan
+    // GPU ranks before the CPU backends, a CPU-only driver after them).
+    std::vector<int> ranks;
+    for (const auto& b : f) ranks.push_back(b.rank());
+    std::vector<std::size_t> order(f.size());
+    for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+    auto key = [&](std::size_t i) {
+      // Never-default backends go last; they are still enumerated and parsed.
+      const int r = ranks[i] < 0 ? default_rank::AfterHostBackends + 1 : ranks[i];
+      return std::make_pair(r, f[i].type.name());
+    };
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return key(a) < key(b); });
+    std::vector<BackendFactory> sorted;
+    for (std::size_t i : order) sorted.push_back(f[i]);
+    return sorted;
   }();
   return factories;
 }
 
-const backend::BackendFactory* find_factory(const DeviceType& type) {
-  for (const auto& f : backend_factories())
-    if (f.type.kind() == type.kind()) return &f;
+const BackendFactory* find_backend(DeviceType::Kind kind) {
+  for (const auto& f : registered_backends())
+    if (f.type.kind() == kind) return &f;
   return nullptr;
 }
+
+}  // namespace burn::backend
+
+namespace burn::detail {
 
 std::shared_ptr<DeviceRuntime> runtime_for(const DispatchDevice& id) {
   static std::mutex mutex;
@@ -87,7 +60,7 @@ std::shared_ptr<DeviceRuntime> runtime_for(const DispatchDevice& id) {
   const auto key = std::make_pair(static_cast<int>(id.type.kind()), id.index);
   std::lock_guard lock(mutex);
   if (auto it = runtimes.find(key); it != runtimes.end()) return it->second;
-  const auto* factory = find_factory(id.type);
+  const auto* factory = backend::find_backend(id.type.kind());
   if (!factory)
     throw DeviceError(DeviceErrorKind::NotAvailable, "Device",
                       fmt::format("the {} backend is not part of this build; reconfigure with -DBURN_{}=ON",

@@ -42,12 +42,14 @@ void DeviceRuntime::configure(const DeviceConfig& config) {
 
 void DeviceRuntime::enter_persistent() {
   std::lock_guard lock(mutex_);
-  if (persistent_depth_++ == 0) backend_->set_persistent_allocations(true);
+  if (persistent_depth_++ == 0)
+    if (auto* memory = backend_->memory()) memory->set_persistent(true);
 }
 
 void DeviceRuntime::leave_persistent() {
   std::lock_guard lock(mutex_);
-  if (--persistent_depth_ == 0) backend_->set_persistent_allocations(false);
+  if (--persistent_depth_ == 0)
+    if (auto* memory = backend_->memory()) memory->set_persistent(false);
 }
 
 }  // namespace burn::detail

@@ -43,9 +43,6 @@ class DeviceRuntime {
   std::atomic<std::uint64_t> ops_{0};
 };
 
-/// The backends compiled into this build, in Device() default order.
-const std::vector<backend::BackendFactory>& backend_factories();
-const backend::BackendFactory* find_factory(const DeviceType& type);
 /// The runtime of a device; created on first use. Throws DeviceError if the
 /// backend is not built or has no such device.
 std::shared_ptr<DeviceRuntime> runtime_for(const DispatchDevice& id);

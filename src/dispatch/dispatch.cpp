@@ -10,9 +10,8 @@
 
 #include "autodiff/graph.hpp"
 #include "device/runtime.hpp"
-#include "dispatch/object_pool.hpp"
+#include "core/object_pool.hpp"
 #include "dispatch/op_profile.hpp"
-#include "dispatch/single_output.hpp"
 #include "ir/spec_list.hpp"
 
 namespace burn::detail {
@@ -63,18 +62,18 @@ class InlineList {
 // What dispatch needs from a runtime before running an op on it: its
 // settings locked (the first op locks them; the mutex that takes is worth
 // skipping on every later op) and the backend's single-output path, if any
-// (a dynamic_cast per op would cost as much as the vector it saves). Both
+// (a virtual call per op is cheap, but this is cheaper still). Both
 // are fixed for a runtime's life, and runtimes live as long as the process,
 // so each thread keeps them for the last runtime it ran an op on.
-SingleOutputExecution* prepare(DeviceRuntime& runtime) {
+backend::SingleOutputExecution* prepare(DeviceRuntime& runtime) {
   struct Last {
     const DeviceRuntime* runtime = nullptr;
-    SingleOutputExecution* single = nullptr;
+    backend::SingleOutputExecution* single = nullptr;
   };
   thread_local Last last;
   if (last.runtime != &runtime) {
     runtime.lock_settings();
-    last = {&runtime, dynamic_cast<SingleOutputExecution*>(&runtime.backend())};
+    last = {&runtime, runtime.backend().single_output()};
   }
   return last.single;
 }
@@ -88,7 +87,7 @@ void run(const ir::Op& op, std::span<const TensorRef> inputs, const Device& devi
   ir::SpecList outputs = ir::infer_output_list(op, specs.span());
 
   auto& runtime = device.runtime();
-  SingleOutputExecution* const single = prepare(runtime);
+  backend::SingleOutputExecution* const single = prepare(runtime);
   auto& backend = runtime.backend();
   if (!backend.supports_op(op))
     throw Error(ir::op_name(op), fmt::format("not supported by the {} backend ({}); use another device",
@@ -134,7 +133,7 @@ void run(const ir::Op& op, std::span<const TensorRef> inputs, const Device& devi
     // so the time belongs to this op.
     const auto start = std::chrono::steady_clock::now();
     launch();
-    backend.sync();
+    if (auto* stream = backend.stream()) stream->sync();
     profile::record(ir::op_name(op), std::chrono::steady_clock::now() - start);
   } else {
     launch();

@@ -7,6 +7,8 @@
 
 #include <burn/error.hpp>
 
+#include "fusion/op_kind.hpp"
+
 namespace burn::fusion {
 namespace {
 
@@ -56,6 +58,29 @@ class IdMap {
   std::size_t mask_ = 0;
 };
 
+// The attributes a plan depends on, mixed into `h`, for each op a fuser
+// queues. Scalar operand values are left out: plans read them from the
+// queued op when they run.
+template <class O>
+std::uint64_t attributes(std::uint64_t h, const O&) = delete;
+std::uint64_t attributes(std::uint64_t h, const ir::Unary& o) { return mix(h, static_cast<std::uint64_t>(o.op)); }
+std::uint64_t attributes(std::uint64_t h, const ir::Binary& o) {
+  return mix(mix(h, static_cast<std::uint64_t>(o.op)), o.scalar.has_value());
+}
+std::uint64_t attributes(std::uint64_t h, const ir::Clamp& o) {
+  return mix(mix(h, o.min.has_value()), o.max.has_value());
+}
+std::uint64_t attributes(std::uint64_t h, const ir::Cast& o) { return mix(h, static_cast<std::uint64_t>(o.dtype)); }
+std::uint64_t attributes(std::uint64_t h, const ir::MaskWhere&) { return h; }
+std::uint64_t attributes(std::uint64_t h, const ir::MaskFill&) { return h; }  // the fill value is a scalar
+std::uint64_t attributes(std::uint64_t h, const ir::Reduce& o) {
+  return mix(mix(mix(h, static_cast<std::uint64_t>(o.op)), o.dim), static_cast<std::uint64_t>(o.index_dtype));
+}
+std::uint64_t attributes(std::uint64_t h, const ir::Matmul&) { return h; }
+// An epilogue plan reads the convolution's geometry from the queued op when
+// it runs; what decides the grouping (the spatial rank) is in the specs.
+std::uint64_t attributes(std::uint64_t h, const ir::Conv&) { return h; }
+
 }  // namespace
 
 LazyTensor& lazy_of(const backend::PrimitivePtr& p) {
@@ -74,23 +99,9 @@ LazyPtr as_lazy(const backend::PrimitivePtr& p) {
 std::uint64_t op_signature(const ir::Op& op) {
   std::uint64_t h = mix(0x5eed, op.index());
   std::visit(
-      [&](const auto& o) {
-        using O = std::decay_t<decltype(o)>;
-        if constexpr (std::is_same_v<O, ir::Unary>) {
-          h = mix(h, static_cast<std::uint64_t>(o.op));
-        } else if constexpr (std::is_same_v<O, ir::Binary>) {
-          h = mix(mix(h, static_cast<std::uint64_t>(o.op)), o.scalar.has_value());
-        } else if constexpr (std::is_same_v<O, ir::Clamp>) {
-          h = mix(mix(h, o.min.has_value()), o.max.has_value());
-        } else if constexpr (std::is_same_v<O, ir::Cast>) {
-          h = mix(h, static_cast<std::uint64_t>(o.dtype));
-        } else if constexpr (std::is_same_v<O, ir::Reduce>) {
-          h = mix(mix(mix(h, static_cast<std::uint64_t>(o.op)), o.dim), static_cast<std::uint64_t>(o.index_dtype));
-        } else {
-          // MaskWhere and MaskFill have no attributes besides the fill value;
-          // other ops are never queued (no fuser takes them), so their kind is
-          // all a signature needs.
-        }
+      [&h](const auto& o) {
+        // Eager ops are never queued: their kind is all a signature needs.
+        if constexpr (kind_of<std::decay_t<decltype(o)>> != OpKind::Eager) h = attributes(h, o);
       },
       op);
   return h;

@@ -4,11 +4,33 @@
 #include <map>
 #include <unordered_map>
 
+#include "fusion/op_kind.hpp"
+
 namespace burn::fusion {
 
+namespace {
+
+// Whether an op of an elementwise or row group carries scalar operand values.
+template <class O>
+bool scalar_operand(const O&) = delete;
+bool scalar_operand(const ir::Unary&) { return false; }
+bool scalar_operand(const ir::Binary& b) { return b.scalar.has_value(); }
+bool scalar_operand(const ir::Clamp&) { return true; }
+bool scalar_operand(const ir::Cast&) { return false; }
+bool scalar_operand(const ir::MaskWhere&) { return false; }
+bool scalar_operand(const ir::MaskFill&) { return true; }
+bool scalar_operand(const ir::Reduce&) { return false; }
+
+}  // namespace
+
 bool has_scalar_operand(const ir::Op& op) {
-  if (const auto* b = std::get_if<ir::Binary>(&op)) return b->scalar.has_value();
-  return std::holds_alternative<ir::Clamp>(op) || std::holds_alternative<ir::MaskFill>(op);
+  return std::visit(
+      [](const auto& o) {
+        constexpr OpKind kind = kind_of<std::decay_t<decltype(o)>>;
+        if constexpr (kind == OpKind::Elementwise || kind == OpKind::Reduction) return scalar_operand(o);
+        else return false;  // anchors and eager ops are never in these groups
+      },
+      op);
 }
 
 bool broadcasts_to(const Shape& s, const Shape& shape) {
@@ -135,11 +157,7 @@ std::shared_ptr<const FusedPlan> build_group_plan(const Batch& batch, const std:
   return plan;
 }
 
-bool is_elementwise(const ir::Op& op) {
-  return std::holds_alternative<ir::Unary>(op) || std::holds_alternative<ir::Binary>(op) ||
-         std::holds_alternative<ir::Clamp>(op) || std::holds_alternative<ir::Cast>(op) ||
-         std::holds_alternative<ir::MaskWhere>(op) || std::holds_alternative<ir::MaskFill>(op);
-}
+bool is_elementwise(const ir::Op& op) { return kind(op) == OpKind::Elementwise; }
 
 bool ElementwiseFuser::may_take(const ir::Op& op, std::span<const ir::TensorSpec> inputs,
                                 std::span<const ir::TensorSpec> outputs) const {

@@ -64,8 +64,9 @@ class ElementwiseFuser final : public Fuser {
   std::shared_ptr<const ElementwiseCompiler> compiler_;
 };
 
-/// Whether the op carries scalar operand values (binary with a scalar,
-/// clamp, mask_fill): values the plan reads at run time.
+/// Whether an op of an elementwise or row group carries scalar operand
+/// values (binary with a scalar, clamp, mask_fill): values the plan reads at
+/// run time.
 bool has_scalar_operand(const ir::Op& op);
 
 /// Whether `s` (same rank) broadcasts to `shape`.
@@ -77,8 +78,8 @@ bool broadcasts_to(const Shape& s, const Shape& shape);
 std::shared_ptr<const FusedPlan> build_group_plan(const Batch& batch, const std::vector<std::uint32_t>& taken,
                                                   const Shape& shape, const ElementwiseCompiler& compiler);
 
-/// Whether `op` is one of the elementwise kinds (unary, binary, clamp, cast,
-/// mask_where, mask_fill).
+/// Whether `op` is of the elementwise kind (fusion/op_kind.hpp: unary,
+/// binary, clamp, cast, mask_where, mask_fill).
 bool is_elementwise(const ir::Op& op);
 
 }  // namespace burn::fusion

@@ -1,6 +1,7 @@
 #include "fusion/epilogue.hpp"
 
 #include "fusion/elementwise.hpp"
+#include "fusion/op_kind.hpp"
 
 namespace burn::fusion {
 namespace {
@@ -152,8 +153,7 @@ bool EpilogueFuser::may_take(const ir::Op& op, std::span<const ir::TensorSpec> i
                              std::span<const ir::TensorSpec> outputs) const {
   // Only the anchor is queued for this fuser; the steps are elementwise ops,
   // which the elementwise fuser already queues.
-  const bool anchor = std::holds_alternative<ir::Matmul>(op) || std::holds_alternative<ir::Conv>(op);
-  return anchor && outputs.size() == 1 && compiler_->supports_anchor(op, inputs, outputs);
+  return kind(op) == OpKind::Anchor && outputs.size() == 1 && compiler_->supports_anchor(op, inputs, outputs);
 }
 
 std::unique_ptr<FuserBuilder> EpilogueFuser::builder() const { return std::make_unique<EpilogueBuilder>(*this); }

@@ -7,7 +7,7 @@
 #include <fmt/format.h>
 
 #include "device/runtime.hpp"
-#include "dispatch/object_pool.hpp"
+#include "core/object_pool.hpp"
 
 namespace burn::fusion {
 namespace {
@@ -50,7 +50,7 @@ FusionBackend::FusionBackend(std::string name, std::unique_ptr<backend::Backend>
                              std::vector<std::unique_ptr<Fuser>> fusers)
     : name_(std::move(name)),
       inner_(std::move(inner)),
-      inner_single_(dynamic_cast<detail::SingleOutputExecution*>(inner_.get())),
+      inner_single_(inner_->single_output()),
       planner_(std::move(fusers)) {
   slots_.resize(kMaxQueued);
 }
@@ -289,7 +289,7 @@ void FusionBackend::sync() {
     std::lock_guard lock(mutex_);
     drain_locked();
   }
-  inner_->sync();
+  if (auto* inner = inner_->stream()) inner->sync();
 }
 
 void FusionBackend::flush() {
@@ -297,7 +297,7 @@ void FusionBackend::flush() {
     std::lock_guard lock(mutex_);
     drain_locked();
   }
-  inner_->flush();
+  if (auto* inner = inner_->stream()) inner->flush();
 }
 
 FusionStats FusionBackend::stats() const {

@@ -11,13 +11,16 @@
 #include <thread>
 #include <vector>
 
-#include "dispatch/single_output.hpp"
+#include <burn/backend/backend.hpp>
+
 #include "fusion/planner.hpp"
 #include "fusion/stats.hpp"
 
 namespace burn::fusion {
 
-class FusionBackend final : public backend::Backend, public detail::SingleOutputExecution {
+class FusionBackend final : public backend::Backend,
+                            public backend::Stream,
+                            public backend::SingleOutputExecution {
  public:
   FusionBackend(std::string name, std::unique_ptr<backend::Backend> inner, std::vector<std::unique_ptr<Fuser>> fusers);
   ~FusionBackend() override;
@@ -41,20 +44,17 @@ class FusionBackend final : public backend::Backend, public detail::SingleOutput
   TensorData to_data(const backend::PrimitivePtr& primitive, const ir::TensorSpec& spec) override;
 
   void seed(std::uint64_t seed) override;
-  void sync() override;
-  void flush() override;
-
-  void memory_cleanup() override { inner_->memory_cleanup(); }
-  std::optional<std::vector<SlicedPoolReport>> memory_pool_report() const override {
-    return inner_->memory_pool_report();
-  }
-  std::optional<MemoryPoolUsage> memory_pool_usage() const override { return inner_->memory_pool_usage(); }
-  void set_persistent_allocations(bool on) override { inner_->set_persistent_allocations(on); }
-  void stage(TensorData& data) override { inner_->stage(data); }
-  std::size_t num_threads() const override { return inner_->num_threads(); }
-  void set_num_threads(std::size_t n) override { inner_->set_num_threads(n); }
   PhysicalIdentity identity() const override { return inner_->identity(); }
   std::string physical_name() const override { return inner_->physical_name(); }
+
+  // Services: the queue is this backend's stream; memory and threads are the
+  // inner backend's.
+  backend::Stream* stream() override { return this; }
+  backend::MemoryManager* memory() override { return inner_->memory(); }
+  backend::ThreadControl* threads() override { return inner_->threads(); }
+  backend::SingleOutputExecution* single_output() override { return this; }
+  void sync() override;
+  void flush() override;
 
   FusionStats stats() const;
   void reset_stats();
@@ -83,7 +83,7 @@ class FusionBackend final : public backend::Backend, public detail::SingleOutput
 
   const std::string name_;
   std::unique_ptr<backend::Backend> inner_;
-  detail::SingleOutputExecution* const inner_single_;  // inner_'s one-output entry point, if any
+  backend::SingleOutputExecution* const inner_single_;  // inner_'s one-output entry point, if any
   mutable std::mutex mutex_;
   Planner planner_;
   /// The queue: slots_[0, queued_) in submission order. kMaxQueued slots

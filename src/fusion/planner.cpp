@@ -1,5 +1,7 @@
 #include "fusion/planner.hpp"
 
+#include "fusion/op_kind.hpp"
+
 namespace burn::fusion {
 
 Planner::Planner(std::vector<std::unique_ptr<Fuser>> fusers) : fusers_(std::move(fusers)) {
@@ -8,6 +10,9 @@ Planner::Planner(std::vector<std::unique_ptr<Fuser>> fusers) : fusers_(std::move
 
 bool Planner::may_queue(const ir::Op& op, std::span<const ir::TensorSpec> inputs,
                         std::span<const ir::TensorSpec> outputs) const {
+  // No fuser takes an eager op; checked first, the batch signature and the
+  // programs may rely on it.
+  if (kind(op) == OpKind::Eager) return false;
   for (const auto& f : fusers_)
     if (f->may_take(op, inputs, outputs)) return true;
   return false;

@@ -1,7 +1,7 @@
 // The output specs of one op, held inline for the one or two that every op
 // has: dispatch asks for them on every op, and a std::vector would be one
-// heap allocation per op (issue 4: per-op latency). Only the slots in use are
-// constructed, so an op with one output pays for one spec.
+// heap allocation per op. Only the slots in use are constructed, so an op
+// with one output pays for one spec.
 #pragma once
 
 #include <cstddef>

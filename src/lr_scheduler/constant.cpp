@@ -7,7 +7,7 @@ namespace burn::lr_scheduler {
 std::map<std::string, std::string> ConstantLr::state() const { return {{"scheduler", "constant"}}; }
 
 void ConstantLr::load_state(const std::map<std::string, std::string>& state) {
-  internal::check_keys(state, "constant", {}, "ConstantLr");
+  detail::check_keys(state, "constant", {}, "ConstantLr");
 }
 
 }  // namespace burn::lr_scheduler

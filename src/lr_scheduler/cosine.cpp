@@ -30,8 +30,8 @@ std::map<std::string, std::string> CosineAnnealingLrScheduler::state() const {
 }
 
 void CosineAnnealingLrScheduler::load_state(const std::map<std::string, std::string>& state) {
-  internal::check_keys(state, "cosine", {"current_iter"}, "CosineAnnealingLrScheduler");
-  current_iter_ = internal::parse_uint(state, "current_iter", "CosineAnnealingLrScheduler");
+  detail::check_keys(state, "cosine", {"current_iter"}, "CosineAnnealingLrScheduler");
+  current_iter_ = detail::parse_uint(state, "current_iter", "CosineAnnealingLrScheduler");
 }
 
 }  // namespace burn::lr_scheduler

@@ -16,12 +16,12 @@ ExponentialLrScheduler ExponentialLrSchedulerConfig::init() const {
 }
 
 std::map<std::string, std::string> ExponentialLrScheduler::state() const {
-  return {{"scheduler", "exponential"}, {"previous_lr", internal::format_double(previous_lr_)}};
+  return {{"scheduler", "exponential"}, {"previous_lr", detail::format_double(previous_lr_)}};
 }
 
 void ExponentialLrScheduler::load_state(const std::map<std::string, std::string>& state) {
-  internal::check_keys(state, "exponential", {"previous_lr"}, "ExponentialLrScheduler");
-  previous_lr_ = internal::parse_double(state, "previous_lr", "ExponentialLrScheduler");
+  detail::check_keys(state, "exponential", {"previous_lr"}, "ExponentialLrScheduler");
+  previous_lr_ = detail::parse_double(state, "previous_lr", "ExponentialLrScheduler");
 }
 
 }  // namespace burn::lr_scheduler

@@ -22,8 +22,8 @@ std::map<std::string, std::string> LinearLrScheduler::state() const {
 }
 
 void LinearLrScheduler::load_state(const std::map<std::string, std::string>& state) {
-  internal::check_keys(state, "linear", {"remaining_iters"}, "LinearLrScheduler");
-  remaining_iters_ = static_cast<std::size_t>(internal::parse_uint(state, "remaining_iters", "LinearLrScheduler"));
+  detail::check_keys(state, "linear", {"remaining_iters"}, "LinearLrScheduler");
+  remaining_iters_ = static_cast<std::size_t>(detail::parse_uint(state, "remaining_iters", "LinearLrScheduler"));
 }
 
 }  // namespace burn::lr_scheduler

@@ -21,12 +21,12 @@ double NoamLrScheduler::step() {
 }
 
 std::map<std::string, std::string> NoamLrScheduler::state() const {
-  return {{"scheduler", "noam"}, {"step", internal::format_double(step_)}};
+  return {{"scheduler", "noam"}, {"step", detail::format_double(step_)}};
 }
 
 void NoamLrScheduler::load_state(const std::map<std::string, std::string>& state) {
-  internal::check_keys(state, "noam", {"step"}, "NoamLrScheduler");
-  const double s = internal::parse_double(state, "step", "NoamLrScheduler");
+  detail::check_keys(state, "noam", {"step"}, "NoamLrScheduler");
+  const double s = detail::parse_double(state, "step", "NoamLrScheduler");
   if (!(s >= 0.0) || s != std::floor(s))
     throw Error("NoamLrScheduler", "state 'step' must be a non-negative whole number");
   step_ = s;

@@ -6,7 +6,7 @@
 #include <charconv>
 #include <initializer_list>
 
-namespace burn::lr_scheduler::internal {
+namespace burn::lr_scheduler::detail {
 
 namespace {
 
@@ -50,4 +50,4 @@ std::uint64_t parse_uint(const StateMap& state, const std::string& key, std::str
   return parse_number<std::uint64_t>(state, key, op, "a non-negative integer");
 }
 
-}  // namespace burn::lr_scheduler::internal
+}  // namespace burn::lr_scheduler::detail

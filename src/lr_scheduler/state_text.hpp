@@ -7,7 +7,7 @@
 #include <string>
 #include <string_view>
 
-namespace burn::lr_scheduler::internal {
+namespace burn::lr_scheduler::detail {
 
 using StateMap = std::map<std::string, std::string>;
 
@@ -20,4 +20,4 @@ double parse_double(const StateMap& state, const std::string& key, std::string_v
 std::int64_t parse_int(const StateMap& state, const std::string& key, std::string_view op);
 std::uint64_t parse_uint(const StateMap& state, const std::string& key, std::string_view op);
 
-}  // namespace burn::lr_scheduler::internal
+}  // namespace burn::lr_scheduler::detail

@@ -39,8 +39,8 @@ std::map<std::string, std::string> StepLrScheduler::state() const {
 }
 
 void StepLrScheduler::load_state(const std::map<std::string, std::string>& state) {
-  internal::check_keys(state, "step", {"iter_idx"}, "StepLrScheduler");
-  const auto idx = internal::parse_int(state, "iter_idx", "StepLrScheduler");
+  detail::check_keys(state, "step", {"iter_idx"}, "StepLrScheduler");
+  const auto idx = detail::parse_int(state, "iter_idx", "StepLrScheduler");
   if (idx < -1) throw Error("StepLrScheduler", "state 'iter_idx' must be at least -1");
   iter_idx_ = idx;
 }

@@ -41,7 +41,7 @@ ParamId ParamId::parse(std::string_view text) {
   return ParamId(v);
 }
 
-namespace internal {
+namespace detail {
 
 bool is_tracked(const burn::detail::TensorRef& t) noexcept { return t->node != nullptr; }
 
@@ -80,7 +80,7 @@ burn::detail::TensorRef param_valid(const burn::detail::TensorRef& t) {
   return burn::detail::with_context(t, t->device.without_autodiff());
 }
 
-}  // namespace internal
+}  // namespace detail
 
 bool TrainingMode::is_training(const burn::detail::TensorRef& input) const noexcept {
   switch (mode) {

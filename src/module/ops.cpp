@@ -47,7 +47,7 @@ std::pair<TensorRef, std::optional<TensorRef>> max_pool(const TensorRef& x, std:
                                                         std::span<const std::size_t> dilation, bool ceil_mode,
                                                         bool with_indices) {
   // When the pool is recorded for backward, compute the argmax positions now:
-  // the node keeps its outputs, and vjp_max_pool then reuses them instead of
+  // the node keeps its outputs, and max pool's backward rule then reuses them instead of
   // running the pool a second time (i64, wide enough for any plane).
   const bool for_backward = !with_indices && x->node && is_grad_enabled();
   ir::MaxPool op{vec(kernel),    vec(stride),           vec(padding),

@@ -4,14 +4,14 @@
 
 namespace burn::nn {
 
-namespace internal {
+namespace detail {
 void check_softplus_beta(double beta, std::string_view who) {
   if (!(beta > 0.0)) throw Error(who, fmt::format("softplus beta must be positive, got {}", beta));
 }
-}  // namespace internal
+}  // namespace detail
 
 Activation Activation::softplus(double beta) {
-  internal::check_softplus_beta(beta, "Activation");
+  detail::check_softplus_beta(beta, "Activation");
   return Activation(Kind::Softplus, beta);
 }
 

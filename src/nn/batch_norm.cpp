@@ -35,7 +35,7 @@ BatchNorm BatchNormConfig::init(const TensorCreationOptions& options) const {
                    {}};
 }
 
-namespace internal {
+namespace detail {
 
 burn::detail::TensorRef batch_norm(const BatchNorm& layer, const burn::detail::TensorRef& x_ref, bool training) {
   const Shape& shape = x_ref->spec.shape;
@@ -78,6 +78,6 @@ burn::detail::TensorRef batch_norm(const BatchNorm& layer, const burn::detail::T
   return burn::detail::reshape_exact(y.ref(), shape);
 }
 
-}  // namespace internal
+}  // namespace detail
 
 }  // namespace burn::nn

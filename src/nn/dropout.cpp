@@ -10,7 +10,7 @@ Dropout DropoutConfig::init() const {
   return Dropout{prob, {}};
 }
 
-namespace internal {
+namespace detail {
 burn::detail::TensorRef dropout(const burn::detail::TensorRef& x, double prob) {
   using namespace burn::detail;
   if (prob >= 1.0) return binary_scalar(ir::BinaryOp::Mul, x, Scalar(0.0));
@@ -18,6 +18,6 @@ burn::detail::TensorRef dropout(const burn::detail::TensorRef& x, double prob) {
   auto keep = random(x->spec.shape, Distribution::bernoulli(1.0 - prob), {x->device, x->spec.dtype}, TensorKind::Float);
   return binary(ir::BinaryOp::Mul, x, binary_scalar(ir::BinaryOp::Mul, keep, Scalar(1.0 / (1.0 - prob))));
 }
-}  // namespace internal
+}  // namespace detail
 
 }  // namespace burn::nn

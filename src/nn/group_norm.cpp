@@ -20,7 +20,7 @@ GroupNorm GroupNormConfig::init(const TensorCreationOptions& options) const {
   return layer;
 }
 
-namespace internal {
+namespace detail {
 
 burn::detail::TensorRef group_norm(const GroupNorm& layer, const burn::detail::TensorRef& x_ref) {
   const Shape& shape = x_ref->spec.shape;
@@ -44,6 +44,6 @@ burn::detail::TensorRef group_norm(const GroupNorm& layer, const burn::detail::T
   return burn::detail::reshape_exact(y.ref(), shape);
 }
 
-}  // namespace internal
+}  // namespace detail
 
 }  // namespace burn::nn

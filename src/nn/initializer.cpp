@@ -12,19 +12,19 @@ std::size_t require_fan(std::optional<std::size_t> fan, const char* which, const
 }
 }  // namespace
 
-detail::TensorRef Initializer::init_ref(const Shape& shape, const TensorCreationOptions& options,
+burn::detail::TensorRef Initializer::init_ref(const Shape& shape, const TensorCreationOptions& options,
                                         std::optional<std::size_t> fan_in, std::optional<std::size_t> fan_out) const {
   auto uniform = [&](double lo, double hi) {
-    return detail::random(shape, Distribution::uniform(lo, hi), options, TensorKind::Float);
+    return burn::detail::random(shape, Distribution::uniform(lo, hi), options, TensorKind::Float);
   };
   auto normal = [&](double mean, double std) {
-    return detail::random(shape, Distribution::normal(mean, std), options, TensorKind::Float);
+    return burn::detail::random(shape, Distribution::normal(mean, std), options, TensorKind::Float);
   };
   auto kaiming_fan = [&](const char* name) {
     return fan_out_only_ ? require_fan(fan_out, "fan_out", name) : require_fan(fan_in, "fan_in", name);
   };
   switch (kind_) {
-    case Kind::Constant: return detail::full(shape, a_, options, TensorKind::Float);
+    case Kind::Constant: return burn::detail::full(shape, a_, options, TensorKind::Float);
     case Kind::Uniform: return uniform(a_, b_);
     case Kind::Normal: return normal(a_, b_);
     case Kind::KaimingUniform: {

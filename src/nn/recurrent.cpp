@@ -5,7 +5,7 @@
 #include <burn/module/ops.hpp>
 #include <cmath>
 
-namespace burn::nn::internal {
+namespace burn::nn::detail {
 
 GateParams init_gate_params(const char* config, std::size_t d_input, std::size_t d_hidden, std::size_t n_gates,
                             bool bias, const std::optional<Initializer>& initializer,
@@ -61,4 +61,4 @@ Tensor<3> stack_steps(const std::vector<Tensor<2>>& steps, const Tensor<3>& x, s
   return Tensor<2>::stack<3>(steps, 1);
 }
 
-}  // namespace burn::nn::internal
+}  // namespace burn::nn::detail

@@ -7,7 +7,7 @@
 #include <cstddef>
 #include <optional>
 
-namespace burn::nn::internal {
+namespace burn::nn::detail {
 
 struct GateParams {
   module::Param<Tensor<2>> weight_ih;  // [d_input, n_gates d_hidden]
@@ -37,4 +37,4 @@ Tensor<2> project_hidden(const Tensor<2>& h, const module::Param<Tensor<2>>& w,
 /// ([batch, 0, d_hidden] for an empty sequence).
 Tensor<3> stack_steps(const std::vector<Tensor<2>>& steps, const Tensor<3>& x, std::size_t d_hidden);
 
-}  // namespace burn::nn::internal
+}  // namespace burn::nn::detail

@@ -10,7 +10,7 @@ RmsNorm RmsNormConfig::init(const TensorCreationOptions& options) const {
   return RmsNorm{module::Param(Tensor<1>::ones(Shape{d_model}, options)), epsilon};
 }
 
-namespace internal {
+namespace detail {
 
 burn::detail::TensorRef rms_norm(const RmsNorm& layer, const burn::detail::TensorRef& x_ref) {
   const Shape& shape = x_ref->spec.shape;
@@ -25,6 +25,6 @@ burn::detail::TensorRef rms_norm(const RmsNorm& layer, const burn::detail::Tenso
   return burn::detail::reshape_exact(y.ref(), shape);
 }
 
-}  // namespace internal
+}  // namespace detail
 
 }  // namespace burn::nn

@@ -8,17 +8,17 @@ namespace burn::optim {
 
 namespace {
 
-using internal::Val;
+using detail::Val;
 
-class AdamRule final : public internal::UpdateRule {
+class AdamRule final : public detail::UpdateRule {
  public:
   explicit AdamRule(const AdamConfig& c)
       : moment_{c.beta_1, c.beta_2, c.amsgrad}, epsilon_(c.epsilon), weight_decay_(c.weight_decay) {}
   std::string_view name() const override { return "adam"; }
-  std::vector<std::string_view> slot_names() const override { return internal::AdaptiveMoment::slot_names(); }
+  std::vector<std::string_view> slot_names() const override { return detail::AdaptiveMoment::slot_names(); }
 
   burn::detail::TensorRef update(double lr, const burn::detail::TensorRef& param, const burn::detail::TensorRef& grad,
-                                 internal::ParamState& state) const override {
+                                 detail::ParamState& state) const override {
     const Val x{param};
     Val g{grad};
     if (weight_decay_) g = g + x * weight_decay_->penalty;
@@ -33,7 +33,7 @@ class AdamRule final : public internal::UpdateRule {
   }
 
  private:
-  internal::AdaptiveMoment moment_;
+  detail::AdaptiveMoment moment_;
   double epsilon_;
   std::optional<WeightDecayConfig> weight_decay_;
 };
@@ -41,10 +41,10 @@ class AdamRule final : public internal::UpdateRule {
 }  // namespace
 
 Optimizer AdamConfig::init() const {
-  internal::check_range("AdamConfig", "beta_1", beta_1, 0.0, 1.0, false);
-  internal::check_range("AdamConfig", "beta_2", beta_2, 0.0, 1.0, false);
-  internal::check_non_negative("AdamConfig", "epsilon", epsilon);
-  internal::check_weight_decay("AdamConfig", weight_decay);
+  detail::check_range("AdamConfig", "beta_1", beta_1, 0.0, 1.0, false);
+  detail::check_range("AdamConfig", "beta_2", beta_2, 0.0, 1.0, false);
+  detail::check_non_negative("AdamConfig", "epsilon", epsilon);
+  detail::check_weight_decay("AdamConfig", weight_decay);
   return Optimizer(std::make_unique<AdamRule>(*this), grad_clipping);
 }
 

@@ -8,17 +8,17 @@ namespace burn::optim {
 
 namespace {
 
-using internal::Val;
+using detail::Val;
 
-class AdamWRule final : public internal::UpdateRule {
+class AdamWRule final : public detail::UpdateRule {
  public:
   explicit AdamWRule(const AdamWConfig& c)
       : moment_{c.beta_1, c.beta_2, c.amsgrad}, epsilon_(c.epsilon), weight_decay_(c.weight_decay) {}
   std::string_view name() const override { return "adamw"; }
-  std::vector<std::string_view> slot_names() const override { return internal::AdaptiveMoment::slot_names(); }
+  std::vector<std::string_view> slot_names() const override { return detail::AdaptiveMoment::slot_names(); }
 
   burn::detail::TensorRef update(double lr, const burn::detail::TensorRef& param, const burn::detail::TensorRef& grad,
-                                 internal::ParamState& state) const override {
+                                 detail::ParamState& state) const override {
     const Val x{param};
     const auto [m, v] = moment_.update(Val{grad}, state);
     const double t = static_cast<double>(state.step);
@@ -32,7 +32,7 @@ class AdamWRule final : public internal::UpdateRule {
   }
 
  private:
-  internal::AdaptiveMoment moment_;
+  detail::AdaptiveMoment moment_;
   double epsilon_;
   double weight_decay_;
 };
@@ -40,10 +40,10 @@ class AdamWRule final : public internal::UpdateRule {
 }  // namespace
 
 Optimizer AdamWConfig::init() const {
-  internal::check_range("AdamWConfig", "beta_1", beta_1, 0.0, 1.0, false);
-  internal::check_range("AdamWConfig", "beta_2", beta_2, 0.0, 1.0, false);
-  internal::check_non_negative("AdamWConfig", "epsilon", epsilon);
-  internal::check_non_negative("AdamWConfig", "weight_decay", weight_decay);
+  detail::check_range("AdamWConfig", "beta_1", beta_1, 0.0, 1.0, false);
+  detail::check_range("AdamWConfig", "beta_2", beta_2, 0.0, 1.0, false);
+  detail::check_non_negative("AdamWConfig", "epsilon", epsilon);
+  detail::check_non_negative("AdamWConfig", "weight_decay", weight_decay);
   return Optimizer(std::make_unique<AdamWRule>(*this), grad_clipping);
 }
 

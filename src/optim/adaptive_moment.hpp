@@ -5,7 +5,7 @@
 
 #include "rule_math.hpp"
 
-namespace burn::optim::internal {
+namespace burn::optim::detail {
 
 struct AdaptiveMoment {
   double beta_1;
@@ -36,4 +36,4 @@ struct AdaptiveMoment {
   }
 };
 
-}  // namespace burn::optim::internal
+}  // namespace burn::optim::detail

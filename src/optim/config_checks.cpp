@@ -5,7 +5,7 @@
 #include <burn/error.hpp>
 #include <cmath>
 
-namespace burn::optim::internal {
+namespace burn::optim::detail {
 
 void check_range(std::string_view config, std::string_view name, double value, double lo, double hi,
                  bool hi_inclusive) {
@@ -23,4 +23,4 @@ void check_weight_decay(std::string_view config, const std::optional<WeightDecay
   if (w) check_non_negative(config, "the weight decay penalty", w->penalty);
 }
 
-}  // namespace burn::optim::internal
+}  // namespace burn::optim::detail

@@ -5,7 +5,7 @@
 #include <optional>
 #include <string_view>
 
-namespace burn::optim::internal {
+namespace burn::optim::detail {
 
 /// Throws "[config] name must be ..." unless lo <= value (< hi, or <= hi when hi_inclusive).
 void check_range(std::string_view config, std::string_view name, double value, double lo, double hi, bool hi_inclusive);
@@ -13,4 +13,4 @@ void check_range(std::string_view config, std::string_view name, double value, d
 void check_non_negative(std::string_view config, std::string_view name, double value);
 void check_weight_decay(std::string_view config, const std::optional<WeightDecayConfig>& w);
 
-}  // namespace burn::optim::internal
+}  // namespace burn::optim::detail

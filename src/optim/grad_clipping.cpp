@@ -77,7 +77,7 @@ void GradientClippingConfig::clip_all(GradientsParams& grads) const {
   if (kind_ == Kind::GlobalNorm) {
     std::vector<TensorRef> all;
     for (auto& [id, g] : grads.items()) all.push_back(g);
-    internal::clip_global_norm(all, threshold_);
+    detail::clip_global_norm(all, threshold_);
     std::size_t i = 0;
     for (auto& [id, g] : grads.items()) g = all[i++];
     return;
@@ -85,7 +85,7 @@ void GradientClippingConfig::clip_all(GradientsParams& grads) const {
   for (auto& [id, g] : grads.items()) g = clip(g);
 }
 
-namespace internal {
+namespace detail {
 
 void clip_global_norm(std::vector<TensorRef>& grads, double max_norm) {
   if (grads.empty()) return;
@@ -107,6 +107,6 @@ void clip_global_norm(std::vector<TensorRef>& grads, double max_norm) {
   for (auto& g : grads) g = burn::detail::binary(ir::BinaryOp::Mul, g, broadcastable(coef, g));
 }
 
-}  // namespace internal
+}  // namespace detail
 
 }  // namespace burn::optim

@@ -42,7 +42,7 @@ module::ParamId parse_id(std::string_view text, std::string_view key) {
 
 }  // namespace
 
-Optimizer::Optimizer(std::unique_ptr<internal::UpdateRule> rule, std::optional<GradientClippingConfig> clipping)
+Optimizer::Optimizer(std::unique_ptr<detail::UpdateRule> rule, std::optional<GradientClippingConfig> clipping)
     : rule_(std::move(rule)), clipping_(std::move(clipping)) {}
 Optimizer::Optimizer(Optimizer&&) noexcept = default;
 Optimizer& Optimizer::operator=(Optimizer&&) noexcept = default;
@@ -95,7 +95,7 @@ void Optimizer::step_params(double lr, const std::vector<std::pair<std::string, 
     } else {
       std::vector<TensorRef> all;
       for (const auto& w : work) all.push_back(w.grad);
-      internal::clip_global_norm(all, clipping_->threshold());
+      detail::clip_global_norm(all, clipping_->threshold());
       for (std::size_t i = 0; i < work.size(); ++i) work[i].grad = all[i];
     }
   }
@@ -104,9 +104,9 @@ void Optimizer::step_params(double lr, const std::vector<std::pair<std::string, 
   // both the module (updated in place by step's rvalue overload) and the
   // state untouched.
   std::vector<TensorRef> values;
-  std::map<module::ParamId, internal::ParamState> states;
+  std::map<module::ParamId, detail::ParamState> states;
   for (const auto& w : work) {
-    internal::ParamState st;
+    detail::ParamState st;
     if (auto it = states_.find(w.param->id()); it != states_.end()) st = it->second;
     for (auto& [slot, t] : st.slots) {
       if (t->spec.shape != w.value->spec.shape)
@@ -122,7 +122,7 @@ void Optimizer::step_params(double lr, const std::vector<std::pair<std::string, 
     TensorRef updated = rule_->update(lr, w.value, w.grad, st);
     // Made a fresh trainable leaf here (Param's own rule, which set_ref applies
     // again as a no-op), so the commit below allocates nothing.
-    values.push_back(module::internal::prepare_param(
+    values.push_back(module::detail::prepare_param(
         burn::detail::with_context(updated, w.param->ref()->device), w.param->is_trainable()));
     states.insert_or_assign(w.param->id(), std::move(st));
   }
@@ -160,7 +160,7 @@ void Optimizer::load_state(const record::SafetensorsFile& file, const Device& de
     throw Error(kOp, fmt::format("the record holds the state of a '{}' optimiser; this optimiser is '{}'",
                                  meta("optimizer"), rule_->name()));
 
-  std::map<module::ParamId, internal::ParamState> loaded;
+  std::map<module::ParamId, detail::ParamState> loaded;
   for (const auto& [key, value] : file.metadata) {
     if (key == "format" || key == "optimizer") continue;
     const std::string_view k = key;

@@ -7,16 +7,16 @@ namespace burn::optim {
 
 namespace {
 
-using internal::Val;
+using detail::Val;
 
-class RmsPropRule final : public internal::UpdateRule {
+class RmsPropRule final : public detail::UpdateRule {
  public:
   explicit RmsPropRule(const RmsPropConfig& c) : c_(c) {}
   std::string_view name() const override { return "rmsprop"; }
   std::vector<std::string_view> slot_names() const override { return {"square_avg", "grad_avg", "momentum_buffer"}; }
 
   burn::detail::TensorRef update(double lr, const burn::detail::TensorRef& param, const burn::detail::TensorRef& grad,
-                                 internal::ParamState& state) const override {
+                                 detail::ParamState& state) const override {
     auto slot = [&](const char* name) -> std::optional<Val> {
       auto it = state.slots.find(name);
       return it == state.slots.end() ? std::nullopt : std::optional<Val>(Val{it->second});
@@ -51,10 +51,10 @@ class RmsPropRule final : public internal::UpdateRule {
 }  // namespace
 
 Optimizer RmsPropConfig::init() const {
-  internal::check_range("RmsPropConfig", "alpha", alpha, 0.0, 1.0, true);
-  internal::check_non_negative("RmsPropConfig", "epsilon", epsilon);
-  internal::check_non_negative("RmsPropConfig", "momentum", momentum);
-  internal::check_weight_decay("RmsPropConfig", weight_decay);
+  detail::check_range("RmsPropConfig", "alpha", alpha, 0.0, 1.0, true);
+  detail::check_non_negative("RmsPropConfig", "epsilon", epsilon);
+  detail::check_non_negative("RmsPropConfig", "momentum", momentum);
+  detail::check_weight_decay("RmsPropConfig", weight_decay);
   return Optimizer(std::make_unique<RmsPropRule>(*this), grad_clipping);
 }
 

@@ -4,7 +4,7 @@
 
 #include <burn/tensor.hpp>
 
-namespace burn::optim::internal {
+namespace burn::optim::detail {
 
 /// A float tensor of any rank with the operators the rules need.
 struct Val {
@@ -22,4 +22,4 @@ inline Val sqrt(const Val& a) { return {burn::detail::unary(ir::UnaryOp::Sqrt, a
 inline Val square(const Val& a) { return a * a; }
 inline Val max_pair(const Val& a, const Val& b) { return {burn::detail::binary(ir::BinaryOp::Max, a.r, b.r)}; }
 
-}  // namespace burn::optim::internal
+}  // namespace burn::optim::detail

@@ -8,16 +8,16 @@ namespace burn::optim {
 
 namespace {
 
-using internal::Val;
+using detail::Val;
 
-class SgdRule final : public internal::UpdateRule {
+class SgdRule final : public detail::UpdateRule {
  public:
   explicit SgdRule(const SgdConfig& c) : momentum_(c.momentum), weight_decay_(c.weight_decay) {}
   std::string_view name() const override { return "sgd"; }
   std::vector<std::string_view> slot_names() const override { return {"velocity"}; }
 
   burn::detail::TensorRef update(double lr, const burn::detail::TensorRef& param, const burn::detail::TensorRef& grad,
-                                 internal::ParamState& state) const override {
+                                 detail::ParamState& state) const override {
     const Val x{param};
     Val g{grad};
     if (weight_decay_) g = g + x * weight_decay_->penalty;
@@ -40,10 +40,10 @@ class SgdRule final : public internal::UpdateRule {
 }  // namespace
 
 Optimizer SgdConfig::init() const {
-  internal::check_weight_decay("SgdConfig", weight_decay);
+  detail::check_weight_decay("SgdConfig", weight_decay);
   if (momentum) {
-    internal::check_non_negative("SgdConfig", "momentum", momentum->momentum);
-    internal::check_range("SgdConfig", "dampening", momentum->dampening, 0.0, 1.0, true);
+    detail::check_non_negative("SgdConfig", "momentum", momentum->momentum);
+    detail::check_range("SgdConfig", "dampening", momentum->dampening, 0.0, 1.0, true);
   }
   return Optimizer(std::make_unique<SgdRule>(*this), gradient_clipping);
 }

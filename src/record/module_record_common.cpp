@@ -1,9 +1,9 @@
 // The pieces save_module and load_module share.
 #include <cstring>
 
-#include "module_record_internal.hpp"
+#include "module_record_detail.hpp"
 
-namespace burn::record::internal {
+namespace burn::record::detail {
 
 bool stored_transposed(const module::ParamBase& tensor, Adapter adapter) noexcept {
   return adapter == Adapter::PyTorch && tensor.is_pytorch_transposed();
@@ -27,4 +27,4 @@ Shape transposed_shape(const Shape& shape) {
   return Shape{shape[1], shape[0]};
 }
 
-}  // namespace burn::record::internal
+}  // namespace burn::record::detail

@@ -6,11 +6,11 @@
 
 #include <fmt/format.h>
 
-#include "module_record_internal.hpp"
+#include "module_record_detail.hpp"
 #include "module_record_metadata.hpp"
 #include "safetensors_internal.hpp"
 
-namespace burn::record::internal {
+namespace burn::record::detail {
 
 namespace {
 
@@ -124,4 +124,4 @@ void load_slots(std::span<const Slot> slots, const std::filesystem::path& path, 
   }
 }
 
-}  // namespace burn::record::internal
+}  // namespace burn::record::detail

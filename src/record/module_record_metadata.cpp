@@ -7,9 +7,9 @@
 #include <fmt/format.h>
 #include <re2/re2.h>
 
-#include "module_record_internal.hpp"
+#include "module_record_detail.hpp"
 
-namespace burn::record::internal {
+namespace burn::record::detail {
 
 namespace {
 
@@ -135,4 +135,4 @@ std::map<std::string, std::string> remap_keys(const std::vector<std::string>& fi
   return keys;
 }
 
-}  // namespace burn::record::internal
+}  // namespace burn::record::detail

@@ -12,7 +12,7 @@
 
 #include <burn/record/module_record.hpp>
 
-namespace burn::record::internal {
+namespace burn::record::detail {
 
 /// Throws burn::Error("[load_module] <where>...") unless the metadata's record
 /// version is this build's and the layout it declares ("burn.layout", or a
@@ -32,4 +32,4 @@ std::map<std::string, std::string> remap_keys(const std::vector<std::string>& fi
                                               const std::vector<std::pair<std::string, std::string>>& rules,
                                               const std::string& where);
 
-}  // namespace burn::record::internal
+}  // namespace burn::record::detail

@@ -1,10 +1,10 @@
 // save_module's core: module tensors -> a safetensors file, written atomically.
 #include <fmt/format.h>
 
-#include "module_record_internal.hpp"
+#include "module_record_detail.hpp"
 #include "safetensors_internal.hpp"
 
-namespace burn::record::internal {
+namespace burn::record::detail {
 
 namespace {
 constexpr std::string_view kOp = "save_module";
@@ -50,4 +50,4 @@ void save_slots(std::span<const ConstSlot> slots, const std::filesystem::path& p
   burn::record::detail::write_file_atomically(path, bytes, kOp);
 }
 
-}  // namespace burn::record::internal
+}  // namespace burn::record::detail

@@ -116,7 +116,7 @@ TensorRef from_data(TensorData data, const TensorCreationOptions& options, Tenso
 }
 
 TensorData to_data(const TensorRef& t) {
-  t->device.runtime().backend().sync();
+  if (auto* stream = t->device.runtime().backend().stream()) stream->sync();
   return t->device.runtime().backend().to_data(t->primitive, t->spec);
 }
 

@@ -1,4 +1,4 @@
-// Every activation in burn::activation against central differences (issue 3).
+// Every activation in burn::activation against central differences.
 // relu, leaky_relu and hard_sigmoid get inputs away from their kinks.
 #include "grad_check.hpp"
 

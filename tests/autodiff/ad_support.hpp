@@ -2,8 +2,8 @@
 // parametrisation, seeded host random data, and small value checks.
 //
 // Every gradient test runs twice per device: once on `device.autodiff()` and
-// once on `device.autodiff().gradient_checkpointing()` (issue 3: "the whole
-// autodiff suite runs twice"); gradients must agree with the same references.
+// once on `device.autodiff().gradient_checkpointing()`, so the whole suite
+// covers checkpointing; gradients must agree with the same references.
 #pragma once
 
 #include <burn_test.hpp>

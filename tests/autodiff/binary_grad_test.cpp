@@ -1,6 +1,6 @@
 // Binary arithmetic (tensor-tensor with broadcasting, tensor-scalar,
 // scalar-tensor), pow, remainder, max/min pairs and atan2 against central
-// differences (issue 3).
+// differences.
 #include "grad_check.hpp"
 
 #if BURN_HAS_AUTODIFF

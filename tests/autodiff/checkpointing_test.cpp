@@ -1,4 +1,4 @@
-// Gradient checkpointing and graph memory (issue 3): a deep memory-bound
+// Gradient checkpointing and graph memory: a deep memory-bound
 // chain keeps far less with checkpointing and gives identical gradients; a
 // training-like loop stays flat because backward frees the graph; tensors
 // with different checkpointing settings do not combine; to_device is tracked.

@@ -1,5 +1,5 @@
 // Convolutions and transposed convolutions (input, weight and bias) against
-// central differences (issue 3), with stride, padding, dilation and groups.
+// central differences, with stride, padding, dilation and groups.
 #include "grad_check.hpp"
 
 #include <burn/module/ops.hpp>

@@ -56,15 +56,15 @@ std::vector<double> weight_grad(const Geometry& g, const Device& device, DType d
   auto make = [&](const std::vector<std::size_t>& shape, std::uint64_t seed) {
     std::size_t count = 1;
     for (auto s : shape) count *= s;
-    return detail::from_data(TensorData(values(count, seed), Shape(shape)), {device, dtype}, TensorKind::Float);
+    return burn::detail::from_data(TensorData(values(count, seed), Shape(shape)), {device, dtype}, TensorKind::Float);
   };
-  const detail::TensorRef x = make(xs, 1);
-  const detail::TensorRef w = detail::require_grad(make(ws, 2), true);
-  const detail::TensorRef y = detail::conv(x, w, std::nullopt, g.stride, g.padding, g.dilation, g.groups);
-  const detail::TensorRef r = make(y->spec.shape.dims(), 3);
-  const detail::TensorRef loss = detail::reduce_all(ir::ReduceOp::Sum, detail::binary(ir::BinaryOp::Mul, y, r));
+  const burn::detail::TensorRef x = make(xs, 1);
+  const burn::detail::TensorRef w = detail::require_grad(make(ws, 2), true);
+  const burn::detail::TensorRef y = burn::detail::conv(x, w, std::nullopt, g.stride, g.padding, g.dilation, g.groups);
+  const burn::detail::TensorRef r = make(y->spec.shape.dims(), 3);
+  const burn::detail::TensorRef loss = burn::detail::reduce_all(ir::ReduceOp::Sum, burn::detail::binary(ir::BinaryOp::Mul, y, r));
   Gradients grads = detail::backward(loss);
-  return detail::to_data(*detail::grad(w, grads)).convert<double>().to_vec<double>();
+  return burn::detail::to_data(*detail::grad(w, grads)).convert<double>().to_vec<double>();
 }
 
 TEST(ConvWeightGrad, EveryBackendAgreesWithTheReferenceInEveryFloatDtype) {
@@ -91,13 +91,13 @@ TEST(ConvWeightGrad, EveryBackendAgreesWithTheReferenceInEveryFloatDtype) {
 
 TEST(ConvWeightGrad, RejectsAGradientThatIsNotTheConvolutionsOutput) {
   for (const Device& device : burn::testing::all_devices()) {
-    auto x = detail::full(Shape{1, 2, 5, 5}, 1.0, {device, DType::F32}, TensorKind::Float);
-    auto g = detail::full(Shape{1, 3, 4, 4}, 1.0, {device, DType::F32}, TensorKind::Float);
+    auto x = burn::detail::full(Shape{1, 2, 5, 5}, 1.0, {device, DType::F32}, TensorKind::Float);
+    auto g = burn::detail::full(Shape{1, 3, 4, 4}, 1.0, {device, DType::F32}, TensorKind::Float);
     const ir::ConvWeightGrad op{{3, 3}, {1, 1}, {0, 0}, {1, 1}, 1};  // the conv output would be 3x3
-    burn::testing::expect_op_error([&] { detail::execute1(op, {x, g}); }, "conv_weight_grad",
+    burn::testing::expect_op_error([&] { burn::detail::execute1(op, {x, g}); }, "conv_weight_grad",
                                    "does not match the convolution's output size 3");
     const ir::ConvWeightGrad grouped{{2, 2}, {1, 1}, {0, 0}, {1, 1}, 2};  // 3 gradient channels, 2 groups
-    burn::testing::expect_op_error([&] { detail::execute1(grouped, {x, g}); }, "conv_weight_grad",
+    burn::testing::expect_op_error([&] { burn::detail::execute1(grouped, {x, g}); }, "conv_weight_grad",
                                    "not divisible by groups 2");
   }
 }

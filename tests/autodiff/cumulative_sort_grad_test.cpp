@@ -1,5 +1,5 @@
 // Cumulative ops (incl. cumprod through zeros), sort and topk against central
-// differences (issue 3).
+// differences.
 #include "grad_check.hpp"
 
 #if BURN_HAS_AUTODIFF

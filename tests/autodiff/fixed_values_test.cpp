@@ -1,4 +1,4 @@
-// Burn's autodiff cases as fixed values (issue 3), in the device's default
+// Burn's autodiff cases as fixed values, in the device's default
 // float dtype. Most follow Burn's pattern: A = [[1, 7], [2, 3]],
 // B = [[4, 7], [2, 3]], y = A.matmul(op(B)), y.backward() (seeded with ones).
 // Expected values were computed with PyTorch in f64.

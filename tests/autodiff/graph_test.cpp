@@ -1,4 +1,4 @@
-// Graph behaviour (issue 3): seeding, accumulation, consumption, detach,
+// Graph behaviour: seeding, accumulation, consumption, detach,
 // NoGradGuard, Int/Bool outputs, grad/grad_remove, require_grad errors and
 // the tensor-level autodiff context methods.
 #include "grad_check.hpp"

@@ -1,4 +1,4 @@
-// Indexing ops against central differences (issue 3): gather, scatter (Add
+// Indexing ops against central differences: gather, scatter (Add
 // and Assign, both float inputs), select, select_assign, mask_where (both),
 // mask_fill, where. Index and mask tensors never receive gradients.
 #include "grad_check.hpp"

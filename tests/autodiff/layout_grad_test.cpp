@@ -1,4 +1,4 @@
-// Layout ops against central differences (issue 3): reshape, permute,
+// Layout ops against central differences: reshape, permute,
 // transpose, flip, expand, (un)squeeze, slice (incl. steps), slice_assign
 // (both inputs), narrow, chunk, split, cat, stack, repeat, unfold.
 #include "grad_check.hpp"

@@ -1,5 +1,5 @@
 // Matmul (with broadcast batch dims), cross, and every reduction against
-// central differences (issue 3).
+// central differences.
 #include "grad_check.hpp"
 
 #if BURN_HAS_AUTODIFF

@@ -1,5 +1,5 @@
-// Pools, interpolation, embedding and linear against central differences
-// (issue 3). Max pools get tie-free inputs.
+// Pools, interpolation, embedding and linear against central differences.
+// Max pools get tie-free inputs.
 #include "grad_check.hpp"
 
 #include <burn/module/ops.hpp>

@@ -1,4 +1,4 @@
-// Unary float math, clamp and cast against central differences (issue 3).
+// Unary float math, clamp and cast against central differences.
 // Inputs stay inside each function's domain and away from points where it is
 // not differentiable (abs and sign at 0, the jumps of round/floor/ceil/trunc).
 #include "grad_check.hpp"

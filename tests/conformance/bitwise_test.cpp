@@ -71,7 +71,7 @@ TEST(BitwiseFloat, FloatTensorsAreRejected) {
   // The typed API forbids it; the IR refuses a float reaching an int-only op.
   for (const auto& d : burn::testing::all_devices()) {
     auto t = Tensor<1>::ones({2}, d);
-    expect_op_error([&] { (void)detail::binary(ir::BinaryOp::BitAnd, t.ref(), t.ref()); }, "bitwise_and");
+    expect_op_error([&] { (void)burn::detail::binary(ir::BinaryOp::BitAnd, t.ref(), t.ref()); }, "bitwise_and");
   }
 }
 

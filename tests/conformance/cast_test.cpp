@@ -49,11 +49,11 @@ TEST_P(CastFloat, NanAndOutOfRangeToInt) {
   const double inf = std::numeric_limits<double>::infinity();
   auto a = f<1>({nan, inf, -inf, 3}, {4});
   // Defined for every input: NaN -> 0, out of range saturates.
-  auto i32 = Tensor<1, Int>(detail::cast(a.ref(), DType::I32));
+  auto i32 = Tensor<1, Int>(burn::detail::cast(a.ref(), DType::I32));
   i32.to_data().assert_eq(TensorData(std::vector<std::int32_t>{0, std::numeric_limits<std::int32_t>::max(),
                                                                std::numeric_limits<std::int32_t>::min(), 3},
                                      Shape{4}));
-  auto u8 = Tensor<1, Int>(detail::cast(f<1>({-5, 300, 7}, {3}).ref(), DType::U8));
+  auto u8 = Tensor<1, Int>(burn::detail::cast(f<1>({-5, 300, 7}, {3}).ref(), DType::U8));
   u8.to_data().assert_eq(TensorData(std::vector<std::uint8_t>{0, 255, 7}, Shape{3}));
 }
 
@@ -79,7 +79,7 @@ TEST_P(CastInt, BetweenIntDTypesAndKinds) {
   expect_tensor(b.to_int(), {4}, {0, 1, 1, 1});
   EXPECT_EQ(a.to_int().dtype(), dt());
   for (DType target : burn::testing::float_dtypes()) {
-    auto out = Tensor<1>(detail::cast(a.ref(), target));
+    auto out = Tensor<1>(burn::detail::cast(a.ref(), target));
     EXPECT_EQ(out.dtype(), target);
     expect_tensor(out, {4}, {0, 1, 100, 7});
   }

@@ -56,12 +56,12 @@ TEST(Errors, RankMismatchReachingTheUntypedLayer) {
     SCOPED_TRACE(d.to_string());
     auto a = Tensor<2>::ones({2, 3}, d);
     auto b = Tensor<3>::ones({1, 2, 3}, d);
-    expect_op_error([&] { (void)detail::binary(ir::BinaryOp::Add, a.ref(), b.ref()); }, "add");
-    expect_op_error([&] { (void)detail::matmul(a.ref(), b.ref()); }, "matmul");
-    const detail::TensorRef pieces[] = {a.ref(), b.ref()};
-    expect_op_error([&] { (void)detail::cat(pieces, 0); }, "cat");
+    expect_op_error([&] { (void)burn::detail::binary(ir::BinaryOp::Add, a.ref(), b.ref()); }, "add");
+    expect_op_error([&] { (void)burn::detail::matmul(a.ref(), b.ref()); }, "matmul");
+    const burn::detail::TensorRef pieces[] = {a.ref(), b.ref()};
+    expect_op_error([&] { (void)burn::detail::cat(pieces, 0); }, "cat");
     auto idx = Tensor<1, Int>::zeros({3}, d);
-    expect_op_error([&] { (void)detail::gather(a.ref(), 0, idx.ref()); }, "gather");
+    expect_op_error([&] { (void)burn::detail::gather(a.ref(), 0, idx.ref()); }, "gather");
   }
 }
 

@@ -144,9 +144,9 @@ TEST_P(Indexing, ShapeAndDimErrors) {
     expect_op_error([&] { (void)a.mask_fill(c.template bl<2>({true, false, true, false}, {1, 4}), 0); }, "mask_fill");
     const DType other = c.dt == DType::I32 ? DType::I64 : DType::I32;
     auto wrong = burn::testing::int_tensor<2>({1, 2, 3, 4, 5, 6}, {2, 3}, c.dev, other);
-    expect_op_error([&] { (void)detail::mask_where(a.ref(), c.template bl<2>({true}, {1, 1}).ref(), wrong.ref()); },
+    expect_op_error([&] { (void)burn::detail::mask_where(a.ref(), c.template bl<2>({true}, {1, 1}).ref(), wrong.ref()); },
                     "mask_where");
-    expect_op_error([&] { (void)detail::scatter(a.ref(), 1, c.template ix<2>({0}, {1, 1}).ref(),
+    expect_op_error([&] { (void)burn::detail::scatter(a.ref(), 1, c.template ix<2>({0}, {1, 1}).ref(),
                                                 wrong.slice({{0, 1}, {0, 1}}).ref(), ir::IndexReduce::Add); },
                     "scatter");
   });

@@ -101,8 +101,8 @@ TEST(UnaryInt, FloatOnlyOpsRejectIntDTypes) {
   // tensor reaching a float op through the untyped layer.
   for (const auto& d : burn::testing::all_devices()) {
     auto t = burn::testing::int_tensor<1>({1, 2}, {2}, d);
-    expect_op_error([&] { (void)detail::unary(ir::UnaryOp::Exp, t.ref()); }, "exp");
-    expect_op_error([&] { (void)detail::unary(ir::UnaryOp::Sqrt, t.ref()); }, "sqrt");
+    expect_op_error([&] { (void)burn::detail::unary(ir::UnaryOp::Exp, t.ref()); }, "exp");
+    expect_op_error([&] { (void)burn::detail::unary(ir::UnaryOp::Sqrt, t.ref()); }, "sqrt");
   }
 }
 

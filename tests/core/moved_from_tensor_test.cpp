@@ -159,9 +159,9 @@ TEST(MovedFromTensor, DispatchRefusesAMissingHandle) {
   // Code holding raw handles (modules, autodiff rules) reaches dispatch
   // without Tensor's check; dispatch names the op too.
   const auto a = Tensor<1>::from_floats({1, 2}, Device::flex());
-  expect_op_error([&] { (void)detail::binary(ir::BinaryOp::Add, a.ref(), detail::TensorRef{}); }, "add", kMoved);
-  expect_op_error([&] { (void)detail::unary(ir::UnaryOp::Exp, detail::TensorRef{}); }, "exp", kMoved);
-  expect_op_error([] { (void)Tensor<1>(detail::TensorRef{}); }, "Tensor", "empty tensor handle");
+  expect_op_error([&] { (void)burn::detail::binary(ir::BinaryOp::Add, a.ref(), burn::detail::TensorRef{}); }, "add", kMoved);
+  expect_op_error([&] { (void)burn::detail::unary(ir::UnaryOp::Exp, burn::detail::TensorRef{}); }, "exp", kMoved);
+  expect_op_error([] { (void)Tensor<1>(burn::detail::TensorRef{}); }, "Tensor", "empty tensor handle");
 }
 
 #if BURN_HAS_AUTODIFF

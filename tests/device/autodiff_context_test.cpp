@@ -1,5 +1,5 @@
-// The autodiff context a device carries and tensors inherit (API.md
-// "Autodiff context"; seed 000 "Autodiff and Execution").
+// The autodiff context a device carries and tensors inherit (docs/api.md,
+// "Autodiff context"; Burn's "Backend and Device", "Autodiff and Execution").
 #include <gtest/gtest.h>
 
 #include <burn_test.hpp>

@@ -1,4 +1,4 @@
-// Device enumeration, physical devices and identity (API.md "Enumeration").
+// Device enumeration, physical devices and identity (docs/api.md, "Enumeration").
 #include <gtest/gtest.h>
 
 #include <burn_test.hpp>

@@ -1,4 +1,4 @@
-// Execution: seed, sync, flush, supports_dtype and profiling (API.md
+// Execution: seed, sync, flush, supports_dtype and profiling (docs/api.md,
 // "Execution"). Only "non-negative" and "zero when nothing ran" are asserted
 // about times.
 #include <gtest/gtest.h>

@@ -1,7 +1,7 @@
 // flex keeps a convolution's output in oneDNN's blocked layout until
-// something other than a convolution reads it (issue 4: no reorder out of
+// something other than a convolution reads it (no reorder out of
 // one convolution and into the next). White-box: the tests look at the
-// storage (src/backends/cpu_common/cpu_tensor.hpp) to see the layout, and
+// storage (src/backends/host/cpu_tensor.hpp) to see the layout, and
 // check values against the reference backend, which never blocks.
 #include <burn_test.hpp>
 
@@ -13,7 +13,7 @@
 #include <thread>
 #include <vector>
 
-#include "backends/cpu_common/cpu_tensor.hpp"
+#include "backends/host/cpu_tensor.hpp"
 #if BURN_HAS_CPU
 #include "fusion/lazy_tensor.hpp"
 #endif
@@ -36,7 +36,7 @@ bool is_blocked(const Tensor<D>& t) {
 #if BURN_HAS_CPU
   if (const auto* lazy = dynamic_cast<const fusion::LazyTensor*>(p.get())) p = lazy->value;
 #endif
-  return cpu::as_cpu(p).is_opaque();
+  return host::as_cpu(p).is_opaque();
 }
 
 struct Net {

@@ -1,5 +1,5 @@
 // The host allocator behind flex, cpu and ndarray (white-box: it reads
-// src/backends/cpu_common/allocator.hpp). Blocks of 2-16 MiB start on a huge
+// src/backends/host/allocator.hpp). Blocks of 2-16 MiB start on a huge
 // page, so the kernel can back them with transparent huge pages; other
 // blocks keep the 64-byte alignment vector kernels need; all are usable.
 #include <gtest/gtest.h>
@@ -8,11 +8,11 @@
 #include <cstring>
 #include <memory>
 
-#include "backends/cpu_common/allocator.hpp"
+#include "backends/host/allocator.hpp"
 
 namespace {
 
-using burn::cpu::Allocator;
+using burn::host::Allocator;
 
 std::uintptr_t address(const Allocator::Block& b) { return reinterpret_cast<std::uintptr_t>(b.data); }
 

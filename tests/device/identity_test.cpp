@@ -185,7 +185,7 @@ TEST(DeviceIndex, Values) {
   using burn::DeviceIndex;
   EXPECT_TRUE(DeviceIndex::Default.is_default());
   EXPECT_EQ(DeviceIndex::Default.value(), 0u);
-  const DeviceIndex one = 1;  // plain integers convert, as in the seed
+  const DeviceIndex one = 1;  // plain integers convert, as in Burn
   EXPECT_FALSE(one.is_default());
   EXPECT_EQ(one.value(), 1u);
   EXPECT_FALSE(DeviceIndex(0).is_default());

@@ -1,5 +1,5 @@
 // Memory: pool usage and reports, cleanup, persistent allocations and staging
-// (API.md "Execution" table). Readings are compared relative to a reading
+// (docs/api.md, "Memory"). Readings are compared relative to a reading
 // taken in the same test, so other tests' leftovers do not matter.
 #include <gtest/gtest.h>
 
@@ -140,7 +140,7 @@ TEST(FlexMemory, PersistentScopeEndsOnException) {
 #if BURN_HAS_NDARRAY
 TEST(NdArrayMemory, NoPoolReportAndNoCache) {
   const Device nd = Device::ndarray();
-  // The reference backend has no sliced pools (API.md: nullopt where the
+  // The reference backend has no sliced pools (docs/api.md: nullopt where the
   // backend has none) and frees every block immediately.
   EXPECT_FALSE(nd.memory_pool_report().has_value());
   const MemoryPoolUsage before = usage_of(nd);

@@ -1,4 +1,4 @@
-// Device settings (API.md "Settings"; seed 000 "Device Settings"). Settings
+// Device settings (docs/api.md, "Settings"; Burn's "Device Settings"). Settings
 // belong to the compute resource for the whole process and lock once, so
 // every scenario that configures runs in a fresh copy of this binary.
 #include <gtest/gtest.h>
@@ -61,7 +61,7 @@ TEST(DeviceSettings, DeviceConfigBuilder) {
   EXPECT_EQ(c.int_dtype(), IntDType::I32);
   EXPECT_FALSE(c.bool_dtype().has_value());
   EXPECT_FALSE(empty.float_dtype().has_value()) << "the builder returns copies";
-  const DeviceConfig pair(FloatDType::BF16, IntDType::U8);  // the seed's (FloatDType, IntDType) tuple
+  const DeviceConfig pair(FloatDType::BF16, IntDType::U8);  // Burn's (FloatDType, IntDType) tuple
   EXPECT_EQ(pair.float_dtype(), FloatDType::BF16);
   EXPECT_EQ(pair.int_dtype(), IntDType::U8);
 }

@@ -20,22 +20,22 @@ TensorKind kind_of_dtype(DType d) {
   return TensorKind::Bool;
 }
 
-detail::TensorRef upload(const Input& in, const Device& device) {
-  detail::TensorRef t =
-      detail::from_data(in.base, TensorCreationOptions(device, in.base.dtype()), kind_of_dtype(in.base.dtype()));
-  for (const auto& op : in.view) t = detail::execute1(op, {t});
+burn::detail::TensorRef upload(const Input& in, const Device& device) {
+  burn::detail::TensorRef t =
+      burn::detail::from_data(in.base, TensorCreationOptions(device, in.base.dtype()), kind_of_dtype(in.base.dtype()));
+  for (const auto& op : in.view) t = burn::detail::execute1(op, {t});
   return t;
 }
 
 std::vector<TensorData> run_case(const Case& c, const Device& device) {
-  if (c.inputs.empty()) return {detail::to_data(detail::create(c.op, device))};
-  std::vector<detail::TensorRef> inputs;
+  if (c.inputs.empty()) return {burn::detail::to_data(burn::detail::create(c.op, device))};
+  std::vector<burn::detail::TensorRef> inputs;
   for (const auto& in : c.inputs) inputs.push_back(upload(in, device));
   // The only handles: dispatch may run the op in place, as it does in programs.
-  std::vector<detail::TensorRef> outputs = detail::execute(c.op, inputs);
+  std::vector<burn::detail::TensorRef> outputs = burn::detail::execute(c.op, inputs);
   inputs.clear();
   std::vector<TensorData> data;
-  for (const auto& o : outputs) data.push_back(detail::to_data(o));
+  for (const auto& o : outputs) data.push_back(burn::detail::to_data(o));
   return data;
 }
 

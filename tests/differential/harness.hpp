@@ -5,7 +5,7 @@
 // where an op has distinct shapes of use, e.g. conv1d/2d/3d). An entry makes
 // cases for a dtype; a case is an ir::Op value with host inputs, each seen
 // through a layout (contiguous or a non-contiguous view made on the device).
-// Ops run through detail::execute, the dispatch entry point every public
+// Ops run through burn::detail::execute, the dispatch entry point every public
 // operation reaches, so module ops and backward kernels (ConvWeightGrad) are
 // covered as well as the tensor API's.
 #pragma once

@@ -33,18 +33,18 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
 
   for (Adapter adapter : {Adapter::Burn, Adapter::PyTorch}) {
     try {
-      internal::check_layout(metadata, adapter, "fuzz: ");
+      detail::check_layout(metadata, adapter, "fuzz: ");
     } catch (const burn::Error&) {
     }
   }
   for (const auto& key : keys) {
     try {
-      (void)internal::stored_id(metadata, key, "fuzz: ");
+      (void)detail::stored_id(metadata, key, "fuzz: ");
     } catch (const burn::Error&) {
     }
   }
   try {
-    const auto remapped = internal::remap_keys(keys, {{pattern, replacement}}, "fuzz: ");
+    const auto remapped = detail::remap_keys(keys, {{pattern, replacement}}, "fuzz: ");
     // Distinct keys in, distinct module keys out, one each.
     if (remapped.size() > keys.size()) std::abort();
   } catch (const burn::Error&) {

@@ -78,7 +78,7 @@ Tensor<D> make_tensor(const std::vector<double>& values, const Shape& shape, Lay
       auto stored = float_tensor<D>(permute_host(values, shape, perm), stored_shape, device, dtype);
       std::array<std::int64_t, D> inverse{};
       for (std::size_t i = 0; i < D; ++i) inverse[perm[i]] = static_cast<std::int64_t>(i);
-      return Tensor<D>(detail::permute(stored.ref(), inverse));
+      return Tensor<D>(burn::detail::permute(stored.ref(), inverse));
     }
     case Layout::Sliced: {
       // Larger storage: dim 0 gets one extra leading entry, the last dim is
@@ -102,7 +102,7 @@ Tensor<D> make_tensor(const std::vector<double>& values, const Shape& shape, Lay
       ranges[0] = Range(1, static_cast<std::int64_t>(big[0]));
       ranges[D - 1] = Range(0, static_cast<std::int64_t>(big[D - 1]), 2);
       auto stored = float_tensor<D>(storage, big_shape, device, dtype);
-      return Tensor<D>(detail::slice(stored.ref(), ranges));
+      return Tensor<D>(burn::detail::slice(stored.ref(), ranges));
     }
   }
   throw Error("make_tensor", "unknown layout");

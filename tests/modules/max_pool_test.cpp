@@ -274,7 +274,7 @@ TEST_P(MaxPoolIntTest, IntValuesWithIndices) {
   auto x = int_tensor<4>({3, -7, 2, 9, 4, 4, -1, 0, 8, -2, 6, 5}, {1, 1, 3, 4}, device, dtype);
   // Tensor<4, Int> has no pooling overload, so use the generic entry point.
   const std::array<std::size_t, 2> k{2, 2}, s{1, 2}, p{0, 1}, d{1, 1};
-  auto [v, i] = detail::max_pool(x.ref(), k, s, p, d, false, true);
+  auto [v, i] = burn::detail::max_pool(x.ref(), k, s, p, d, false, true);
   EXPECT_EQ(v->spec.dtype, dtype);
   expect_tensor(Tensor<4, Int>(v), {4, 4, 9, 8, 6, 5}, {1, 1, 2, 3});
   expect_tensor(Tensor<4, Int>(*i), {4, 5, 3, 8, 10, 11}, {1, 1, 2, 3});

@@ -69,18 +69,18 @@ TEST_P(ModuleErrorTest, ConvWrongRanks) {
   const std::array<std::size_t, 1> one{1}, zero{0};
   expect_op_error(
       [&] {
-        detail::conv(x4().ref(), arange<3>({1, 2, 3}).ref(), std::nullopt, one, zero, one, 1);
+        burn::detail::conv(x4().ref(), arange<3>({1, 2, 3}).ref(), std::nullopt, one, zero, one, 1);
       },
       "conv1d");
   expect_op_error(
       [&] {
-        detail::conv(x3().ref(), arange<4>({1, 2, 3, 3}).ref(), std::nullopt, one, zero, one, 1);
+        burn::detail::conv(x3().ref(), arange<4>({1, 2, 3, 3}).ref(), std::nullopt, one, zero, one, 1);
       },
       "conv1d");
   const std::array<std::size_t, 2> two{1, 1};
   expect_op_error(
       [&] {
-        detail::conv(x4().ref(), arange<4>({1, 2, 3, 3}).ref(), std::nullopt, two, zero, two, 1);
+        burn::detail::conv(x4().ref(), arange<4>({1, 2, 3, 3}).ref(), std::nullopt, two, zero, two, 1);
       },
       "conv2d");
 }
@@ -93,7 +93,7 @@ TEST_P(ModuleErrorTest, ConvIntInput) {
   auto x = int_tensor<4>(std::vector<std::int64_t>(50, 1), {1, 2, 5, 5}, device());
   auto w = int_tensor<4>(std::vector<std::int64_t>(18, 1), {1, 2, 3, 3}, device());
   const std::array<std::size_t, 2> one{1, 1}, zero{0, 0};
-  expect_op_error([&] { detail::conv(x.ref(), w.ref(), std::nullopt, one, zero, one, 1); }, "conv2d");
+  expect_op_error([&] { burn::detail::conv(x.ref(), w.ref(), std::nullopt, one, zero, one, 1); }, "conv2d");
 }
 
 // ---- transposed convolutions ---------------------------------------------------------------------
@@ -154,10 +154,10 @@ TEST_P(ModuleErrorTest, PoolZeroKernelOrDilation) {
 }
 TEST_P(ModuleErrorTest, PoolWrongRank) {
   const std::array<std::size_t, 1> k{2}, s{1}, p{0}, d{1};
-  expect_op_error([&] { detail::max_pool(x4().ref(), k, s, p, d, false, false); }, "max_pool1d");
-  expect_op_error([&] { detail::avg_pool(x4().ref(), k, s, p, true, false); }, "avg_pool1d");
+  expect_op_error([&] { burn::detail::max_pool(x4().ref(), k, s, p, d, false, false); }, "max_pool1d");
+  expect_op_error([&] { burn::detail::avg_pool(x4().ref(), k, s, p, true, false); }, "avg_pool1d");
   const std::array<std::size_t, 1> o{3};
-  expect_op_error([&] { detail::adaptive_avg_pool(x4().ref(), o); }, "adaptive_avg_pool1d");
+  expect_op_error([&] { burn::detail::adaptive_avg_pool(x4().ref(), o); }, "adaptive_avg_pool1d");
 }
 TEST_P(ModuleErrorTest, AdaptivePoolZeroOutput) {
   expect_op_error([&] { module::adaptive_avg_pool2d(x4(), {0, 2}); }, "adaptive_avg_pool2d");
@@ -166,7 +166,7 @@ TEST_P(ModuleErrorTest, AdaptivePoolZeroOutput) {
 TEST_P(ModuleErrorTest, AvgPoolIntInput) {
   auto x = int_tensor<3>(std::vector<std::int64_t>(12, 1), {1, 2, 6}, device());
   const std::array<std::size_t, 1> k{2}, s{1}, p{0};
-  expect_op_error([&] { detail::avg_pool(x.ref(), k, s, p, true, false); }, "avg_pool1d");
+  expect_op_error([&] { burn::detail::avg_pool(x.ref(), k, s, p, true, false); }, "avg_pool1d");
 }
 
 // ---- interpolate ----------------------------------------------------------------------------------
@@ -176,7 +176,7 @@ TEST_P(ModuleErrorTest, InterpolateZeroOutput) {
 }
 TEST_P(ModuleErrorTest, InterpolateWrongRankOrEmptyInput) {
   const std::array<std::size_t, 2> out{4, 4};
-  expect_op_error([&] { detail::interpolate(x3().ref(), out, module::InterpolateMode::Bilinear, false); },
+  expect_op_error([&] { burn::detail::interpolate(x3().ref(), out, module::InterpolateMode::Bilinear, false); },
                   "interpolate");
   expect_op_error([&] { module::interpolate(tensor<4>({}, {1, 1, 0, 3}), {2, 2}); }, "interpolate");
 }

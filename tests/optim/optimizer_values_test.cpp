@@ -129,7 +129,7 @@ TEST(OptimizerValues, StateSlotsAndStepCounters) {
   // m = 0.9 * 0.05 + 0.1 * 0.5 (the moments start from zero)
   auto m1 = adam.state_tensor(m.w.id(), "moment_1");
   ASSERT_TRUE(m1.has_value());
-  burn::testing::expect_values(detail::to_data(*m1), {0.095, -0.19}, Shape{2});
+  burn::testing::expect_values(burn::detail::to_data(*m1), {0.095, -0.19}, Shape{2});
   EXPECT_TRUE(adam.state_tensor(m.w.id(), "max_moment_2").has_value());
   const auto keys = adam.state_tensors();
   EXPECT_EQ(keys.size(), 3u);

@@ -150,8 +150,8 @@ TEST(ModuleRecordErrors, DuplicatePathsAreRejected) {
   struct Duplicated {
     module::Param<Tensor<1>> w;
     void visit_fields(module::Visitor& v, const std::string& prefix) {
-      v.param(module::internal::join_path(prefix, "w"), w);
-      v.param(module::internal::join_path(prefix, "w"), w);
+      v.param(module::detail::join_path(prefix, "w"), w);
+      v.param(module::detail::join_path(prefix, "w"), w);
     }
   };
   TempDir dir;

@@ -1,7 +1,8 @@
 // Shared helpers for the test suites: the devices and dtypes each case runs
-// on (DESIGN.md "Testing": every enabled device x every dtype the op accepts).
+// on (every backend in the build x every dtype the op accepts).
 #pragma once
 
+#include <burn/backend/registry.hpp>
 #include <burn/burn.hpp>
 #include <gtest/gtest.h>
 
@@ -11,26 +12,16 @@
 
 namespace burn::testing {
 
-/// Every execution device compiled into this build.
+/// Device 0 of every backend in the build that has one on this machine, in
+/// the registry's default order (a Vulkan backend runs every suite where an
+/// adapter exists). An alias family (wgpu, which is Vulkan on Linux) is left
+/// out when the backend it names is in the list too.
 inline std::vector<Device> all_devices() {
   std::vector<Device> out;
-#if BURN_HAS_NDARRAY
-  out.push_back(Device::ndarray());
-#endif
-#if BURN_HAS_FLEX
-  out.push_back(Device::flex());
-#endif
-#if BURN_HAS_CPU
-  out.push_back(Device::cpu());  // flex's kernels behind the fusion layer
-#endif
-#if BURN_HAS_LIBTORCH
-  out.push_back(Device::libtorch());
-#endif
-  // ---- vulkan backend (issue 7): vulkan:0 runs every suite where an adapter exists ----
-#if BURN_HAS_VULKAN
-  if (Device::enumerate(DeviceType::Vulkan).size() > 0) out.push_back(Device::vulkan());
-#endif
-  // ---- end vulkan ----
+  for (const auto& backend : backend::registered_backends()) {
+    if (backend.alias_of) continue;
+    if (backend.device_count() > 0) out.push_back(Device(DispatchDevice{backend.type, 0}));
+  }
   return out;
 }
 

@@ -41,7 +41,7 @@ void close(const std::string& what, const std::function<TensorRef(const std::vec
     dev.push_back(values(v, Shape{v.size()}, DType::F64, vk()));
   }
   try {
-    detail::to_data(op(dev)).assert_approx_eq(detail::to_data(op(host)), burn::Tolerance{rel, abs});
+    burn::detail::to_data(op(dev)).assert_approx_eq(burn::detail::to_data(op(host)), burn::Tolerance{rel, abs});
   } catch (const std::exception& e) {
     ADD_FAILURE() << what << ": " << e.what();
   }
@@ -50,7 +50,7 @@ void close(const std::string& what, const std::function<TensorRef(const std::vec
 const std::vector<double> kSpecial = {kNan, kInf, -kInf, 0.0, -0.0, 1e-300, -1e-300, 5e-324, 1.0, -1.0, 0.5, -0.5};
 
 TEST(VulkanDoubleMath, ExpLogFamily) {
-  auto un = [](UnaryOp op) { return [op](const auto& in) { return detail::unary(op, in[0]); }; };
+  auto un = [](UnaryOp op) { return [op](const auto& in) { return burn::detail::unary(op, in[0]); }; };
   close("exp", un(UnaryOp::Exp), {spread(-745, 709.7, 4000)});
   close("exp near 0", un(UnaryOp::Exp), {spread(-1e-3, 1e-3, 500)});
   close("exp edges", un(UnaryOp::Exp), {{709.78, 709.79, -745.2, -745.1, -708.5, 1e-17, -1e-17}}, 2e-15, 1e-320);
@@ -65,7 +65,7 @@ TEST(VulkanDoubleMath, ExpLogFamily) {
 }
 
 TEST(VulkanDoubleMath, Trigonometric) {
-  auto un = [](UnaryOp op) { return [op](const auto& in) { return detail::unary(op, in[0]); }; };
+  auto un = [](UnaryOp op) { return [op](const auto& in) { return burn::detail::unary(op, in[0]); }; };
   for (UnaryOp op : {UnaryOp::Sin, UnaryOp::Cos, UnaryOp::Tan}) {
     const std::string name(ir::unary_name(op));
     // Near zeros of sin and cos the error is absolute: a few ulps of the argument's reduction.
@@ -83,7 +83,7 @@ TEST(VulkanDoubleMath, Trigonometric) {
 }
 
 TEST(VulkanDoubleMath, HyperbolicAndErf) {
-  auto un = [](UnaryOp op) { return [op](const auto& in) { return detail::unary(op, in[0]); }; };
+  auto un = [](UnaryOp op) { return [op](const auto& in) { return burn::detail::unary(op, in[0]); }; };
   close("sinh", un(UnaryOp::Sinh), {spread(-710, 710, 3000)});
   close("sinh small", un(UnaryOp::Sinh), {spread(-1, 1, 2000)});
   close("cosh", un(UnaryOp::Cosh), {spread(-710, 710, 3000)});
@@ -99,7 +99,7 @@ TEST(VulkanDoubleMath, HyperbolicAndErf) {
 }
 
 TEST(VulkanDoubleMath, PowAndAtan2) {
-  auto bin = [](BinaryOp op) { return [op](const auto& in) { return detail::binary(op, in[0], in[1]); }; };
+  auto bin = [](BinaryOp op) { return [op](const auto& in) { return burn::detail::binary(op, in[0], in[1]); }; };
   // |b log a| up to ~700: exp(b log a) carries that many ulps of the product.
   close("pow", bin(BinaryOp::Pow), {spread(1e-3, 1e3, 3000, true), spread(-100, 100, 3000, false, 9)}, 2e-13);
   close("pow integer exponents", bin(BinaryOp::Pow),

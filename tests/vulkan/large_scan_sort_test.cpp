@@ -86,9 +86,9 @@ TEST(VulkanLargeScan, ManyBlocksAgreeWithTheReference) {
         // Integer values keep float sums exact; products stay near 1.
         const bool prod = op == CumulativeOp::Prod;
         const auto x = prod ? (burn::is_float(t) ? rand(s, t, 0.9999, 1.0001) : rand(s, t, 1, 2))
-                            : (burn::is_float(t) ? detail::cast(rand(s, DType::I32, -2, 3), t) : rand(s, t, -4, 5));
+                            : (burn::is_float(t) ? burn::detail::cast(rand(s, DType::I32, -2, 3), t) : rand(s, t, -4, 5));
         agree("cumulative " + std::to_string(static_cast<int>(op)) + " " + name_of(t) + " " + s.to_string(),
-              [&](const auto& in) { return detail::cumulative(op, in[0], dim); }, {x});
+              [&](const auto& in) { return burn::detail::cumulative(op, in[0], dim); }, {x});
       }
     }
   }
@@ -97,9 +97,9 @@ TEST(VulkanLargeScan, ManyBlocksAgreeWithTheReference) {
 /// Sorts `x` along its only dim with i32 indices (i64 ones would pass
 /// lavapipe's 128 MiB binding limit).
 std::pair<std::vector<std::int32_t>, std::vector<std::int32_t>> sort_i32(const Tensor<1, Int>& x) {
-  const detail::TensorRef in[] = {x.ref()};
-  const auto out = detail::execute(ir::Sort{0, false, DType::I32}, in);
-  return {detail::to_data(out[0]).to_vec<std::int32_t>(), detail::to_data(out[1]).to_vec<std::int32_t>()};
+  const burn::detail::TensorRef in[] = {x.ref()};
+  const auto out = burn::detail::execute(ir::Sort{0, false, DType::I32}, in);
+  return {burn::detail::to_data(out[0]).to_vec<std::int32_t>(), burn::detail::to_data(out[1]).to_vec<std::int32_t>()};
 }
 
 TEST(VulkanLargeSort, ReversedTiesPast2To24StayInOrder) {

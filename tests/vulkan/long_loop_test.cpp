@@ -18,7 +18,7 @@ namespace ir = burn::ir;
 namespace detail = burn::detail;
 
 TensorRef run(const ir::Op& op, const std::vector<TensorRef>& in, std::size_t output = 0) {
-  return detail::execute(op, in)[output];
+  return burn::detail::execute(op, in)[output];
 }
 
 constexpr std::size_t kLongK = 200000;
@@ -56,12 +56,12 @@ TEST(VulkanLongLoops, MatmulWithALongInnerDimIsExact) {
     // Row-major operands (vector loads along k for the lhs) ...
     const auto a = values(operand(m, true, false), Shape{m, kLongK}, t, vk());
     const auto b = values(operand(n, false, true), Shape{kLongK, n}, t, vk());
-    const auto got = detail::to_data(run(ir::Matmul{}, {a, b}));
+    const auto got = burn::detail::to_data(run(ir::Matmul{}, {a, b}));
     got.assert_eq(burn::TensorData(want, Shape{m, n}).convert(t));
     // ... and transposed ones (the lhs read along m, the rhs along k).
     const auto at = values(operand(m, true, true), Shape{kLongK, m}, t, vk());
     const auto bt = values(operand(n, false, false), Shape{n, kLongK}, t, vk());
-    const auto got_t = detail::to_data(run(ir::Matmul{}, {detail::swap_dims(at, 0, 1), detail::swap_dims(bt, 0, 1)}));
+    const auto got_t = burn::detail::to_data(run(ir::Matmul{}, {burn::detail::swap_dims(at, 0, 1), burn::detail::swap_dims(bt, 0, 1)}));
     got_t.assert_eq(burn::TensorData(want, Shape{m, n}).convert(t));
   }
 }
@@ -83,7 +83,7 @@ TEST(VulkanLongLoops, BatchedMatmulWithALongInnerDimIsExact) {
         for (std::size_t k = 0; k < kLongK; ++k) col += rhs_at(k, j);
         want.push_back(base[i * n + j] + static_cast<double>(e) * col);
       }
-  detail::to_data(run(ir::Matmul{}, {a, b})).assert_eq(burn::TensorData(want, Shape{batches, m, n}).convert(DType::F32));
+  burn::detail::to_data(run(ir::Matmul{}, {a, b})).assert_eq(burn::TensorData(want, Shape{batches, m, n}).convert(DType::F32));
 }
 
 TEST(VulkanLongLoops, HalfMatmulAccumulatesAcrossPassesInF32) {
@@ -92,7 +92,7 @@ TEST(VulkanLongLoops, HalfMatmulAccumulatesAcrossPassesInF32) {
   const std::size_t k = 100000;
   const auto a = values(std::vector<double>(2 * k, 1.0), Shape{2, k}, DType::F16, vk());
   const auto b = values(std::vector<double>(k * 2, 1.0 / 64), Shape{k, 2}, DType::F16, vk());
-  const auto got = detail::to_data(detail::cast(run(ir::Matmul{}, {a, b}), DType::F32)).to_vec<float>();
+  const auto got = burn::detail::to_data(burn::detail::cast(run(ir::Matmul{}, {a, b}), DType::F32)).to_vec<float>();
   for (float v : got) EXPECT_EQ(v, 1562.0f);
 }
 
@@ -108,11 +108,11 @@ TEST(VulkanLongLoops, WeightGradOfA1x1KernelOverA200x200Image) {
   }
   const auto xs = values(x, Shape{1, 1, side, side}, DType::F32, vk());
   const auto gs = values(g, Shape{1, 1, side, side}, DType::F32, vk());
-  const auto got = detail::to_data(run(ir::ConvWeightGrad{{1, 1}, {1, 1}, {0, 0}, {1, 1}, 1}, {xs, gs}));
+  const auto got = burn::detail::to_data(run(ir::ConvWeightGrad{{1, 1}, {1, 1}, {0, 0}, {1, 1}, 1}, {xs, gs}));
   got.assert_eq(burn::TensorData(std::vector<double>{static_cast<double>(want)}, Shape{1, 1, 1, 1}).convert(DType::F32));
   // All ones: the count itself.
   const auto ones = values(std::vector<double>(vol, 1.0), Shape{1, 1, side, side}, DType::F32, vk());
-  EXPECT_EQ(detail::to_data(run(ir::ConvWeightGrad{{1, 1}, {1, 1}, {0, 0}, {1, 1}, 1}, {ones, ones})).to_vec<float>(),
+  EXPECT_EQ(burn::detail::to_data(run(ir::ConvWeightGrad{{1, 1}, {1, 1}, {0, 0}, {1, 1}, 1}, {ones, ones})).to_vec<float>(),
             std::vector<float>{40000.0f});
 }
 
@@ -126,11 +126,11 @@ void agree_with_flex(const std::string& what, const ir::Op& op, const std::vecto
   SCOPED_TRACE(what);
   std::vector<TensorRef> on_vk, on_flex;
   for (const auto& t : inputs) {
-    on_vk.push_back(detail::to_device(t, vk()));
-    on_flex.push_back(detail::to_device(t, Device::flex()));
+    on_vk.push_back(burn::detail::to_device(t, vk()));
+    on_flex.push_back(burn::detail::to_device(t, Device::flex()));
   }
-  const auto got = detail::to_data(run(op, on_vk, output));
-  const auto want = detail::to_data(run(op, on_flex, output));
+  const auto got = burn::detail::to_data(run(op, on_vk, output));
+  const auto want = burn::detail::to_data(run(op, on_flex, output));
   if (terms == 0) return expect_same(got, want);
   got.assert_approx_eq(want, burn::Tolerance::rel_abs(0.005, 2e-7 * terms));
 }
@@ -169,7 +169,7 @@ TEST(VulkanLongLoops, ConvAndTransposedConvOverManyChannels) {
 TEST(VulkanLongLoops, GlobalAveragePoolOver300x300) {
   const std::size_t side = 300;
   const auto ones = values(std::vector<double>(2 * side * side, 1.0), Shape{2, 1, side, side}, DType::F32, vk());
-  EXPECT_EQ(detail::to_data(run(ir::AdaptiveAvgPool{{1, 1}}, {ones})).to_vec<float>(), (std::vector<float>{1, 1}));
+  EXPECT_EQ(burn::detail::to_data(run(ir::AdaptiveAvgPool{{1, 1}}, {ones})).to_vec<float>(), (std::vector<float>{1, 1}));
   agree_with_flex("adaptive 1x1", ir::AdaptiveAvgPool{{1, 1}}, {rand(Shape{1, 2, side, side}, DType::F32, 0, 1)});
   agree_with_flex("adaptive 2x3", ir::AdaptiveAvgPool{{2, 3}}, {rand(Shape{1, 1, side, side}, DType::F32, 0, 1)});
   agree_with_flex("avg_pool 1-D", ir::AvgPool{{100000}, {100000}, {0}, true, false},
@@ -185,8 +185,8 @@ TEST(VulkanLongLoops, LargeWindowMaxPoolFindsTheLastMaximum) {
     SCOPED_TRACE(name_of(t));
     const auto x = values(ramp, Shape{1, 1, side, side}, t, vk());
     const ir::MaxPool op{{side, side}, {side, side}, {0, 0}, {1, 1}, false, true, DType::I64};
-    detail::to_data(run(op, {x}, 0)).assert_eq(burn::TensorData(std::vector<double>{89999.0}, Shape{1, 1, 1, 1}).convert(t));
-    detail::to_data(run(op, {x}, 1)).assert_eq(
+    burn::detail::to_data(run(op, {x}, 0)).assert_eq(burn::TensorData(std::vector<double>{89999.0}, Shape{1, 1, 1, 1}).convert(t));
+    burn::detail::to_data(run(op, {x}, 1)).assert_eq(
         burn::TensorData(std::vector<double>{89999.0}, Shape{1, 1, 1, 1}).convert(DType::I64));
   }
   // Overlapping 250x250 windows with a stride of 25, against flex.
@@ -208,7 +208,7 @@ TEST(VulkanLongLoops, ScatterAddOfLongRunsOfOneIndex) {
   const auto t = values({10, 20, 30}, Shape{3}, DType::I32, vk());
   const auto got = run(ir::Scatter{0, ir::IndexReduce::Add},
                        {t, values(idx, Shape{n}, DType::I64, vk()), values(vals, Shape{n}, DType::I32, vk())});
-  detail::to_data(got).assert_eq(
+  burn::detail::to_data(got).assert_eq(
       burn::TensorData(std::vector<double>{10 + want[0], 20 + want[1], 30 + want[2]}, Shape{3}).convert(DType::I32));
   // select_assign: rows of a [3, 2] table, as an embedding's gradient.
   std::vector<double> rows(2 * n);
@@ -217,7 +217,7 @@ TEST(VulkanLongLoops, ScatterAddOfLongRunsOfOneIndex) {
   const auto grad = run(ir::SelectAssign{0, ir::IndexReduce::Add},
                         {table, values(idx, Shape{n}, DType::I64, vk()), values(rows, Shape{n, 2}, DType::F32, vk())});
   const double count1 = static_cast<double>(n) - 10.0;
-  detail::to_data(grad).assert_eq(
+  burn::detail::to_data(grad).assert_eq(
       burn::TensorData(std::vector<double>{want[0], 5, want[1], count1, want[2], 5}, Shape{3, 2}).convert(DType::F32));
 }
 

@@ -14,7 +14,7 @@ namespace detail = burn::detail;
 using V = std::vector<std::size_t>;
 
 TensorRef run(const ir::Op& op, const std::vector<TensorRef>& in, std::size_t output = 0) {
-  return detail::execute(op, in)[output];
+  return burn::detail::execute(op, in)[output];
 }
 
 TEST(VulkanConv, GeometriesGroupsAndDtypes) {

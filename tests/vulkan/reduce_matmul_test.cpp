@@ -24,12 +24,12 @@ TEST(VulkanReduce, EveryOpShortAndLongDims) {
                             ReduceOp::ArgMin, ReduceOp::Any, ReduceOp::All}) {
           // Float sums of long dims: the tree sums in f32 in another order.
           agree(std::string(ir::reduce_name(op)) + " " + name_of(t) + " " + s.to_string() + " dim " + std::to_string(dim),
-                [&](const auto& in) { return detail::reduce_dim(op, in[0], dim); }, {x});
+                [&](const auto& in) { return burn::detail::reduce_dim(op, in[0], dim); }, {x});
         }
       }
     }
     // Products of values near 1 stay finite.
-    agree("prod " + name_of(t), [](const auto& in) { return detail::reduce_dim(ReduceOp::Prod, in[0], 1); },
+    agree("prod " + name_of(t), [](const auto& in) { return burn::detail::reduce_dim(ReduceOp::Prod, in[0], 1); },
           {burn::is_float(t) ? rand(Shape{4, 90}, t, 0.9, 1.1) : rand(Shape{4, 90}, t, 1, 2)});
   }
 }
@@ -37,23 +37,23 @@ TEST(VulkanReduce, EveryOpShortAndLongDims) {
 TEST(VulkanReduce, StridedWholeAndSpecial) {
   agree("sum of a permuted view", [](const auto& in) {
     const std::int64_t axes[] = {2, 0, 1};
-    return detail::reduce_dim(ReduceOp::Sum, detail::permute(in[0], axes), 1);
+    return burn::detail::reduce_dim(ReduceOp::Sum, burn::detail::permute(in[0], axes), 1);
   }, {rand(Shape{6, 300, 4}, DType::F32)});
-  agree("sum of everything", [](const auto& in) { return detail::reduce_all(ReduceOp::Sum, in[0]); },
+  agree("sum of everything", [](const auto& in) { return burn::detail::reduce_all(ReduceOp::Sum, in[0]); },
         {rand(Shape{37, 41}, DType::F32)});
   agree("argmax of a flipped view", [](const auto& in) {
     const std::int64_t axes[] = {1};
-    return detail::reduce_dim(ReduceOp::ArgMax, detail::flip(in[0], axes), 1);
+    return burn::detail::reduce_dim(ReduceOp::ArgMax, burn::detail::flip(in[0], axes), 1);
   }, {rand(Shape{3, 500}, DType::I32, 0, 5)});
   const double nan = std::numeric_limits<double>::quiet_NaN();
   const auto with_nan = values({1, nan, 3, nan, 0, 2, 9, 9, -1, 4}, Shape{2, 5}, DType::F32, ref());
   for (ReduceOp op : {ReduceOp::Max, ReduceOp::Min, ReduceOp::ArgMax, ReduceOp::ArgMin, ReduceOp::Sum})
-    agree(std::string(ir::reduce_name(op)) + " with NaN", [&](const auto& in) { return detail::reduce_dim(op, in[0], 1); },
+    agree(std::string(ir::reduce_name(op)) + " with NaN", [&](const auto& in) { return burn::detail::reduce_dim(op, in[0], 1); },
           {with_nan});
-  agree("bool any", [](const auto& in) { return detail::reduce_dim(ReduceOp::Any, in[0], 0); }, {rand_bool(Shape{70, 3})});
-  agree("empty dim sum", [](const auto& in) { return detail::reduce_dim(ReduceOp::Sum, in[0], 1); },
+  agree("bool any", [](const auto& in) { return burn::detail::reduce_dim(ReduceOp::Any, in[0], 0); }, {rand_bool(Shape{70, 3})});
+  agree("empty dim sum", [](const auto& in) { return burn::detail::reduce_dim(ReduceOp::Sum, in[0], 1); },
         {rand(Shape{3, 0}, DType::F32)});
-  agree("empty dim mean", [](const auto& in) { return detail::reduce_dim(ReduceOp::Mean, in[0], 1); },
+  agree("empty dim mean", [](const auto& in) { return burn::detail::reduce_dim(ReduceOp::Mean, in[0], 1); },
         {rand(Shape{3, 0}, DType::F32)});
 }
 
@@ -62,16 +62,16 @@ TEST(VulkanMatmul, ShapesDtypesAndBroadcast) {
     const double lo = burn::is_float(t) ? -1 : -4, hi = burn::is_float(t) ? 1 : 5;
     for (auto [m, k, n] : {std::tuple{1, 1, 1}, std::tuple{5, 7, 3}, std::tuple{64, 16, 64}, std::tuple{130, 70, 65}}) {
       agree("matmul " + name_of(t) + " " + std::to_string(m) + "x" + std::to_string(k) + "x" + std::to_string(n),
-            [](const auto& in) { return detail::matmul(in[0], in[1]); },
+            [](const auto& in) { return burn::detail::matmul(in[0], in[1]); },
             {rand(Shape{std::size_t(m), std::size_t(k)}, t, lo, hi), rand(Shape{std::size_t(k), std::size_t(n)}, t, lo, hi)});
     }
-    agree("batched broadcast " + name_of(t), [](const auto& in) { return detail::matmul(in[0], in[1]); },
+    agree("batched broadcast " + name_of(t), [](const auto& in) { return burn::detail::matmul(in[0], in[1]); },
           {rand(Shape{3, 1, 9, 20}, t, lo, hi), rand(Shape{1, 4, 20, 11}, t, lo, hi)});
   }
   agree("transposed operands", [](const auto& in) {
-    return detail::matmul(detail::swap_dims(in[0], 0, 1), detail::swap_dims(in[1], 0, 1));
+    return burn::detail::matmul(burn::detail::swap_dims(in[0], 0, 1), burn::detail::swap_dims(in[1], 0, 1));
   }, {rand(Shape{33, 17}, DType::F32), rand(Shape{40, 33}, DType::F32)});
-  agree("empty inner dim", [](const auto& in) { return detail::matmul(in[0], in[1]); },
+  agree("empty inner dim", [](const auto& in) { return burn::detail::matmul(in[0], in[1]); },
         {rand(Shape{3, 0}, DType::F32), rand(Shape{0, 4}, DType::F32)});
 }
 

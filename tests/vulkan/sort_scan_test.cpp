@@ -18,14 +18,14 @@ TEST(VulkanSort, ValuesAndStableIndices) {
       const auto x = rand(Shape{3, len}, t, burn::is_unsigned_int(t) ? 0 : -4, 4);
       for (bool desc : {false, true}) {
         const std::string what = "sort " + name_of(t) + " len " + std::to_string(len) + (desc ? " desc" : "");
-        agree(what + " values", [&](const auto& in) { return detail::sort(in[0], 1, desc).first; }, {x});
-        agree(what + " indices", [&](const auto& in) { return detail::sort(in[0], 1, desc).second; }, {x});
+        agree(what + " values", [&](const auto& in) { return burn::detail::sort(in[0], 1, desc).first; }, {x});
+        agree(what + " indices", [&](const auto& in) { return burn::detail::sort(in[0], 1, desc).second; }, {x});
       }
     }
   }
   const auto x = rand(Shape{40, 3, 7}, DType::F32);
   agree("sort dim 0 of a strided view", [](const auto& in) {
-    return detail::sort(detail::swap_dims(in[0], 0, 2), 2, false).second;
+    return burn::detail::sort(burn::detail::swap_dims(in[0], 0, 2), 2, false).second;
   }, {x});
 }
 
@@ -33,12 +33,12 @@ TEST(VulkanSort, NaNIsLargestAndIndexDtypes) {
   const double nan = std::numeric_limits<double>::quiet_NaN();
   const auto x = values({3, nan, -1, nan, 2, -1, 0, nan}, Shape{8}, DType::F32, ref());
   for (bool desc : {false, true}) {
-    agree(std::string("NaN values") + (desc ? " desc" : ""), [&](const auto& in) { return detail::sort(in[0], 0, desc).first; }, {x});
-    agree(std::string("NaN indices") + (desc ? " desc" : ""), [&](const auto& in) { return detail::sort(in[0], 0, desc).second; }, {x});
+    agree(std::string("NaN values") + (desc ? " desc" : ""), [&](const auto& in) { return burn::detail::sort(in[0], 0, desc).first; }, {x});
+    agree(std::string("NaN indices") + (desc ? " desc" : ""), [&](const auto& in) { return burn::detail::sort(in[0], 0, desc).second; }, {x});
   }
   for (DType it : {DType::I32, DType::I16, DType::U8})
     agree("indices as " + name_of(it), [&](const auto& in) {
-      return detail::execute(ir::Sort{1, false, it}, std::span(in.data(), 1))[1];
+      return burn::detail::execute(ir::Sort{1, false, it}, std::span(in.data(), 1))[1];
     }, {rand(Shape{4, 100}, DType::F32)});
 }
 
@@ -54,7 +54,7 @@ TEST(VulkanCumulative, EveryOpShortAndLongDims) {
                               : rand(s, t, burn::is_unsigned_int(t) ? 0 : -4, 5);
           agree("cumulative " + std::to_string(static_cast<int>(op)) + " " + name_of(t) + " " + s.to_string() +
                     " dim " + std::to_string(dim),
-                [&](const auto& in) { return detail::cumulative(op, in[0], dim); }, {x});
+                [&](const auto& in) { return burn::detail::cumulative(op, in[0], dim); }, {x});
         }
       }
     }
@@ -62,10 +62,10 @@ TEST(VulkanCumulative, EveryOpShortAndLongDims) {
   const double nan = std::numeric_limits<double>::quiet_NaN();
   const auto with_nan = values({1, 4, nan, 9, -2, 5, 3, nan, 0, 1}, Shape{2, 5}, DType::F32, ref());
   for (auto op : {ir::CumulativeOp::Max, ir::CumulativeOp::Min, ir::CumulativeOp::Sum})
-    agree("NaN stays", [&](const auto& in) { return detail::cumulative(op, in[0], 1); }, {with_nan});
+    agree("NaN stays", [&](const auto& in) { return burn::detail::cumulative(op, in[0], 1); }, {with_nan});
   agree("cumsum of a flipped view", [](const auto& in) {
     const std::int64_t axes[] = {1};
-    return detail::cumulative(ir::CumulativeOp::Sum, detail::flip(in[0], axes), 1);
+    return burn::detail::cumulative(ir::CumulativeOp::Sum, burn::detail::flip(in[0], axes), 1);
   }, {rand(Shape{3, 700}, DType::I32, -5, 5)});
 }
 

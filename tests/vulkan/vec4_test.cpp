@@ -14,8 +14,8 @@ namespace ir = burn::ir;
 namespace detail = burn::detail;
 using V = std::vector<std::size_t>;
 
-TensorRef mm(const std::vector<TensorRef>& in) { return detail::matmul(in[0], in[1]); }
-TensorRef t01(const TensorRef& t) { return detail::swap_dims(t, -2, -1); }
+TensorRef mm(const std::vector<TensorRef>& in) { return burn::detail::matmul(in[0], in[1]); }
+TensorRef t01(const TensorRef& t) { return burn::detail::swap_dims(t, -2, -1); }
 
 TEST(VulkanVec4, MatmulEveryLoadPathAndDtype) {
   for (DType t : {DType::F32, DType::F64, DType::I32, DType::I64, DType::U32, DType::F16}) {
@@ -33,9 +33,9 @@ TEST(VulkanVec4, MatmulEveryLoadPathAndDtype) {
       const auto at = rand(Shape{std::size_t(k), std::size_t(m)}, t, lo, hi);  // seen transposed
       const auto bt = rand(Shape{std::size_t(n), std::size_t(k)}, t, lo, hi);
       agree("rows " + dims, mm, {a, b});
-      agree("lhs transposed " + dims, [](const auto& in) { return detail::matmul(t01(in[0]), in[1]); }, {at, b});
-      agree("rhs transposed " + dims, [](const auto& in) { return detail::matmul(in[0], t01(in[1])); }, {a, bt});
-      agree("both transposed " + dims, [](const auto& in) { return detail::matmul(t01(in[0]), t01(in[1])); },
+      agree("lhs transposed " + dims, [](const auto& in) { return burn::detail::matmul(t01(in[0]), in[1]); }, {at, b});
+      agree("rhs transposed " + dims, [](const auto& in) { return burn::detail::matmul(in[0], t01(in[1])); }, {a, bt});
+      agree("both transposed " + dims, [](const auto& in) { return burn::detail::matmul(t01(in[0]), t01(in[1])); },
             {at, bt});
     }
   }
@@ -47,30 +47,30 @@ TEST(VulkanVec4, MatmulViewsAndBatches) {
   // A batch slice starts at an aligned offset (960) ...
   agree("batch slice", [](const auto& in) {
     const Range r[] = {Range(1, 5)};
-    return detail::matmul(detail::slice(in[0], r), in[1]);
+    return burn::detail::matmul(burn::detail::slice(in[0], r), in[1]);
   }, {big, rhs});
   // ... and a column slice starting at 1: misaligned rows fall back to scalars.
   agree("column slice from 1", [](const auto& in) {
     const Range r[] = {Range::all(), Range::all(), Range(1, 21)};
     const Range rr[] = {Range::all(), Range(2, 22), Range::all()};
-    return detail::matmul(detail::slice(in[0], r), detail::slice(in[1], rr));
+    return burn::detail::matmul(burn::detail::slice(in[0], r), burn::detail::slice(in[1], rr));
   }, {big, rhs});
   agree("column slice from 4", [](const auto& in) {
     const Range r[] = {Range::all(), Range::all(), Range(4, 20)};
     const Range rr[] = {Range::all(), Range(4, 20), Range::all()};
-    return detail::matmul(detail::slice(in[0], r), detail::slice(in[1], rr));
+    return burn::detail::matmul(burn::detail::slice(in[0], r), burn::detail::slice(in[1], rr));
   }, {big, rhs});
   agree("row step 2 (strides still aligned)", [](const auto& in) {
     const Range r[] = {Range::all(), Range(0, 40, 2), Range::all()};
-    return detail::matmul(detail::slice(in[0], r), in[1]);
+    return burn::detail::matmul(burn::detail::slice(in[0], r), in[1]);
   }, {big, rhs});
   agree("broadcast batches", mm, {rand(Shape{3, 1, 12, 8}, DType::F32), rand(Shape{1, 5, 8, 16}, DType::F32)});
   agree("odd batch stride", mm, {rand(Shape{3, 5, 8}, DType::F32), rand(Shape{3, 8, 4}, DType::F32)});
-  agree("transposed batch", [](const auto& in) { return detail::matmul(t01(in[0]), in[1]); },
+  agree("transposed batch", [](const auto& in) { return burn::detail::matmul(t01(in[0]), in[1]); },
         {rand(Shape{4, 12, 20}, DType::I32, -3, 3), rand(Shape{4, 12, 8}, DType::I32, -3, 3)});
 }
 
-TensorRef run(const ir::Op& op, const std::vector<TensorRef>& in) { return detail::execute(op, in)[0]; }
+TensorRef run(const ir::Op& op, const std::vector<TensorRef>& in) { return burn::detail::execute(op, in)[0]; }
 
 TEST(VulkanVec4, ConvVectorPathsAndFallbacks) {
   struct Case {
@@ -119,12 +119,12 @@ TEST(VulkanVec4, ConvInputsThatAreOffsetViews) {
       const Range rw[] = {Range(first, first + 8)};
       const Range rb[] = {Range(first, first + 8)};
       return run(ir::Conv{{1, 1}, {0, 0}, {1, 1}, 1, true},
-                 {detail::slice(in[0], rx), detail::slice(in[1], rw), detail::slice(in[2], rb)});
+                 {burn::detail::slice(in[0], rx), burn::detail::slice(in[1], rw), burn::detail::slice(in[2], rb)});
     }, {xs, ws, bias});
     agree("weight grad of offset views " + std::to_string(first), [&](const auto& in) {
       const Range rx[] = {Range(first, 5)};
       return run(ir::ConvWeightGrad{{1, 1}, {1, 1}, {0, 0}, {1, 1}, 1},
-                 {detail::slice(in[0], rx), detail::slice(in[1], rx)});
+                 {burn::detail::slice(in[0], rx), burn::detail::slice(in[1], rx)});
     }, {xs, rand(Shape{5, 8, 4, 5}, DType::F32, -1, 1)});
   }
 }
@@ -134,16 +134,16 @@ TEST(VulkanVec4, PoolAndInterpolateReadOffsetViews) {
   const auto x = rand(Shape{4, 3, 6, 6}, DType::F32, -1, 1);
   const Range r[] = {Range(1, 4)};
   agree("max_pool of an offset view", [&](const auto& in) {
-    return run(ir::MaxPool{{2, 2}, {2, 2}, {0, 0}, {1, 1}, false, false, DType::I64}, {detail::slice(in[0], r)});
+    return run(ir::MaxPool{{2, 2}, {2, 2}, {0, 0}, {1, 1}, false, false, DType::I64}, {burn::detail::slice(in[0], r)});
   }, {x});
   agree("avg_pool of an offset view", [&](const auto& in) {
-    return run(ir::AvgPool{{3, 3}, {1, 1}, {1, 1}, true, false}, {detail::slice(in[0], r)});
+    return run(ir::AvgPool{{3, 3}, {1, 1}, {1, 1}, true, false}, {burn::detail::slice(in[0], r)});
   }, {x});
   agree("adaptive_avg_pool of an offset view", [&](const auto& in) {
-    return run(ir::AdaptiveAvgPool{{4, 3}}, {detail::slice(in[0], r)});
+    return run(ir::AdaptiveAvgPool{{4, 3}}, {burn::detail::slice(in[0], r)});
   }, {x});
   agree("interpolate of an offset view", [&](const auto& in) {
-    return run(ir::Interpolate{{9, 4}, ir::InterpolateMode::Bilinear, false}, {detail::slice(in[0], r)});
+    return run(ir::Interpolate{{9, 4}, ir::InterpolateMode::Bilinear, false}, {burn::detail::slice(in[0], r)});
   }, {x});
 }
 

@@ -11,7 +11,7 @@
 
 namespace burn::vktest {
 
-using detail::TensorRef;
+using burn::detail::TensorRef;
 
 inline Device vk() { return Device::vulkan(); }
 inline Device ref() { return Device::ndarray(); }
@@ -19,16 +19,16 @@ inline Device ref() { return Device::ndarray(); }
 /// Uniform random values in [lo, hi) on the reference device, cast to `dtype`
 /// (ints truncate toward zero).
 inline TensorRef rand(const Shape& shape, DType dtype, double lo = -2.0, double hi = 2.0) {
-  auto f = detail::random(shape, Distribution::uniform(lo, hi), {ref(), DType::F64}, TensorKind::Float);
-  return dtype == DType::F64 ? f : detail::cast(f, dtype);
+  auto f = burn::detail::random(shape, Distribution::uniform(lo, hi), {ref(), DType::F64}, TensorKind::Float);
+  return dtype == DType::F64 ? f : burn::detail::cast(f, dtype);
 }
 inline TensorRef rand_bool(const Shape& shape) {
-  auto f = detail::random(shape, Distribution::bernoulli(0.5), {ref(), DType::F32}, TensorKind::Float);
-  return detail::cast(f, DType::Bool);
+  auto f = burn::detail::random(shape, Distribution::bernoulli(0.5), {ref(), DType::F32}, TensorKind::Float);
+  return burn::detail::cast(f, DType::Bool);
 }
 /// Host values of `dtype` (converted from doubles) on `device`.
 inline TensorRef values(const std::vector<double>& v, const Shape& shape, DType dtype, const Device& device) {
-  return detail::from_data(TensorData(v, shape).convert(dtype), {device, dtype},
+  return burn::detail::from_data(TensorData(v, shape).convert(dtype), {device, dtype},
                            is_float(dtype) ? TensorKind::Float : is_bool(dtype) ? TensorKind::Bool : TensorKind::Int);
 }
 
@@ -48,10 +48,10 @@ inline void agree(const std::string& what, const std::function<TensorRef(const s
   try {
     const TensorRef want = op(inputs);
     std::vector<TensorRef> moved;
-    for (const auto& t : inputs) moved.push_back(detail::to_device(t, vk()));
+    for (const auto& t : inputs) moved.push_back(burn::detail::to_device(t, vk()));
     const TensorRef got = op(moved);
     EXPECT_EQ(got->device, vk());
-    expect_same(detail::to_data(got), detail::to_data(want));
+    expect_same(burn::detail::to_data(got), burn::detail::to_data(want));
   } catch (const std::exception& e) {
     ADD_FAILURE() << what << ": " << e.what();
   }

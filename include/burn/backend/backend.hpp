@@ -1,6 +1,19 @@
 // The contract a backend implements. Application code never needs this file;
-// backend authors do. A backend is one folder under src/backends/ with one
-// registration function (see src/device/registry.cpp).
+// backend authors do (CONTRIBUTING.md, "Add a backend").
+//
+// A backend is one device of one kind (flex:0, vulkan:1). It must describe
+// itself, say which dtypes and ops it supports, and implement three
+// operations: execute an IR op, and move data in (from_data) and out
+// (to_data). Everything else is an optional service, asked for through an
+// accessor that returns nullptr when the backend does not offer it:
+//
+//   stream()         asynchronous execution: flush, sync, device-clock profiling
+//   memory()         an allocator with reports, cleanup and persistent scopes
+//   threads()        an intra-op thread pool whose size can change
+//   single_output()  a faster entry point for ops with one output
+//
+// A wrapper (fusion) then forwards a service by returning the inner backend's
+// pointer instead of re-implementing every method.
 #pragma once
 
 #include <cstdint>
@@ -11,8 +24,10 @@
 #include <string>
 #include <vector>
 
-#include <burn/device.hpp>
+#include <burn/backend/types.hpp>
+#include <burn/dtype.hpp>
 #include <burn/ir/op.hpp>
+#include <burn/profile.hpp>
 #include <burn/tensor_data.hpp>
 
 namespace burn::backend {
@@ -38,9 +53,10 @@ struct Input {
   bool reusable = false;
 };
 
-// ---- device clock (issue 7) ----
+// ---- optional services ----------------------------------------------------------------
+
 /// A profile window opened on a backend's own device clock (see
-/// Backend::open_profile_window).
+/// Stream::open_profile_window).
 class DeviceClockWindow {
  public:
   virtual ~DeviceClockWindow() = default;
@@ -49,7 +65,68 @@ class DeviceClockWindow {
   /// (resolving may wait for the device; closing must not).
   virtual std::shared_future<std::optional<ProfileTicks>> close() = 0;
 };
-// ---- end device clock ----
+
+/// Asynchronous execution. A backend without a stream runs every op before
+/// execute returns; Device::sync and flush are then no-ops.
+class Stream {
+ public:
+  /// Waits until everything submitted so far has run; errors the device
+  /// reported since the last sync surface here.
+  virtual void sync() = 0;
+  /// Submits queued work without waiting for it.
+  virtual void flush() = 0;
+  /// Opens a profile window on the device clock, where the stream is now (work
+  /// still owed from before falls in), without waiting for the device. nullptr
+  /// (the default): no device clock, Device::profile measures wall-clock time
+  /// between two syncs instead.
+  virtual std::unique_ptr<DeviceClockWindow> open_profile_window() { return nullptr; }
+
+ protected:
+  ~Stream() = default;
+};
+
+/// A device allocator that reports and can be told what to keep.
+class MemoryManager {
+ public:
+  /// Returns cached, unused memory to the system.
+  virtual void cleanup() = 0;
+  virtual std::optional<std::vector<SlicedPoolReport>> pool_report() const { return std::nullopt; }
+  virtual std::optional<MemoryPoolUsage> pool_usage() const { return std::nullopt; }
+  /// While on, new allocations are never returned by cleanup (weights).
+  virtual void set_persistent(bool /*on*/) {}
+  /// Prepares host data for a later from_data (e.g. pinned or aligned memory).
+  virtual void stage(TensorData& /*data*/) {}
+
+ protected:
+  ~MemoryManager() = default;
+};
+
+/// An intra-op thread pool of adjustable size.
+class ThreadControl {
+ public:
+  virtual std::size_t num_threads() const = 0;
+  /// n >= 1 (Device::set_num_threads checks).
+  virtual void set_num_threads(std::size_t n) = 0;
+
+ protected:
+  ~ThreadControl() = default;
+};
+
+/// Ops with one output (nearly all) can return that output's primitive
+/// directly instead of a one-element std::vector, which is a heap allocation
+/// and free on every op. Dispatch uses this entry point when it exists.
+class SingleOutputExecution {
+ public:
+  /// Runs `op` (validated by ir::infer_outputs, which gave it exactly one
+  /// output, `output`) and returns that output's primitive.
+  virtual PrimitivePtr execute_single(const ir::Op& op, std::span<const Input> inputs,
+                                      const ir::TensorSpec& output) = 0;
+
+ protected:
+  ~SingleOutputExecution() = default;
+};
+
+// ---- the backend ------------------------------------------------------------------------
 
 /// One device of a backend (flex:0). Implementations must be thread-safe for
 /// concurrent calls from different threads on different tensors.
@@ -57,61 +134,41 @@ class Backend {
  public:
   virtual ~Backend() = default;
 
+  // Description.
   /// The backend's name ("flex") and human description.
   virtual std::string name() const = 0;
   virtual std::string description() const = 0;
-
+  virtual PhysicalIdentity identity() const = 0;
+  /// The physical device's human name (CPU model, GPU name).
+  virtual std::string physical_name() const = 0;
   virtual bool supports_dtype(DType dtype) const = 0;
   /// Whether `execute` implements this op (other ops throw "[op] not supported
   /// by backend ..."). Checked before execution so users can query it.
+  /// Backends built on the kernel convention derive it
+  /// (<burn/backend/kernel_dispatch.hpp>).
   virtual bool supports_op(const ir::Op& op) const = 0;
   virtual DeviceSettings default_settings() const { return {}; }
 
+  // The three operations.
   /// Runs `op` (already validated by ir::infer_outputs) and returns one
   /// primitive per entry of `outputs`.
   virtual std::vector<PrimitivePtr> execute(const ir::Op& op, std::span<const Input> inputs,
                                             std::span<const ir::TensorSpec> outputs) = 0;
-
   /// Host data -> device storage (the data's dtype and shape are kept).
   virtual PrimitivePtr from_data(TensorData data) = 0;
   /// Device storage -> host data.
   virtual TensorData to_data(const PrimitivePtr& primitive, const ir::TensorSpec& spec) = 0;
 
+  /// Reseeds the generator that ir::Random ops draw from.
   virtual void seed(std::uint64_t seed) = 0;
-  virtual void sync() {}
-  virtual void flush() {}
-  // ---- device clock (issue 7) ----
-  /// Opens a profile window on the device clock, where the stream is now (work
-  /// still owed from before falls in), without waiting for the device. nullptr
-  /// (the default): no device clock, Device::profile measures wall-clock time
-  /// between two syncs instead.
-  virtual std::unique_ptr<DeviceClockWindow> open_profile_window() { return nullptr; }
-  // ---- end device clock ----
 
-  virtual void memory_cleanup() {}
-  virtual std::optional<std::vector<SlicedPoolReport>> memory_pool_report() const { return std::nullopt; }
-  virtual std::optional<MemoryPoolUsage> memory_pool_usage() const { return std::nullopt; }
-  virtual void set_persistent_allocations(bool /*on*/) {}
-  /// Prepares host data for a later from_data (e.g. pinned or aligned memory).
-  virtual void stage(TensorData& /*data*/) {}
-
-  /// Intra-op threads this device computes with (1 for serial backends).
-  virtual std::size_t num_threads() const { return 1; }
-  /// Throws burn::Error where the backend's thread count is fixed.
-  virtual void set_num_threads(std::size_t n);
-
-  virtual PhysicalIdentity identity() const = 0;
-  /// The physical device's human name (CPU model, GPU name).
-  virtual std::string physical_name() const = 0;
-};
-
-/// A backend family registered with the device registry.
-struct BackendFactory {
-  DeviceType type;
-  /// Number of devices this backend has on this machine (0: none available).
-  std::size_t (*device_count)();
-  /// Creates device `index` (< device_count()).
-  std::unique_ptr<Backend> (*create)(std::size_t index);
+  // Optional services (nullptr: not offered).
+  virtual Stream* stream() { return nullptr; }
+  virtual MemoryManager* memory() { return nullptr; }
+  const MemoryManager* memory() const { return const_cast<Backend*>(this)->memory(); }
+  virtual ThreadControl* threads() { return nullptr; }
+  const ThreadControl* threads() const { return const_cast<Backend*>(this)->threads(); }
+  virtual SingleOutputExecution* single_output() { return nullptr; }
 };
 
 }  // namespace burn::backend

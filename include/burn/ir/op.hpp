@@ -13,6 +13,13 @@
 // - Reductions keep the reduced dimension with size 1.
 // - Elementwise ops broadcast numpy-style (shapes are right-aligned; inputs
 //   always have equal rank after the tensor layer's rank check).
+//
+// Ops come in families, the sections below: creation, elementwise, matmul,
+// reduce, layout, indexing, conv, pool, interpolate. Each layer keeps a
+// family's ops in one file named after it: src/ir/ops/<family>.cpp (name,
+// shape and dtype rules, memory-boundness), src/autodiff/rules/<family>.cpp
+// (backward rule, saved values); the backends' kernel files use the same
+// names, some split further (unary/binary/cast, scan/sort, mask).
 #pragma once
 
 #include <cstdint>
@@ -28,7 +35,8 @@
 
 namespace burn::ir {
 
-// ---- creation (no inputs) -----------------------------------------------------------------
+// Family creation: no inputs.
+
 /// Every element set to `value`.
 struct Full { Shape shape; Scalar value; DType dtype; };
 /// start, start+step, ... (< end for step > 0, > end for step < 0).
@@ -37,7 +45,8 @@ enum class DistributionKind : std::uint8_t { Default, Uniform, Normal, Bernoulli
 /// Default = uniform [0, 1); Uniform [a, b); Normal(mean a, std b); Bernoulli(p a).
 struct Random { Shape shape; DistributionKind dist; double a; double b; DType dtype; };
 
-// ---- elementwise ---------------------------------------------------------------------------
+// Family elementwise.
+
 enum class UnaryOp : std::uint8_t {
   // float and int
   Neg, Abs, Sign,
@@ -76,11 +85,13 @@ struct Clamp { std::optional<Scalar> min; std::optional<Scalar> max; };
 /// Converts to another dtype (float -> int truncates toward zero; -> Bool is != 0).
 struct Cast { DType dtype; };
 
-// ---- linear algebra ------------------------------------------------------------------------------
+// Family matmul.
+
 /// [..., m, k] x [..., k, n] -> [..., m, n]; batch dims broadcast.
 struct Matmul {};
 
-// ---- reductions ------------------------------------------------------------------------------------
+// Family reduce: reductions, cumulative scans, sort.
+
 enum class ReduceOp : std::uint8_t { Sum, Prod, Mean, Max, Min, ArgMax, ArgMin, Any, All };
 /// Reduces `dim`, keeping it with size 1. ArgMax/ArgMin -> the int dtype in
 /// `index_dtype`, first occurrence on ties; Any/All -> Bool. Mean on ints
@@ -97,7 +108,8 @@ struct Cumulative { CumulativeOp op; std::size_t dim; };
 /// NaN sorts as the largest value.
 struct Sort { std::size_t dim; bool descending; DType index_dtype = DType::I64; };
 
-// ---- layout ----------------------------------------------------------------------------------------
+// Family layout.
+
 /// Same elements in row-major order, new shape (already resolved, no -1).
 struct Reshape { Shape shape; };
 /// Output dim i = input dim axes[i].
@@ -118,7 +130,8 @@ struct Cat { std::size_t dim; };
 /// dim of length `size` is appended (PyTorch's Tensor.unfold).
 struct Unfold { std::size_t dim; std::size_t size; std::size_t step; };
 
-// ---- indexing ----------------------------------------------------------------------------------------
+// Family indexing (masks included).
+
 /// Inputs: tensor, indices (int, same rank). out[i][j] = t[idx[i][j]][j] for dim 0.
 struct Gather { std::size_t dim; };
 enum class IndexReduce : std::uint8_t { Assign, Add };
@@ -135,7 +148,9 @@ struct MaskWhere {};
 /// Inputs: tensor, mask (Bool). Where mask, write `value`.
 struct MaskFill { Scalar value; };
 
-// ---- module operations (N spatial dims, channels-first) -------------------------------------------
+// Family conv. Conv, pool and interpolate are the module operations: N
+// spatial dims, channels-first.
+
 /// Inputs: x [N, C_in, *spatial], weight [C_out, C_in/groups, *kernel], optional bias [C_out].
 struct Conv {
   std::vector<std::size_t> stride, padding, dilation;
@@ -156,6 +171,9 @@ struct ConvWeightGrad {
   std::vector<std::size_t> kernel, stride, padding, dilation;
   std::size_t groups = 1;
 };
+
+// Family pool.
+
 /// Outputs: values and, when with_indices, flat indices into each input
 /// channel's spatial volume (index_dtype), as PyTorch returns them.
 struct MaxPool {
@@ -170,6 +188,9 @@ struct AvgPool {
   bool ceil_mode = false;
 };
 struct AdaptiveAvgPool { std::vector<std::size_t> output_size; };
+
+// Family interpolate.
+
 enum class InterpolateMode : std::uint8_t { Nearest, Bilinear, Bicubic };
 /// Input [N, C, H, W] (2 spatial dims; 1-D callers add a unit dim).
 /// Nearest uses floor(dst * in / out) (PyTorch "nearest"); bilinear and bicubic

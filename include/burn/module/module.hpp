@@ -71,7 +71,7 @@ class Visitor {
 template <class M>
 concept Module = requires(M& m, Visitor& v, const std::string& prefix) { m.visit_fields(v, prefix); };
 
-namespace internal {
+namespace detail {
 
 inline std::string join_path(const std::string& prefix, std::string_view name) {
   return prefix.empty() ? std::string(name) : prefix + "." + std::string(name);
@@ -142,7 +142,7 @@ burn::detail::TensorRef param_to_device(const burn::detail::TensorRef& t, const 
 burn::detail::TensorRef param_fork(const burn::detail::TensorRef& t, const Device& device);
 burn::detail::TensorRef param_valid(const burn::detail::TensorRef& t);
 
-}  // namespace internal
+}  // namespace detail
 
 /// Visits every field of `m` from the root (paths start without a prefix).
 template <Module M>
@@ -154,7 +154,7 @@ void visit(M& m, Visitor& v) {
 /// `f` receives a const ParamBase.
 template <Module M, class F>
 void for_each_param(const M& m, F&& f) {
-  internal::FunctionVisitor v([&](const std::string& path, ParamBase& p) { f(path, std::as_const(p)); }, nullptr);
+  detail::FunctionVisitor v([&](const std::string& path, ParamBase& p) { f(path, std::as_const(p)); }, nullptr);
   // Visiting needs non-const fields, but this visitor only reads them.
   const_cast<M&>(m).visit_fields(v, "");
 }
@@ -163,7 +163,7 @@ void for_each_param(const M& m, F&& f) {
 template <Module M, class F>
 void for_each_tensor(const M& m, F&& f) {
   auto read = [&](const std::string& path, ParamBase& p) { f(path, std::as_const(p)); };
-  internal::FunctionVisitor v(read, read);
+  detail::FunctionVisitor v(read, read);
   const_cast<M&>(m).visit_fields(v, "");
 }
 
@@ -171,7 +171,7 @@ void for_each_tensor(const M& m, F&& f) {
 /// same rank and kind); returns the new module.
 template <Module M, class F>
 M map_params(M m, F&& f) {
-  internal::FunctionVisitor v([&](const std::string& path, ParamBase& p) { p.set_ref(f(path, std::as_const(p))); }, nullptr);
+  detail::FunctionVisitor v([&](const std::string& path, ParamBase& p) { p.set_ref(f(path, std::as_const(p))); }, nullptr);
   m.visit_fields(v, "");
   return m;
 }
@@ -180,7 +180,7 @@ M map_params(M m, F&& f) {
 template <Module M, class F>
 M map_tensors(M m, F&& f) {
   auto write = [&](const std::string& path, ParamBase& p) { p.set_ref(f(path, std::as_const(p))); };
-  internal::FunctionVisitor v(write, write);
+  detail::FunctionVisitor v(write, write);
   m.visit_fields(v, "");
   return m;
 }
@@ -211,7 +211,7 @@ std::vector<Device> devices(const M& m) {
 template <Module M>
 M to_device(M m, const Device& device) {
   return map_tensors(std::move(m), [&](const std::string&, const ParamBase& p) {
-    return internal::param_to_device(p.ref(), device);
+    return detail::param_to_device(p.ref(), device);
   });
 }
 
@@ -220,14 +220,14 @@ M to_device(M m, const Device& device) {
 template <Module M>
 M fork(M m, const Device& device) {
   return map_tensors(std::move(m), [&](const std::string&, const ParamBase& p) {
-    return internal::param_fork(p.ref(), device);
+    return detail::param_fork(p.ref(), device);
   });
 }
 
 /// Marks every parameter as not trainable (no gradients, optimisers skip it).
 template <Module M>
 M no_grad(M m) {
-  internal::FunctionVisitor v([](const std::string&, ParamBase& p) { p.set_trainable(false); }, nullptr);
+  detail::FunctionVisitor v([](const std::string&, ParamBase& p) { p.set_trainable(false); }, nullptr);
   m.visit_fields(v, "");
   return m;
 }
@@ -235,7 +235,7 @@ M no_grad(M m) {
 /// The same module with every tensor moved off autodiff (for evaluation).
 template <Module M>
 M valid(M m) {
-  return map_tensors(std::move(m), [](const std::string&, const ParamBase& p) { return internal::param_valid(p.ref()); });
+  return map_tensors(std::move(m), [](const std::string&, const ParamBase& p) { return detail::param_valid(p.ref()); });
 }
 
 /// Sets every layer's TrainingMode.
@@ -257,7 +257,7 @@ M with_mode(M m, Mode mode) {
 /// no_grad, valid, train, eval, num_params, devices), each returning a new module.
 #define BURN_MODULE(...)                                                                                          \
   void visit_fields(::burn::module::Visitor& burn_visitor_, const std::string& burn_prefix_) {                   \
-    ::burn::module::internal::visit_named(burn_visitor_, burn_prefix_, #__VA_ARGS__ __VA_OPT__(, ) __VA_ARGS__);    \
+    ::burn::module::detail::visit_named(burn_visitor_, burn_prefix_, #__VA_ARGS__ __VA_OPT__(, ) __VA_ARGS__);    \
   }                                                                                                               \
   BURN_MODULE_METHODS
 

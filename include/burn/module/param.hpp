@@ -39,7 +39,7 @@ class ParamId {
   std::uint64_t value_;
 };
 
-namespace internal {
+namespace detail {
 /// Whether `t` already belongs to an autodiff graph (a leaf or an op output).
 bool is_tracked(const burn::detail::TensorRef& t) noexcept;
 /// Makes a parameter value consistent with its trainable flag: a trainable
@@ -47,7 +47,7 @@ bool is_tracked(const burn::detail::TensorRef& t) noexcept;
 /// leaf that collects gradients; a frozen one loses its leaf. Values linked to
 /// a source graph (to_device on an autodiff device) are kept as they are.
 burn::detail::TensorRef prepare_param(burn::detail::TensorRef t, bool trainable);
-}  // namespace internal
+}  // namespace detail
 
 /// What module visitors see of a Param or RunningState: its id, whether it is
 /// trained, and its value as an untyped handle.
@@ -90,18 +90,18 @@ class Param final : public ParamBase {
  public:
   explicit Param(T value, bool trainable = true) : Param(ParamId(), std::move(value), trainable) {}
   Param(ParamId id, T value, bool trainable = true)
-      : ParamBase(id, trainable), value_(T(internal::prepare_param(value.ref(), trainable))) {}
+      : ParamBase(id, trainable), value_(T(detail::prepare_param(value.ref(), trainable))) {}
 
   const T& val() const noexcept { return value_; }
   const T* operator->() const noexcept { return &value_; }
   const T& operator*() const noexcept { return value_; }
-  void set(T value) { value_ = T(internal::prepare_param(value.ref(), is_trainable())); }
+  void set(T value) { value_ = T(detail::prepare_param(value.ref(), is_trainable())); }
 
   /// This parameter's gradient in `grads` (nullopt if none reached it).
   auto grad(const Gradients& grads) const { return value_.grad(grads); }
 
   burn::detail::TensorRef ref() const override { return value_.ref(); }
-  void set_ref(burn::detail::TensorRef value) override { value_ = T(internal::prepare_param(std::move(value), is_trainable())); }
+  void set_ref(burn::detail::TensorRef value) override { value_ = T(detail::prepare_param(std::move(value), is_trainable())); }
 
  private:
   T value_;

@@ -13,10 +13,10 @@
 
 namespace burn::nn {
 
-namespace internal {
+namespace detail {
 /// Throws burn::Error("[<who>] ...") unless beta > 0 (softplus divides by it).
 void check_softplus_beta(double beta, std::string_view who);
-}  // namespace internal
+}  // namespace detail
 
 struct Relu {
   BURN_MODULE()
@@ -95,7 +95,7 @@ struct Softplus {
   BURN_MODULE()
   template <std::size_t D>
   Tensor<D> forward(const Tensor<D>& x) const {
-    internal::check_softplus_beta(beta, "Softplus");
+    detail::check_softplus_beta(beta, "Softplus");
     return activation::softplus(x, beta);
   }
 };

@@ -17,7 +17,7 @@
 namespace burn::nn {
 
 struct BatchNorm;
-namespace internal {
+namespace detail {
 burn::detail::TensorRef batch_norm(const BatchNorm& layer, const burn::detail::TensorRef& x, bool training);
 }
 
@@ -36,7 +36,7 @@ struct BatchNorm {
   template <std::size_t D>
   Tensor<D> forward(const Tensor<D>& x) const {
     static_assert(D >= 2, "BatchNorm needs [batch, channels, ...] inputs");
-    return Tensor<D>(internal::batch_norm(*this, x.ref(), training.is_training(x)));
+    return Tensor<D>(detail::batch_norm(*this, x.ref(), training.is_training(x)));
   }
 };
 

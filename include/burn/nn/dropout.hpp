@@ -7,7 +7,7 @@
 
 namespace burn::nn {
 
-namespace internal {
+namespace detail {
 burn::detail::TensorRef dropout(const burn::detail::TensorRef& x, double prob);
 }
 
@@ -19,7 +19,7 @@ struct Dropout {
   template <std::size_t D>
   Tensor<D> forward(const Tensor<D>& x) const {
     if (prob == 0.0 || !training.is_training(x)) return x;
-    return Tensor<D>(internal::dropout(x.ref(), prob));
+    return Tensor<D>(detail::dropout(x.ref(), prob));
   }
 };
 

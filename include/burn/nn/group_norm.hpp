@@ -16,7 +16,7 @@
 namespace burn::nn {
 
 struct GroupNorm;
-namespace internal {
+namespace detail {
 burn::detail::TensorRef group_norm(const GroupNorm& layer, const burn::detail::TensorRef& x);
 }
 
@@ -33,7 +33,7 @@ struct GroupNorm {
   template <std::size_t D>
   Tensor<D> forward(const Tensor<D>& x) const {
     static_assert(D >= 2, "GroupNorm needs [batch, channels, ...] inputs");
-    return Tensor<D>(internal::group_norm(*this, x.ref()));
+    return Tensor<D>(detail::group_norm(*this, x.ref()));
   }
 };
 

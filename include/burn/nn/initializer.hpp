@@ -39,7 +39,7 @@ class Initializer {
   /// A tensor of `shape` on `options`' device and dtype. Kaiming needs
   /// fan_in (fan_out with fan_out_only), Xavier both; a missing fan is a
   /// burn::Error. Random draws follow Device::seed.
-  detail::TensorRef init_ref(const Shape& shape, const TensorCreationOptions& options,
+  burn::detail::TensorRef init_ref(const Shape& shape, const TensorCreationOptions& options,
                              std::optional<std::size_t> fan_in = std::nullopt,
                              std::optional<std::size_t> fan_out = std::nullopt) const;
 

@@ -22,7 +22,7 @@ struct Linear {
   // a hand-made Param); the PyTorch record adapter relies on it.
   void visit_fields(module::Visitor& visitor, const std::string& prefix) {
     weight.set_pytorch_transposed(true);
-    module::internal::visit_named(visitor, prefix, "weight, bias", weight, bias);
+    module::detail::visit_named(visitor, prefix, "weight, bias", weight, bias);
   }
   BURN_MODULE_METHODS
 

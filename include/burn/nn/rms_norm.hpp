@@ -10,7 +10,7 @@
 namespace burn::nn {
 
 struct RmsNorm;
-namespace internal {
+namespace detail {
 burn::detail::TensorRef rms_norm(const RmsNorm& layer, const burn::detail::TensorRef& x);
 }
 
@@ -22,7 +22,7 @@ struct RmsNorm {
   /// x [..., d_model] -> the same shape; a wrong last dim is a burn::Error("[RmsNorm] ...").
   template <std::size_t D>
   Tensor<D> forward(const Tensor<D>& x) const {
-    return Tensor<D>(internal::rms_norm(*this, x.ref()));
+    return Tensor<D>(detail::rms_norm(*this, x.ref()));
   }
 };
 

@@ -45,10 +45,10 @@ class GradientClippingConfig {
   double threshold_;
 };
 
-namespace internal {
+namespace detail {
 /// Scales `grads` in place so their joint L2 norm is at most max_norm
 /// (PyTorch's clip_grad_norm_); no host synchronisation.
 void clip_global_norm(std::vector<burn::detail::TensorRef>& grads, double max_norm);
-}  // namespace internal
+}  // namespace detail
 
 }  // namespace burn::optim

@@ -37,7 +37,7 @@ struct SafetensorsFile;
 
 namespace burn::optim {
 
-namespace internal {
+namespace detail {
 
 /// One parameter's state: named tensors and the number of updates it has had.
 struct ParamState {
@@ -60,11 +60,11 @@ class UpdateRule {
                                          const burn::detail::TensorRef& grad, ParamState& state) const = 0;
 };
 
-}  // namespace internal
+}  // namespace detail
 
 class Optimizer {
  public:
-  Optimizer(std::unique_ptr<internal::UpdateRule> rule, std::optional<GradientClippingConfig> clipping);
+  Optimizer(std::unique_ptr<detail::UpdateRule> rule, std::optional<GradientClippingConfig> clipping);
   Optimizer(Optimizer&&) noexcept;
   Optimizer& operator=(Optimizer&&) noexcept;
   Optimizer(const Optimizer&) = delete;
@@ -120,7 +120,7 @@ class Optimizer {
   template <module::Module M>
   void update(double lr, M& module, GradientsParams grads) {
     std::vector<std::pair<std::string, module::ParamBase*>> params;
-    module::internal::FunctionVisitor v(
+    module::detail::FunctionVisitor v(
         [&](const std::string& path, module::ParamBase& p) { params.emplace_back(path, &p); }, nullptr);
     module.visit_fields(v, "");
     step_params(lr, params, std::move(grads));
@@ -130,9 +130,9 @@ class Optimizer {
   void step_params(double lr, const std::vector<std::pair<std::string, module::ParamBase*>>& params,
                    GradientsParams grads);
 
-  std::unique_ptr<internal::UpdateRule> rule_;
+  std::unique_ptr<detail::UpdateRule> rule_;
   std::optional<GradientClippingConfig> clipping_;
-  std::map<module::ParamId, internal::ParamState> states_;
+  std::map<module::ParamId, detail::ParamState> states_;
 };
 
 }  // namespace burn::optim

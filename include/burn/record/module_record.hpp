@@ -83,7 +83,7 @@ struct LoadOptions {
   }
 };
 
-namespace internal {
+namespace detail {
 
 /// One module tensor (Param or RunningState) and its dotted path.
 struct ConstSlot {
@@ -102,7 +102,7 @@ void save_slots(std::span<const ConstSlot> slots, const std::filesystem::path& p
 /// each slot's value and id.
 void load_slots(std::span<const Slot> slots, const std::filesystem::path& path, const LoadOptions& options);
 
-}  // namespace internal
+}  // namespace detail
 
 /// Writes every Param and RunningState of `model` to `path` (atomically: an
 /// existing file is replaced only once the new one is complete on disk).
@@ -111,9 +111,9 @@ void load_slots(std::span<const Slot> slots, const std::filesystem::path& path, 
 template <module::Module M>
 void save_module(const M& model, const std::filesystem::path& path,
                  const std::map<std::string, std::string>& metadata = {}, const SaveOptions& options = {}) {
-  std::vector<internal::ConstSlot> slots;
+  std::vector<detail::ConstSlot> slots;
   module::for_each_tensor(model, [&](const std::string& p, const module::ParamBase& t) { slots.push_back({p, &t}); });
-  internal::save_slots(slots, path, metadata, options);
+  detail::save_slots(slots, path, metadata, options);
 }
 
 /// Returns `model` with every Param and RunningState replaced by the file's
@@ -123,11 +123,11 @@ void save_module(const M& model, const std::filesystem::path& path,
 /// written with the other adapter; `model` is never partially updated.
 template <module::Module M>
 M load_module(M model, const std::filesystem::path& path, const LoadOptions& options = {}) {
-  std::vector<internal::Slot> slots;
-  module::internal::FunctionVisitor collect([&](const std::string& p, module::ParamBase& t) { slots.push_back({p, &t}); },
+  std::vector<detail::Slot> slots;
+  module::detail::FunctionVisitor collect([&](const std::string& p, module::ParamBase& t) { slots.push_back({p, &t}); },
                                             [&](const std::string& p, module::ParamBase& t) { slots.push_back({p, &t}); });
   module::visit(model, collect);
-  internal::load_slots(slots, path, options);
+  detail::load_slots(slots, path, options);
   return model;
 }
 

@@ -74,7 +74,9 @@ Grads zero_grads(const VjpArgs& a) {
 
 // x [N, C_in, *L], w [C_out, C_in/G, *K], y [N, C_out, *O] with
 // O = (L + 2p - d(K-1) - 1) / s + 1.
-Grads vjp_conv(const ir::Conv& op, const VjpArgs& a) {
+// Keeps x and the weight: never the bias, never the output.
+SavedValues saved(const ir::Conv&) { return kKeepInputs01; }
+Grads rule(const ir::Conv& op, const VjpArgs& a) {
   if (a.cotangents.empty() || !a.cotangents[0]) return zero_grads(a);
   const TensorRef& x = a.inputs[0];
   const TensorRef& w = a.inputs[1];
@@ -111,7 +113,9 @@ Grads vjp_conv(const ir::Conv& op, const VjpArgs& a) {
 
 // x [N, C_in, *L], w [C_in, C_out/G, *K], y [N, C_out, *O] with
 // O = (L-1)s + d(K-1) + padding_out + 1 - 2p: y[.., i*s + k*d - p] += x[.., i] w[.., k].
-Grads vjp_conv_transpose(const ir::ConvTranspose& op, const VjpArgs& a) {
+// Keeps x and the weight: never the bias, never the output.
+SavedValues saved(const ir::ConvTranspose&) { return kKeepInputs01; }
+Grads rule(const ir::ConvTranspose& op, const VjpArgs& a) {
   if (a.cotangents.empty() || !a.cotangents[0]) return zero_grads(a);
   const TensorRef& x = a.inputs[0];
   const TensorRef& w = a.inputs[1];
@@ -133,6 +137,13 @@ Grads vjp_conv_transpose(const ir::ConvTranspose& op, const VjpArgs& a) {
                    : weight_grad(g, x, op.stride, op.padding, op.dilation, op.groups,
                                  module_rules::spatial(w->spec.shape));
   return out;
+}
+
+// A backward kernel (weight_grad above runs it under no-grad): it has no rule
+// of its own, and keeps everything should it ever be recorded.
+SavedValues saved(const ir::ConvWeightGrad&) { return kKeepAll; }
+Grads rule(const ir::ConvWeightGrad& op, const VjpArgs&) {
+  throw Error(ir::op_name(op), "is a backward kernel and has no backward rule of its own");
 }
 
 }  // namespace burn::autodiff

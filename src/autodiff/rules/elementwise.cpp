@@ -1,4 +1,4 @@
-// Backward rules of the elementwise families: unary, binary, clamp and cast.
+// Backward rules of the elementwise family: unary, binary, clamp and cast.
 // Gradients follow PyTorch's derivatives, including its choices at the
 // non-differentiable points (abs at 0, maximum/minimum ties, pow at 0).
 #include <cmath>
@@ -82,7 +82,51 @@ bool differentiable(ir::BinaryOp op) { return op <= BinaryOp::Min || op == Binar
 
 }  // namespace
 
-Grads vjp_unary(const ir::Unary& op, const VjpArgs& args) {
+// The values unary_grad reads.
+SavedValues saved(const ir::Unary& op) {
+  switch (op.op) {
+    // y-based derivatives.
+    case UnaryOp::Recip:
+    case UnaryOp::Exp:
+    case UnaryOp::Expm1:
+    case UnaryOp::Sqrt:
+    case UnaryOp::Rsqrt:
+    case UnaryOp::Tan:
+    case UnaryOp::Tanh:
+      return kKeepOutput0;
+    // x-based derivatives.
+    case UnaryOp::Abs:
+    case UnaryOp::Log:
+    case UnaryOp::Log1p:
+    case UnaryOp::Sin:
+    case UnaryOp::Cos:
+    case UnaryOp::Asin:
+    case UnaryOp::Acos:
+    case UnaryOp::Atan:
+    case UnaryOp::Sinh:
+    case UnaryOp::Cosh:
+    case UnaryOp::Asinh:
+    case UnaryOp::Acosh:
+    case UnaryOp::Atanh:
+    case UnaryOp::Erf:
+      return kKeepInput0;
+    // Constant derivatives (neg), zero ones (shape only), non-float results.
+    case UnaryOp::Neg:
+    case UnaryOp::Sign:
+    case UnaryOp::Round:
+    case UnaryOp::Floor:
+    case UnaryOp::Ceil:
+    case UnaryOp::Trunc:
+    case UnaryOp::IsNan:
+    case UnaryOp::IsInf:
+    case UnaryOp::LogicalNot:
+    case UnaryOp::BitNot:
+      return kKeepNothing;
+  }
+  return kKeepAll;
+}
+
+Grads rule(const ir::Unary& op, const VjpArgs& args) {
   Grads out(args.inputs.size());
   const bool float_result = op.op != UnaryOp::IsNan && op.op != UnaryOp::IsInf;
   if (!float_result || !wants(args, 0)) return out;
@@ -90,7 +134,43 @@ Grads vjp_unary(const ir::Unary& op, const VjpArgs& args) {
   return out;
 }
 
-Grads vjp_binary(const ir::Binary& op, const VjpArgs& args) {
+SavedValues saved(const ir::Binary& op) {
+  const bool scalar = op.scalar.has_value();
+  switch (op.op) {
+    case BinaryOp::Add:
+    case BinaryOp::Sub:
+      return kKeepNothing;
+    case BinaryOp::Mul:
+    case BinaryOp::Div:
+    case BinaryOp::Rem:
+      return scalar ? kKeepNothing : kKeepInputs01;
+    case BinaryOp::Max:
+    case BinaryOp::Min:
+    case BinaryOp::Atan2:
+      return scalar ? kKeepInput0 : kKeepInputs01;
+    case BinaryOp::Pow:
+      return scalar ? kKeepInput0 : SavedValues{0b11, 0b1};
+    // Int, bool and comparison results carry no gradient.
+    case BinaryOp::BitAnd:
+    case BinaryOp::BitOr:
+    case BinaryOp::BitXor:
+    case BinaryOp::Shl:
+    case BinaryOp::Shr:
+    case BinaryOp::LogicalAnd:
+    case BinaryOp::LogicalOr:
+    case BinaryOp::LogicalXor:
+    case BinaryOp::Equal:
+    case BinaryOp::NotEqual:
+    case BinaryOp::Greater:
+    case BinaryOp::GreaterEqual:
+    case BinaryOp::Less:
+    case BinaryOp::LessEqual:
+      return kKeepNothing;
+  }
+  return kKeepAll;
+}
+
+Grads rule(const ir::Binary& op, const VjpArgs& args) {
   Grads out(args.inputs.size());
   const bool has_rhs = args.inputs.size() == 2;
   const bool need_a = wants(args, 0);
@@ -166,7 +246,21 @@ Grads vjp_binary(const ir::Binary& op, const VjpArgs& args) {
       if (need_b) gb = neg(mul(g_over, a));
       break;
     }
-    default:
+    // Not differentiable: returned above.
+    case BinaryOp::BitAnd:
+    case BinaryOp::BitOr:
+    case BinaryOp::BitXor:
+    case BinaryOp::Shl:
+    case BinaryOp::Shr:
+    case BinaryOp::LogicalAnd:
+    case BinaryOp::LogicalOr:
+    case BinaryOp::LogicalXor:
+    case BinaryOp::Equal:
+    case BinaryOp::NotEqual:
+    case BinaryOp::Greater:
+    case BinaryOp::GreaterEqual:
+    case BinaryOp::Less:
+    case BinaryOp::LessEqual:
       break;
   }
   if (need_a && ga) out[0] = sum_to_shape(*ga, a->spec.shape);
@@ -174,7 +268,8 @@ Grads vjp_binary(const ir::Binary& op, const VjpArgs& args) {
   return out;
 }
 
-Grads vjp_clamp(const ir::Clamp& op, const VjpArgs& args) {
+SavedValues saved(const ir::Clamp&) { return kKeepInput0; }
+Grads rule(const ir::Clamp& op, const VjpArgs& args) {
   Grads out(args.inputs.size());
   if (!wants(args, 0)) return out;
   const TensorRef g = cotangent_or_zeros(args, 0);
@@ -189,7 +284,8 @@ Grads vjp_clamp(const ir::Clamp& op, const VjpArgs& args) {
   return out;
 }
 
-Grads vjp_cast(const ir::Cast& op, const VjpArgs& args) {
+SavedValues saved(const ir::Cast&) { return kKeepNothing; }
+Grads rule(const ir::Cast& op, const VjpArgs& args) {
   Grads out(args.inputs.size());
   // Only float -> float casts carry a gradient (ints and bools are not differentiable).
   if (!wants(args, 0) || !is_float(op.dtype)) return out;

@@ -9,7 +9,8 @@ using layout::no_grads;
 using layout::wants;
 using layout::zeros_shaped;
 
-Grads vjp_gather(const ir::Gather& op, const VjpArgs& a) {
+SavedValues saved(const ir::Gather&) { return kKeepInput1; }  // the indices
+Grads rule(const ir::Gather& op, const VjpArgs& a) {
   Grads out = no_grads(a);
   if (!wants(a, 0)) return out;
   // An element gathered several times receives the sum of its cotangents.
@@ -19,7 +20,8 @@ Grads vjp_gather(const ir::Gather& op, const VjpArgs& a) {
   return out;
 }
 
-Grads vjp_scatter(const ir::Scatter& op, const VjpArgs& a) {
+SavedValues saved(const ir::Scatter&) { return kKeepInput1; }  // the indices
+Grads rule(const ir::Scatter& op, const VjpArgs& a) {
   Grads out = no_grads(a);
   const bool want_tensor = wants(a, 0), want_values = wants(a, 2);
   if (!want_tensor && !want_values) return out;
@@ -41,7 +43,8 @@ Grads vjp_scatter(const ir::Scatter& op, const VjpArgs& a) {
   return out;
 }
 
-Grads vjp_select(const ir::Select& op, const VjpArgs& a) {
+SavedValues saved(const ir::Select&) { return kKeepInput1; }  // the indices
+Grads rule(const ir::Select& op, const VjpArgs& a) {
   Grads out = no_grads(a);
   if (!wants(a, 0)) return out;
   // Add, so an entry selected several times accumulates its cotangents.
@@ -51,7 +54,8 @@ Grads vjp_select(const ir::Select& op, const VjpArgs& a) {
   return out;
 }
 
-Grads vjp_select_assign(const ir::SelectAssign& op, const VjpArgs& a) {
+SavedValues saved(const ir::SelectAssign&) { return kKeepInput1; }  // the indices
+Grads rule(const ir::SelectAssign& op, const VjpArgs& a) {
   Grads out = no_grads(a);
   const bool want_tensor = wants(a, 0), want_values = wants(a, 2);
   if (!want_tensor && !want_values) return out;
@@ -70,7 +74,8 @@ Grads vjp_select_assign(const ir::SelectAssign& op, const VjpArgs& a) {
   return out;
 }
 
-Grads vjp_mask_where(const ir::MaskWhere&, const VjpArgs& a) {
+SavedValues saved(const ir::MaskWhere&) { return kKeepInput1; }  // the mask
+Grads rule(const ir::MaskWhere&, const VjpArgs& a) {
   Grads out = no_grads(a);
   const bool want_tensor = wants(a, 0), want_source = wants(a, 2);
   if (!want_tensor && !want_source) return out;
@@ -84,7 +89,8 @@ Grads vjp_mask_where(const ir::MaskWhere&, const VjpArgs& a) {
   return out;
 }
 
-Grads vjp_mask_fill(const ir::MaskFill&, const VjpArgs& a) {
+SavedValues saved(const ir::MaskFill&) { return kKeepInput1; }  // the mask
+Grads rule(const ir::MaskFill&, const VjpArgs& a) {
   Grads out = no_grads(a);
   if (!wants(a, 0)) return out;
   // Filled positions are constants; the output may be broadcast over the mask.

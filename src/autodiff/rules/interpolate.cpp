@@ -71,7 +71,8 @@ AxisMap interpolation_matrix(ir::InterpolateMode mode, std::size_t in, std::size
 
 }  // namespace
 
-Grads vjp_interpolate(const ir::Interpolate& op, const VjpArgs& a) {
+SavedValues saved(const ir::Interpolate&) { return kKeepNothing; }
+Grads rule(const ir::Interpolate& op, const VjpArgs& a) {
   Grads out(a.inputs.size());
   if (!module_rules::wants(a, 0)) return out;
   const TensorRef& x = a.inputs[0];

@@ -11,13 +11,15 @@ using layout::no_grads;
 using layout::wants;
 using layout::zeros_shaped;
 
-Grads vjp_reshape(const ir::Reshape&, const VjpArgs& a) {
+SavedValues saved(const ir::Reshape&) { return kKeepNothing; }
+Grads rule(const ir::Reshape&, const VjpArgs& a) {
   Grads out = no_grads(a);
   if (wants(a, 0)) out[0] = detail::reshape_exact(cotangent_or_zeros(a, 0), a.inputs[0]->spec.shape);
   return out;
 }
 
-Grads vjp_permute(const ir::Permute& op, const VjpArgs& a) {
+SavedValues saved(const ir::Permute&) { return kKeepNothing; }
+Grads rule(const ir::Permute& op, const VjpArgs& a) {
   Grads out = no_grads(a);
   if (!wants(a, 0)) return out;
   // Output dim i is input dim axes[i], so input dim axes[i] is output dim i.
@@ -27,19 +29,22 @@ Grads vjp_permute(const ir::Permute& op, const VjpArgs& a) {
   return out;
 }
 
-Grads vjp_expand(const ir::Expand&, const VjpArgs& a) {
+SavedValues saved(const ir::Expand&) { return kKeepNothing; }
+Grads rule(const ir::Expand&, const VjpArgs& a) {
   Grads out = no_grads(a);
   if (wants(a, 0)) out[0] = sum_to_shape(cotangent_or_zeros(a, 0), a.inputs[0]->spec.shape);
   return out;
 }
 
-Grads vjp_flip(const ir::Flip& op, const VjpArgs& a) {
+SavedValues saved(const ir::Flip&) { return kKeepNothing; }
+Grads rule(const ir::Flip& op, const VjpArgs& a) {
   Grads out = no_grads(a);
   if (wants(a, 0)) out[0] = detail::execute1(ir::Flip{op.axes}, {cotangent_or_zeros(a, 0)});
   return out;
 }
 
-Grads vjp_slice(const ir::Slice& op, const VjpArgs& a) {
+SavedValues saved(const ir::Slice&) { return kKeepNothing; }
+Grads rule(const ir::Slice& op, const VjpArgs& a) {
   Grads out = no_grads(a);
   if (!wants(a, 0)) return out;
   // Elements outside the slice did not reach the output: their gradient is 0.
@@ -48,7 +53,8 @@ Grads vjp_slice(const ir::Slice& op, const VjpArgs& a) {
   return out;
 }
 
-Grads vjp_slice_assign(const ir::SliceAssign& op, const VjpArgs& a) {
+SavedValues saved(const ir::SliceAssign&) { return kKeepNothing; }
+Grads rule(const ir::SliceAssign& op, const VjpArgs& a) {
   Grads out = no_grads(a);
   const bool want_tensor = wants(a, 0), want_values = wants(a, 1);
   if (!want_tensor && !want_values) return out;
@@ -61,7 +67,8 @@ Grads vjp_slice_assign(const ir::SliceAssign& op, const VjpArgs& a) {
   return out;
 }
 
-Grads vjp_cat(const ir::Cat& op, const VjpArgs& a) {
+SavedValues saved(const ir::Cat&) { return kKeepNothing; }
+Grads rule(const ir::Cat& op, const VjpArgs& a) {
   Grads out = no_grads(a);
   const TensorRef g = cotangent_or_zeros(a, 0);
   auto ranges = full_ranges(g->spec.shape);
@@ -77,7 +84,8 @@ Grads vjp_cat(const ir::Cat& op, const VjpArgs& a) {
   return out;
 }
 
-Grads vjp_unfold(const ir::Unfold& op, const VjpArgs& a) {
+SavedValues saved(const ir::Unfold&) { return kKeepNothing; }
+Grads rule(const ir::Unfold& op, const VjpArgs& a) {
   Grads out = no_grads(a);
   if (!wants(a, 0)) return out;
   const TensorRef g = cotangent_or_zeros(a, 0);

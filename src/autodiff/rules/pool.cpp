@@ -77,7 +77,9 @@ module_rules::AxisMap adaptive_matrix(std::size_t in, std::size_t out) {
 
 }  // namespace
 
-Grads vjp_max_pool(const ir::MaxPool& op, const VjpArgs& a) {
+// The indices output when the forward returned it, else x to recompute them.
+SavedValues saved(const ir::MaxPool& op) { return op.with_indices ? kKeepOutput1 : kKeepInput0; }
+Grads rule(const ir::MaxPool& op, const VjpArgs& a) {
   Grads out(a.inputs.size());
   if (!module_rules::wants(a, 0)) return out;  // int inputs have no gradient
   const TensorRef& x = a.inputs[0];
@@ -102,7 +104,8 @@ Grads vjp_max_pool(const ir::MaxPool& op, const VjpArgs& a) {
 // y[o] = (1/div[o]) * sum of the real elements of window o, window o covering
 // positions o*s - p + [0, k): the adjoint spreads g[o]/div[o] over the window,
 // which is a depthwise transposed conv (ones kernel, same stride and padding).
-Grads vjp_avg_pool(const ir::AvgPool& op, const VjpArgs& a) {
+SavedValues saved(const ir::AvgPool&) { return kKeepNothing; }
+Grads rule(const ir::AvgPool& op, const VjpArgs& a) {
   Grads out(a.inputs.size());
   if (!module_rules::wants(a, 0)) return out;
   const TensorRef& x = a.inputs[0];
@@ -135,7 +138,8 @@ Grads vjp_avg_pool(const ir::AvgPool& op, const VjpArgs& a) {
   return out;
 }
 
-Grads vjp_adaptive_avg_pool(const ir::AdaptiveAvgPool& op, const VjpArgs& a) {
+SavedValues saved(const ir::AdaptiveAvgPool&) { return kKeepNothing; }
+Grads rule(const ir::AdaptiveAvgPool& op, const VjpArgs& a) {
   Grads out(a.inputs.size());
   if (!module_rules::wants(a, 0)) return out;
   const TensorRef& x = a.inputs[0];

@@ -82,7 +82,25 @@ TensorRef cum_extreme_grad(const TensorRef& g, const TensorRef& x, const TensorR
 
 }  // namespace
 
-Grads vjp_reduce(const ir::Reduce& op, const VjpArgs& args) {
+SavedValues saved(const ir::Reduce& op) {
+  switch (op.op) {
+    case ReduceOp::Prod:
+      return kKeepInput0;
+    case ReduceOp::Max:
+    case ReduceOp::Min:
+      return kKeepInput0Output0;
+    case ReduceOp::Sum:
+    case ReduceOp::Mean:
+    case ReduceOp::ArgMax:
+    case ReduceOp::ArgMin:
+    case ReduceOp::Any:
+    case ReduceOp::All:
+      return kKeepNothing;
+  }
+  return kKeepAll;
+}
+
+Grads rule(const ir::Reduce& op, const VjpArgs& args) {
   Grads out(args.inputs.size());
   const bool float_result = op.op == ReduceOp::Sum || op.op == ReduceOp::Prod || op.op == ReduceOp::Mean ||
                             op.op == ReduceOp::Max || op.op == ReduceOp::Min;
@@ -108,13 +126,28 @@ Grads vjp_reduce(const ir::Reduce& op, const VjpArgs& args) {
     case ReduceOp::Min:
       out[0] = extreme_grad(g, x, args.outputs[0], op.dim);
       break;
-    default:
+    case ReduceOp::ArgMax:  // int and bool results: returned above
+    case ReduceOp::ArgMin:
+    case ReduceOp::Any:
+    case ReduceOp::All:
       break;
   }
   return out;
 }
 
-Grads vjp_cumulative(const ir::Cumulative& op, const VjpArgs& args) {
+SavedValues saved(const ir::Cumulative& op) {
+  switch (op.op) {
+    case CumulativeOp::Sum:
+      return kKeepNothing;
+    case CumulativeOp::Prod:
+    case CumulativeOp::Max:
+    case CumulativeOp::Min:
+      return kKeepInput0Output0;
+  }
+  return kKeepAll;
+}
+
+Grads rule(const ir::Cumulative& op, const VjpArgs& args) {
   Grads out(args.inputs.size());
   if (!wants(args, 0)) return out;
   const TensorRef& x = args.inputs[0];
@@ -139,7 +172,8 @@ Grads vjp_cumulative(const ir::Cumulative& op, const VjpArgs& args) {
   return out;
 }
 
-Grads vjp_sort(const ir::Sort& op, const VjpArgs& args) {
+SavedValues saved(const ir::Sort&) { return kKeepOutput1; }  // the indices
+Grads rule(const ir::Sort& op, const VjpArgs& args) {
   Grads out(args.inputs.size());
   if (!wants(args, 0)) return out;
   const TensorRef& x = args.inputs[0];

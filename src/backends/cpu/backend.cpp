@@ -3,12 +3,14 @@
 // elementwise work around them row by row (fused_rows.cpp), a matmul's bias
 // and activation as oneDNN post-ops (fused_epilogue.cpp); every other op runs
 // eagerly on an inner flex backend of its own.
+#include <burn/backend/registry.hpp>
+
 #include <memory>
 
 #include "backends/cpu/fused_elementwise.hpp"
 #include "backends/cpu/fused_epilogue.hpp"
 #include "backends/cpu/fused_rows.hpp"
-#include "backends/cpu_common/cpu_backend.hpp"
+#include "backends/host/cpu_backend.hpp"
 #include "fusion/fusion_backend.hpp"
 
 namespace burn::backend {
@@ -17,21 +19,28 @@ BackendFactory flex_factory();
 namespace {
 std::unique_ptr<Backend> create_cpu(std::size_t) {
   auto inner = flex_factory().create(0);
-  auto* host = dynamic_cast<cpu::CpuBackendBase*>(inner.get());
-  if (!host) throw ConfigurationError("Device", "the cpu backend needs flex's host allocator (internal error)");
+  auto* flex = dynamic_cast<host::CpuBackendBase*>(inner.get());
+  if (!flex) throw ConfigurationError("Device", "the cpu backend needs flex's host allocator (internal error)");
   std::vector<std::unique_ptr<fusion::Fuser>> fusers;
   fusers.push_back(std::make_unique<fusion::ElementwiseFuser>(
-      std::make_shared<cpu_fusion::CpuElementwiseCompiler>(host->allocator())));
+      std::make_shared<cpu::CpuElementwiseCompiler>(flex->allocator())));
   fusers.push_back(std::make_unique<fusion::RowReduceFuser>(
-      std::make_shared<cpu_fusion::CpuRowCompiler>(host->allocator()), cpu_fusion::CpuRowCompiler::max_row()));
+      std::make_shared<cpu::CpuRowCompiler>(flex->allocator()), cpu::CpuRowCompiler::max_row()));
   fusers.push_back(std::make_unique<fusion::EpilogueFuser>(
-      std::make_shared<cpu_fusion::CpuEpilogueCompiler>(host->allocator())));
+      std::make_shared<cpu::CpuEpilogueCompiler>(flex->allocator())));
   return std::make_unique<fusion::FusionBackend>("cpu", std::move(inner), std::move(fusers));
 }
 }  // namespace
 
 BackendFactory cpu_factory() {
-  return {DeviceType::Cpu, [] { return std::size_t{1}; }, create_cpu};
+  return {DeviceType::Cpu, [] { return default_rank::Cpu; }, [] { return std::size_t{1}; }, create_cpu};
 }
 
 }  // namespace burn::backend
+
+namespace burn {
+Device Device::cpu() {
+  static const Device d(DispatchDevice{DeviceType::Cpu, 0});
+  return d;
+}
+}  // namespace burn

@@ -5,14 +5,14 @@
 #include "backends/cpu/fused_program.hpp"
 #include "backends/flex/kernels.hpp"
 
-namespace burn::cpu_fusion {
+namespace burn::cpu {
 namespace {
 
 constexpr std::size_t kRegisterBytes = CpuElementwiseCompiler::kBlock * 8;
 
 class CpuElementwisePlan final : public fusion::FusedPlan {
  public:
-  CpuElementwisePlan(CompiledGroup group, std::shared_ptr<cpu::Allocator> alloc)
+  CpuElementwisePlan(CompiledGroup group, std::shared_ptr<host::Allocator> alloc)
       : g(std::move(group)), alloc_(std::move(alloc)) {
     // More work per element: threads pay off on smaller tensors.
     grain = std::max<std::size_t>(flex::kGrainSize / std::max<std::size_t>(g.instrs.size(), 1), 4096);
@@ -25,7 +25,7 @@ class CpuElementwisePlan final : public fusion::FusedPlan {
   std::size_t grain;
 
  private:
-  std::shared_ptr<cpu::Allocator> alloc_;
+  std::shared_ptr<host::Allocator> alloc_;
 };
 
 struct BlockRun {
@@ -60,14 +60,14 @@ int fused_run(const void* ctx, std::byte* const* ptrs, const std::int64_t* strid
 
 std::vector<backend::PrimitivePtr> CpuElementwisePlan::run(std::span<const fusion::QueuedOp* const> ops,
                                                            std::span<const backend::Input> in) const {
-  cpu::make_inputs_plain(in);  // a convolution may have left one blocked
+  host::make_inputs_plain(in);  // a convolution may have left one blocked
   BlockRun st{this, {}};
   fill_constants(g, ops, st.rc);
   auto results = allocate_outputs(g, alloc_, in);
   std::vector<flex::Operand> operands;
   operands.reserve(results.size() + in.size());
   for (const auto& y : results) operands.push_back(flex::operand(*y));
-  for (const auto& x : in) operands.push_back(flex::broadcast_operand(cpu::as_cpu(x.primitive), g.shape));
+  for (const auto& x : in) operands.push_back(flex::broadcast_operand(host::as_cpu(x.primitive), g.shape));
   if (!g.instrs.empty() && flex::for_each_run_wide(g.shape, operands, fused_run, &st, grain) != 0)
     throw ExecutionError("fused elementwise", "an op of the fused group reported an error it should not raise "
                                               "(internal error); run on Device::flex() to see which");
@@ -85,4 +85,4 @@ std::shared_ptr<fusion::FusedPlan> CpuElementwiseCompiler::compile(const fusion:
   return std::make_shared<CpuElementwisePlan>(compile_group(prog, /*rows=*/false), alloc_);
 }
 
-}  // namespace burn::cpu_fusion
+}  // namespace burn::cpu

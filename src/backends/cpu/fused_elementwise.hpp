@@ -10,14 +10,14 @@
 
 #include <memory>
 
-#include "backends/cpu_common/allocator.hpp"
+#include "backends/host/allocator.hpp"
 #include "fusion/elementwise.hpp"
 
-namespace burn::cpu_fusion {
+namespace burn::cpu {
 
 class CpuElementwiseCompiler final : public fusion::ElementwiseCompiler {
  public:
-  explicit CpuElementwiseCompiler(std::shared_ptr<cpu::Allocator> alloc) : alloc_(std::move(alloc)) {}
+  explicit CpuElementwiseCompiler(std::shared_ptr<host::Allocator> alloc) : alloc_(std::move(alloc)) {}
 
   bool supports(const ir::Op& op, std::span<const ir::TensorSpec> inputs,
                 std::span<const ir::TensorSpec> outputs) const override;
@@ -28,7 +28,7 @@ class CpuElementwiseCompiler final : public fusion::ElementwiseCompiler {
   static constexpr std::size_t kBlock = 1024;
 
  private:
-  std::shared_ptr<cpu::Allocator> alloc_;
+  std::shared_ptr<host::Allocator> alloc_;
 };
 
-}  // namespace burn::cpu_fusion
+}  // namespace burn::cpu

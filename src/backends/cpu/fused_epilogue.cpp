@@ -2,13 +2,13 @@
 
 #include <dnnl.hpp>
 
-#include "backends/cpu_common/kernel_dispatch.hpp"
 #include "backends/flex/dnnl_engine.hpp"
 #include "backends/flex/kernels.hpp"
 #include "backends/flex/matmul_post_ops.hpp"
 #include "backends/flex/strided.hpp"
+#include "fusion/op_kind.hpp"
 
-namespace burn::cpu_fusion {
+namespace burn::cpu {
 namespace {
 
 using Step = fusion::EpilogueProgram::Step;
@@ -18,13 +18,35 @@ dnnl::algorithm binary_algorithm(ir::BinaryOp op) {
     case ir::BinaryOp::Add: return dnnl::algorithm::binary_add;
     case ir::BinaryOp::Sub: return dnnl::algorithm::binary_sub;
     case ir::BinaryOp::Mul: return dnnl::algorithm::binary_mul;
-    default: return dnnl::algorithm::binary_div;
+    case ir::BinaryOp::Div: return dnnl::algorithm::binary_div;
+    // Never an epilogue step (fusion/epilogue.cpp takes the four above).
+    case ir::BinaryOp::Rem:
+    case ir::BinaryOp::Pow:
+    case ir::BinaryOp::Max:
+    case ir::BinaryOp::Min:
+    case ir::BinaryOp::Atan2:
+    case ir::BinaryOp::BitAnd:
+    case ir::BinaryOp::BitOr:
+    case ir::BinaryOp::BitXor:
+    case ir::BinaryOp::Shl:
+    case ir::BinaryOp::Shr:
+    case ir::BinaryOp::LogicalAnd:
+    case ir::BinaryOp::LogicalOr:
+    case ir::BinaryOp::LogicalXor:
+    case ir::BinaryOp::Equal:
+    case ir::BinaryOp::NotEqual:
+    case ir::BinaryOp::Greater:
+    case ir::BinaryOp::GreaterEqual:
+    case ir::BinaryOp::Less:
+    case ir::BinaryOp::LessEqual:
+      break;
   }
+  throw Error(ir::binary_name(op), "cannot be a matmul epilogue step (fusion planner bug)");
 }
 
 /// A tensor as a post-op's second operand: its dims (1 where it broadcasts)
 /// and strides, so oneDNN reads it in place.
-dnnl::memory::desc operand_desc(const cpu::CpuTensor& t) {
+dnnl::memory::desc operand_desc(const host::CpuTensor& t) {
   dnnl::memory::dims dims, strides;
   for (std::size_t d = 0; d < t.rank(); ++d) {
     dims.push_back(static_cast<dnnl::memory::dim>(t.shape[d]));
@@ -35,7 +57,7 @@ dnnl::memory::desc operand_desc(const cpu::CpuTensor& t) {
 
 class CpuEpiloguePlan final : public fusion::FusedPlan {
  public:
-  CpuEpiloguePlan(fusion::EpilogueProgram prog, std::shared_ptr<cpu::Allocator> alloc)
+  CpuEpiloguePlan(fusion::EpilogueProgram prog, std::shared_ptr<host::Allocator> alloc)
       : prog_(std::move(prog)), alloc_(std::move(alloc)) {}
 
   std::vector<backend::PrimitivePtr> run(std::span<const fusion::QueuedOp* const> ops,
@@ -43,7 +65,7 @@ class CpuEpiloguePlan final : public fusion::FusedPlan {
     const flex::Context ctx{alloc_};
     // A convolution anchor reads its input in a blocked layout a previous
     // convolution left; everything else reads row-major data.
-    cpu::make_inputs_plain(in, std::holds_alternative<ir::Conv>(ops[0]->op) ? 1 : 0);
+    host::make_inputs_plain(in, std::holds_alternative<ir::Conv>(ops[0]->op) ? 1 : 0);
     if (auto fused = run_fused(ctx, ops, in)) return {fused};
     return {run_one_by_one(ctx, ops, in)};
   }
@@ -52,18 +74,18 @@ class CpuEpiloguePlan final : public fusion::FusedPlan {
   /// The whole group as one oneDNN matmul or convolution; nullptr when a
   /// step's values fall outside what the post-ops compute as flex does, or
   /// oneDNN has no implementation.
-  cpu::CpuTensorPtr run_fused(const flex::Context& ctx, std::span<const fusion::QueuedOp* const> ops,
+  host::CpuTensorPtr run_fused(const flex::Context& ctx, std::span<const fusion::QueuedOp* const> ops,
                               std::span<const backend::Input> in) const {
     const std::size_t rank = prog_.output.shape.rank();
     dnnl::post_ops post;
     std::vector<flex::dnn::PlainArg> operands;  // the binary steps' right operands
-    std::vector<cpu::CpuTensorPtr> made;        // keeps scalar tensors and dense copies alive
+    std::vector<host::CpuTensorPtr> made;        // keeps scalar tensors and dense copies alive
     const bool is_matmul = std::holds_alternative<ir::Matmul>(ops[0]->op);
     // A matmul's leading bias add goes in as oneDNN's own bias argument,
     // which its kernels add while storing: cheaper than the same add as a
     // binary post-op (linear + relu of [64,784]x[784,128]: 37.4 against
     // 40.0 us; equal within noise on large layers).
-    const cpu::CpuTensor* bias = is_matmul ? row_bias(in) : nullptr;
+    const host::CpuTensor* bias = is_matmul ? row_bias(in) : nullptr;
     for (const Step& step : std::span(prog_.steps).subspan(bias ? 1 : 0)) {
       const int slot = DNNL_ARG_ATTR_MULTIPLE_POST_OP(static_cast<int>(post.len())) | DNNL_ARG_SRC_1;
       if (step.kind == Step::Kind::Relu) {
@@ -75,7 +97,7 @@ class CpuEpiloguePlan final : public fusion::FusedPlan {
         post.append_eltwise(1.0f, dnnl::algorithm::eltwise_relu, 0.0f, 0.0f);
         continue;
       }
-      const cpu::CpuTensor* rhs = nullptr;
+      const host::CpuTensor* rhs = nullptr;
       if (step.scalar) {
         // The scalar as a one-element tensor broadcast over the output, so
         // `x / 4` stays a division.
@@ -83,7 +105,7 @@ class CpuEpiloguePlan final : public fusion::FusedPlan {
         *made.back()->data<float>() = std::get<ir::Binary>(ops[step.group_op]->op).scalar->as<float>();
         rhs = made.back().get();
       } else {
-        rhs = &cpu::as_cpu(in[step.input].primitive);
+        rhs = &host::as_cpu(in[step.input].primitive);
         // oneDNN 2.6 reads a post-op operand as dense whatever its strides
         // say (a bias sliced with a step came out wrong): views are copied.
         if (!rhs->is_contiguous()) {
@@ -105,7 +127,7 @@ class CpuEpiloguePlan final : public fusion::FusedPlan {
     }
     std::unordered_map<int, dnnl::memory> args;
     for (const auto& a : operands) args.emplace(a.arg, flex::dnn::wrap(a.md, *a.tensor));
-    if (!flex::matmul_f32_with_post_ops(ctx, cpu::as_cpu_ptr(in[0].primitive), cpu::as_cpu_ptr(in[1].primitive), *y,
+    if (!flex::matmul_f32_with_post_ops(ctx, host::as_cpu_ptr(in[0].primitive), host::as_cpu_ptr(in[1].primitive), *y,
                                         attr, args, bias))
       return nullptr;
     return y;
@@ -114,11 +136,11 @@ class CpuEpiloguePlan final : public fusion::FusedPlan {
   /// The first step's right operand when that step adds one value per
   /// output column (a layer's bias: every dim but the last is 1) stored
   /// contiguously (oneDNN reads it as dense); nullptr otherwise.
-  const cpu::CpuTensor* row_bias(std::span<const backend::Input> in) const {
+  const host::CpuTensor* row_bias(std::span<const backend::Input> in) const {
     if (prog_.steps.empty()) return nullptr;
     const Step& first = prog_.steps.front();
     if (first.kind != Step::Kind::Binary || first.op != ir::BinaryOp::Add || first.scalar) return nullptr;
-    const cpu::CpuTensor& rhs = cpu::as_cpu(in[first.input].primitive);
+    const host::CpuTensor& rhs = host::as_cpu(in[first.input].primitive);
     if (rhs.rank() == 0 || rhs.shape.back() != prog_.output.shape[prog_.output.shape.rank() - 1]) return nullptr;
     if (rhs.shape.back() != 1 && rhs.strides.back() != 1) return nullptr;
     for (std::size_t d = 0; d + 1 < rhs.rank(); ++d)
@@ -127,7 +149,7 @@ class CpuEpiloguePlan final : public fusion::FusedPlan {
   }
 
   /// The group's ops one at a time on flex's kernels: same results as eager.
-  cpu::CpuTensorPtr run_one_by_one(const flex::Context& ctx, std::span<const fusion::QueuedOp* const> ops,
+  host::CpuTensorPtr run_one_by_one(const flex::Context& ctx, std::span<const fusion::QueuedOp* const> ops,
                                    std::span<const backend::Input> in) const {
     std::vector<backend::PrimitivePtr> results(ops.size());
     for (std::size_t k = 0; k < ops.size(); ++k) {
@@ -137,22 +159,52 @@ class CpuEpiloguePlan final : public fusion::FusedPlan {
         args.push_back({src.is_input ? in[src.index].primitive : results[src.index], ops[k]->inputs[s].spec, false});
       }
       const ir::TensorSpec out = ops[k]->outputs[0].spec;
-      if (k > 0) cpu::make_inputs_plain(args);  // the anchor's result may be blocked
+      if (k > 0) host::make_inputs_plain(args);  // the anchor's result may be blocked
       results[k] = std::visit(
           [&](const auto& o) -> backend::PrimitivePtr {
-            if constexpr (cpu::HasKernel<flex::Context, std::decay_t<decltype(o)>>)
+            constexpr fusion::OpKind kind = fusion::kind_of<std::decay_t<decltype(o)>>;
+            if constexpr (kind == fusion::OpKind::Anchor || kind == fusion::OpKind::Elementwise)
               return flex::kernel(ctx, o, args, std::span(&out, 1)).at(0);
-            else
+            else  // reductions and eager ops are never in an epilogue group
               throw Error(ir::op_name(ops[k]->op), "cannot run in a matmul epilogue (fusion planner bug)");
           },
           ops[k]->op);
     }
-    return cpu::as_cpu_ptr(results.back());
+    return host::as_cpu_ptr(results.back());
   }
 
   fusion::EpilogueProgram prog_;
-  std::shared_ptr<cpu::Allocator> alloc_;
+  std::shared_ptr<host::Allocator> alloc_;
 };
+
+}  // namespace
+
+namespace {
+
+// Whether oneDNN runs this anchor with post-ops (inputs and output are F32
+// and not empty). One overload per op of the anchor kind.
+template <class O>
+bool anchor_supported(const O&, std::span<const ir::TensorSpec>, const ir::TensorSpec&) = delete;
+
+// Batched matmuls too ([..., m, k] x [..., k, n], batch dims broadcast):
+// oneDNN takes up to 12 dims; a post-op operand's broadcast it cannot take
+// makes the primitive fail, and the group then runs op by op.
+bool anchor_supported(const ir::Matmul&, std::span<const ir::TensorSpec> inputs, const ir::TensorSpec& output) {
+  if (inputs.size() != 2 || inputs[0].shape.rank() < 2 || inputs[0].shape.rank() > 12) return false;
+  // A small product without batch dims runs faster alone on flex's
+  // dnnl_sgemm path, its epilogue then fused as elementwise work.
+  const auto& out = output.shape.dims();
+  const std::size_t r = out.size();
+  std::size_t batch = 1;
+  for (std::size_t i = 0; i + 2 < r; ++i) batch *= out[i];
+  return batch != 1 || !flex::is_small_product(out[r - 2], inputs[0].shape.dims().back(), out[r - 1]);
+}
+
+// 2-D convolutions: the post-ops' operands then have the output's rank as
+// oneDNN sees it.
+bool anchor_supported(const ir::Conv& conv, std::span<const ir::TensorSpec>, const ir::TensorSpec& output) {
+  return conv.stride.size() == 2 && output.shape.rank() == 4;
+}
 
 }  // namespace
 
@@ -161,27 +213,18 @@ bool CpuEpilogueCompiler::supports_anchor(const ir::Op& op, std::span<const ir::
   if (outputs.size() != 1 || outputs[0].dtype != DType::F32 || outputs[0].shape.num_elements() == 0) return false;
   for (const auto& in : inputs)
     if (in.dtype != DType::F32 || in.shape.num_elements() == 0) return false;
-  // Batched matmuls too ([..., m, k] x [..., k, n], batch dims broadcast):
-  // oneDNN takes up to 12 dims; a post-op operand's broadcast it cannot
-  // take makes the primitive fail, and the group then runs op by op.
-  if (std::holds_alternative<ir::Matmul>(op)) {
-    if (inputs.size() != 2 || inputs[0].shape.rank() < 2 || inputs[0].shape.rank() > 12) return false;
-    // A small product without batch dims runs faster alone on flex's
-    // dnnl_sgemm path, its epilogue then fused as elementwise work.
-    const auto& out = outputs[0].shape.dims();
-    const std::size_t r = out.size();
-    std::size_t batch = 1;
-    for (std::size_t i = 0; i + 2 < r; ++i) batch *= out[i];
-    return batch != 1 || !flex::is_small_product(out[r - 2], inputs[0].shape.dims().back(), out[r - 1]);
-  }
-  // 2-D convolutions: the post-ops' operands then have the output's rank as
-  // oneDNN sees it.
-  if (const auto* conv = std::get_if<ir::Conv>(&op)) return conv->stride.size() == 2 && outputs[0].shape.rank() == 4;
-  return false;
+  return std::visit(
+      [&](const auto& o) {
+        if constexpr (fusion::kind_of<std::decay_t<decltype(o)>> == fusion::OpKind::Anchor)
+          return anchor_supported(o, inputs, outputs[0]);
+        else
+          return false;  // the epilogue fuser asks about anchors only
+      },
+      op);
 }
 
 std::shared_ptr<fusion::FusedPlan> CpuEpilogueCompiler::compile(const fusion::EpilogueProgram& program) const {
   return std::make_shared<CpuEpiloguePlan>(program, alloc_);
 }
 
-}  // namespace burn::cpu_fusion
+}  // namespace burn::cpu

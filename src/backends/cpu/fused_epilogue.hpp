@@ -7,14 +7,14 @@
 
 #include <memory>
 
-#include "backends/cpu_common/allocator.hpp"
+#include "backends/host/allocator.hpp"
 #include "fusion/epilogue.hpp"
 
-namespace burn::cpu_fusion {
+namespace burn::cpu {
 
 class CpuEpilogueCompiler final : public fusion::EpilogueCompiler {
  public:
-  explicit CpuEpilogueCompiler(std::shared_ptr<cpu::Allocator> alloc) : alloc_(std::move(alloc)) {}
+  explicit CpuEpilogueCompiler(std::shared_ptr<host::Allocator> alloc) : alloc_(std::move(alloc)) {}
 
   /// f32 matrices ([m, k] x [k, n]) and f32 2-D convolutions: oneDNN's
   /// primitives with post-ops.
@@ -24,7 +24,7 @@ class CpuEpilogueCompiler final : public fusion::EpilogueCompiler {
   std::shared_ptr<fusion::FusedPlan> compile(const fusion::EpilogueProgram& program) const override;
 
  private:
-  std::shared_ptr<cpu::Allocator> alloc_;
+  std::shared_ptr<host::Allocator> alloc_;
 };
 
-}  // namespace burn::cpu_fusion
+}  // namespace burn::cpu

@@ -4,9 +4,46 @@
 #include <cstring>
 
 #include "backends/flex/kernels.hpp"
+#include "fusion/op_kind.hpp"
 #include "fusion/row_reduce.hpp"
 
-namespace burn::cpu_fusion {
+namespace burn::cpu {
+namespace {
+
+// Binds an op to flex's row function (a reduction: its row fold) for its
+// input dtype, with the constant it reads. One overload per op of the
+// elementwise and reduction kinds.
+template <class O>
+void bind(Instr&, const O&, DType) = delete;
+void bind(Instr& ins, const ir::Unary& o, DType in) { ins.fn = flex::unary_row_fn(o.op, in); }
+void bind(Instr& ins, const ir::Binary& o, DType in) {
+  ins.fn = o.op >= ir::BinaryOp::Equal ? flex::comparison_row(o.op, in) : flex::arithmetic_row(o.op, in);
+  ins.ctx = CtxKind::ErrorSlot;
+  if (o.scalar) {
+    ins.constant = ConstantKind::BinaryScalar;
+    ins.dtype = in;
+  }
+}
+void bind(Instr& ins, const ir::Clamp&, DType in) {
+  ins.fn = flex::clamp_row_fn(in);
+  ins.ctx = CtxKind::Constant;
+  ins.constant = ConstantKind::ClampBounds;
+  ins.dtype = in;
+}
+void bind(Instr& ins, const ir::Cast& o, DType in) { ins.fn = flex::cast_row_fn(in, o.dtype); }
+void bind(Instr& ins, const ir::MaskWhere&, DType in) { ins.fn = flex::mask_where_row_fn(in); }
+void bind(Instr& ins, const ir::MaskFill&, DType in) {
+  ins.fn = flex::mask_fill_row_fn(in);
+  ins.ctx = CtxKind::Constant;
+  ins.constant = ConstantKind::FillValue;
+  ins.dtype = in;
+}
+void bind(Instr& ins, const ir::Reduce& o, DType in) {
+  ins.reduce = flex::reduce_line_fn(o.op, in);
+  ins.per_row = true;
+}
+
+}  // namespace
 
 bool fusable_on_cpu(const ir::Op& op, std::span<const ir::TensorSpec> inputs) {
   // Integer ops that can fail (division by zero, negative shifts or powers)
@@ -20,9 +57,27 @@ bool fusable_on_cpu(const ir::Op& op, std::span<const ir::TensorSpec> inputs) {
       case ir::BinaryOp::Shl:
       case ir::BinaryOp::Shr:
         return false;
-      default:
+      case ir::BinaryOp::Add:
+      case ir::BinaryOp::Sub:
+      case ir::BinaryOp::Mul:
+      case ir::BinaryOp::Max:
+      case ir::BinaryOp::Min:
+      case ir::BinaryOp::Atan2:
+      case ir::BinaryOp::BitAnd:
+      case ir::BinaryOp::BitOr:
+      case ir::BinaryOp::BitXor:
+      case ir::BinaryOp::LogicalAnd:
+      case ir::BinaryOp::LogicalOr:
+      case ir::BinaryOp::LogicalXor:
+      case ir::BinaryOp::Equal:
+      case ir::BinaryOp::NotEqual:
+      case ir::BinaryOp::Greater:
+      case ir::BinaryOp::GreaterEqual:
+      case ir::BinaryOp::Less:
+      case ir::BinaryOp::LessEqual:
         return true;
     }
+    return true;
   }
   // Reductions: the float folds whose row function matches flex's kernel.
   if (const auto* r = std::get_if<ir::Reduce>(&op))
@@ -100,36 +155,14 @@ CompiledGroup compile_group(const fusion::ElementwiseProgram& prog, bool rows) {
     }
     std::visit(
         [&](const auto& o) {
-          using O = std::decay_t<decltype(o)>;
-          if constexpr (std::is_same_v<O, ir::Unary>) {
-            ins.fn = flex::unary_row_fn(o.op, in_dtype);
-          } else if constexpr (std::is_same_v<O, ir::Binary>) {
-            ins.fn = o.op >= ir::BinaryOp::Equal ? flex::comparison_row(o.op, in_dtype)
-                                                 : flex::arithmetic_row(o.op, in_dtype);
-            ins.ctx = CtxKind::ErrorSlot;
-            if (o.scalar) {
-              ins.constant = ConstantKind::BinaryScalar;
-              ins.dtype = in_dtype;
-            }
-          } else if constexpr (std::is_same_v<O, ir::Clamp>) {
-            ins.fn = flex::clamp_row_fn(in_dtype);
-            ins.ctx = CtxKind::Constant;
-            ins.constant = ConstantKind::ClampBounds;
-            ins.dtype = in_dtype;
-          } else if constexpr (std::is_same_v<O, ir::Cast>) {
-            ins.fn = flex::cast_row_fn(in_dtype, o.dtype);
-          } else if constexpr (std::is_same_v<O, ir::MaskWhere>) {
-            ins.fn = flex::mask_where_row_fn(in_dtype);
-          } else if constexpr (std::is_same_v<O, ir::MaskFill>) {
-            ins.fn = flex::mask_fill_row_fn(in_dtype);
-            ins.ctx = CtxKind::Constant;
-            ins.constant = ConstantKind::FillValue;
-            ins.dtype = in_dtype;
-          } else if constexpr (std::is_same_v<O, ir::Reduce>) {
+          constexpr fusion::OpKind kind = fusion::kind_of<std::decay_t<decltype(o)>>;
+          if constexpr (kind == fusion::OpKind::Elementwise) {
+            bind(ins, o, in_dtype);
+          } else if constexpr (kind == fusion::OpKind::Reduction) {
             if (!rows) throw Error(ir::op_name(op), "a reduction reached the blocked executor (fusion planner bug)");
-            ins.reduce = flex::reduce_line_fn(o.op, in_dtype);
-            ins.per_row = true;
+            bind(ins, o, in_dtype);
           } else {
+            // Anchors and eager ops: elementwise and row groups never hold them.
             throw Error(ir::op_name(op), "cannot run in a fused CPU group (fusion planner bug)");
           }
         },
@@ -211,18 +244,18 @@ std::byte* thread_registers(std::size_t bytes) {
   return file.get();
 }
 
-std::vector<cpu::CpuTensorPtr> allocate_outputs(const CompiledGroup& g, const std::shared_ptr<cpu::Allocator>& alloc,
+std::vector<host::CpuTensorPtr> allocate_outputs(const CompiledGroup& g, const std::shared_ptr<host::Allocator>& alloc,
                                                 std::span<const backend::Input> in) {
   const flex::Context ctx{alloc};
-  std::vector<cpu::CpuTensorPtr> results;
+  std::vector<host::CpuTensorPtr> results;
   results.reserve(g.outputs.size());
   std::vector<bool> taken(in.size(), false);
   for (std::size_t j = 0; j < g.outputs.size(); ++j) {
-    cpu::CpuTensorPtr y;
+    host::CpuTensorPtr y;
     for (std::size_t k : g.alias_candidates[j]) {
       if (taken[k] || !in[k].reusable) continue;
       auto candidate = ctx.output_reusing(g.outputs[j], in, {k});
-      if (candidate->buffer == cpu::as_cpu(in[k].primitive).buffer) {
+      if (candidate->buffer == host::as_cpu(in[k].primitive).buffer) {
         taken[k] = true;
         y = std::move(candidate);
         break;
@@ -233,4 +266,4 @@ std::vector<cpu::CpuTensorPtr> allocate_outputs(const CompiledGroup& g, const st
   return results;
 }
 
-}  // namespace burn::cpu_fusion
+}  // namespace burn::cpu

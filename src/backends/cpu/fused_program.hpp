@@ -11,12 +11,12 @@
 
 #include <burn/small_vector.hpp>
 
-#include "backends/cpu_common/cpu_tensor.hpp"
+#include "backends/host/cpu_tensor.hpp"
 #include "backends/flex/element.hpp"
 #include "backends/flex/rows.hpp"
 #include "fusion/elementwise.hpp"
 
-namespace burn::cpu_fusion {
+namespace burn::cpu {
 
 /// Where an operand of an instruction lives while it runs.
 struct Loc {
@@ -50,7 +50,7 @@ struct Constant {
 
 /// The compiled group, shared by both executors.
 struct CompiledGroup {
-  cpu::Extents shape;                      // the loop (or row) shape
+  host::Extents shape;                      // the loop (or row) shape
   std::vector<ir::TensorSpec> inputs;
   std::vector<ir::TensorSpec> outputs;
   std::vector<Instr> instrs;
@@ -112,7 +112,7 @@ std::byte* thread_registers(std::size_t bytes);
 
 /// The group's output tensors: fresh, or the storage of an input nothing
 /// else can observe.
-std::vector<cpu::CpuTensorPtr> allocate_outputs(const CompiledGroup& g, const std::shared_ptr<cpu::Allocator>& alloc,
+std::vector<host::CpuTensorPtr> allocate_outputs(const CompiledGroup& g, const std::shared_ptr<host::Allocator>& alloc,
                                                 std::span<const backend::Input> in);
 
-}  // namespace burn::cpu_fusion
+}  // namespace burn::cpu

@@ -10,12 +10,12 @@
 #include "backends/flex/kernels.hpp"
 #include "backends/flex/parallel.hpp"
 
-namespace burn::cpu_fusion {
+namespace burn::cpu {
 namespace {
 
 class CpuRowPlan final : public fusion::FusedPlan {
  public:
-  CpuRowPlan(CompiledGroup group, std::shared_ptr<cpu::Allocator> alloc) : g(std::move(group)), alloc_(std::move(alloc)) {
+  CpuRowPlan(CompiledGroup group, std::shared_ptr<host::Allocator> alloc) : g(std::move(group)), alloc_(std::move(alloc)) {
     row = g.shape.empty() ? 1 : g.shape.back();
     rows = 1;
     for (std::size_t d = 0; d + 1 < g.shape.size(); ++d) rows *= g.shape[d];
@@ -42,7 +42,7 @@ class CpuRowPlan final : public fusion::FusedPlan {
   std::size_t block_register_bytes = 0;
 
  private:
-  std::shared_ptr<cpu::Allocator> alloc_;
+  std::shared_ptr<host::Allocator> alloc_;
 };
 
 /// Offset (in elements) of row `r`'s first element in `o` (dims before the last).
@@ -90,7 +90,7 @@ int run_rows(const CpuRowPlan& plan, const RunConstants& rc, std::span<const fle
   return 0;
 }
 
-// ---- blocks of short rows -----------------------------------------------------
+// Blocks of short rows.
 // A block of R rows is laid out in registers as R*row contiguous elements (a
 // full-row value) or R elements (a row statistic), so each instruction runs
 // once per block. Loop operands must step by one stride per row (`row_step`);
@@ -239,7 +239,7 @@ int run_block(const CpuRowPlan& plan, const RunConstants& rc, std::span<const fl
 
 std::vector<backend::PrimitivePtr> CpuRowPlan::run(std::span<const fusion::QueuedOp* const> ops,
                                                    std::span<const backend::Input> in) const {
-  cpu::make_inputs_plain(in);  // a convolution may have left one blocked
+  host::make_inputs_plain(in);  // a convolution may have left one blocked
   RunConstants rc;
   fill_constants(g, ops, rc);
   auto results = allocate_outputs(g, alloc_, in);
@@ -248,7 +248,7 @@ std::vector<backend::PrimitivePtr> CpuRowPlan::run(std::span<const fusion::Queue
   std::vector<flex::Operand> operands;
   operands.reserve(results.size() + in.size());
   for (const auto& y : results) operands.push_back(flex::broadcast_operand(*y, g.shape));
-  for (const auto& x : in) operands.push_back(flex::broadcast_operand(cpu::as_cpu(x.primitive), g.shape));
+  for (const auto& x : in) operands.push_back(flex::broadcast_operand(host::as_cpu(x.primitive), g.shape));
   // Empty rows (row == 0) still run: their statistics (a sum of nothing is
   // 0, a mean NaN) and the per-row ops on them have values.
   if (g.instrs.empty() || rows == 0) return {results.begin(), results.end()};
@@ -294,4 +294,4 @@ std::shared_ptr<fusion::FusedPlan> CpuRowCompiler::compile(const fusion::Element
   return std::make_shared<CpuRowPlan>(compile_group(prog, /*rows=*/true), alloc_);
 }
 
-}  // namespace burn::cpu_fusion
+}  // namespace burn::cpu

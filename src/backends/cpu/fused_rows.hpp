@@ -7,14 +7,14 @@
 
 #include <memory>
 
-#include "backends/cpu_common/allocator.hpp"
+#include "backends/host/allocator.hpp"
 #include "fusion/row_reduce.hpp"
 
-namespace burn::cpu_fusion {
+namespace burn::cpu {
 
 class CpuRowCompiler final : public fusion::ElementwiseCompiler {
  public:
-  explicit CpuRowCompiler(std::shared_ptr<cpu::Allocator> alloc) : alloc_(std::move(alloc)) {}
+  explicit CpuRowCompiler(std::shared_ptr<host::Allocator> alloc) : alloc_(std::move(alloc)) {}
 
   bool supports(const ir::Op& op, std::span<const ir::TensorSpec> inputs,
                 std::span<const ir::TensorSpec> outputs) const override;
@@ -25,7 +25,7 @@ class CpuRowCompiler final : public fusion::ElementwiseCompiler {
   static std::size_t max_row();
 
  private:
-  std::shared_ptr<cpu::Allocator> alloc_;
+  std::shared_ptr<host::Allocator> alloc_;
 };
 
-}  // namespace burn::cpu_fusion
+}  // namespace burn::cpu

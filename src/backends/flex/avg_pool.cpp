@@ -10,7 +10,7 @@
 namespace burn::flex {
 namespace {
 
-using cpu::CpuTensor;
+using host::CpuTensor;
 
 /// Per axis and output position: the real input range [lo, hi) and the
 /// window's extent clipped to the padded input (PyTorch's count_include_pad
@@ -115,7 +115,7 @@ bool dnnl_avg_pool(const CpuTensor& x, CpuTensor& y, const ir::AvgPool& op, dnnl
 
 Result kernel(const Context& ctx, const ir::AvgPool& op, Inputs in, Outputs out) {
   const std::string_view name = ir::op_name(ir::Op(op));
-  auto x = cpu::contiguous(ctx.alloc, cpu::as_cpu_ptr(in[0].primitive));
+  auto x = host::contiguous(ctx.alloc, host::as_cpu_ptr(in[0].primitive));
   auto y = ctx.output(out[0]);
   const dnn::Window3 w = dnn::make_window(name, std::span(x->shape).subspan(2), std::span(y->shape).subspan(2),
                                           op.kernel, op.stride, op.padding, {});
@@ -130,7 +130,7 @@ Result kernel(const Context& ctx, const ir::AvgPool& op, Inputs in, Outputs out)
 
 Result kernel(const Context& ctx, const ir::AdaptiveAvgPool& op, Inputs in, Outputs out) {
   const std::string_view name = ir::op_name(ir::Op(op));
-  auto x = cpu::contiguous(ctx.alloc, cpu::as_cpu_ptr(in[0].primitive));
+  auto x = host::contiguous(ctx.alloc, host::as_cpu_ptr(in[0].primitive));
   auto y = ctx.output(out[0]);
   const dnn::Window3 w =
       dnn::make_window(name, std::span(x->shape).subspan(2), std::span(y->shape).subspan(2), {}, {}, {}, {});

@@ -36,14 +36,14 @@ std::size_t grain_of(BinaryOp op) {
 }
 
 // Same shape as the output and dense: the operand can skip the general loop.
-bool dense_like(const cpu::CpuTensor& t, const cpu::CpuTensor& y) { return t.shape == y.shape && t.is_contiguous(); }
+bool dense_like(const host::CpuTensor& t, const host::CpuTensor& y) { return t.shape == y.shape && t.is_contiguous(); }
 
 }  // namespace
 
 // The kernel proper returns its one output directly: dispatch's
 // single-output path runs it without a result vector (tiny-op latency).
-cpu::CpuTensorPtr single_output_kernel(const Context& ctx, const ir::Binary& op, Inputs in, const ir::TensorSpec& out) {
-  const auto& a = cpu::as_cpu(in[0].primitive);
+host::CpuTensorPtr single_output_kernel(const Context& ctx, const ir::Binary& op, Inputs in, const ir::TensorSpec& out) {
+  const auto& a = host::as_cpu(in[0].primitive);
   // Either operand's storage may take the result (a donated temporary); a
   // row reads each element before writing the same position.
   auto y = op.scalar ? ctx.output_reusing(out, in, {0}) : ctx.output_reusing(out, in, {0, 1});
@@ -57,7 +57,7 @@ cpu::CpuTensorPtr single_output_kernel(const Context& ctx, const ir::Binary& op,
       const T v = op.scalar->as<T>();
       std::memcpy(scalar.data(), &v, sizeof(T));
     });
-  const cpu::CpuTensor* b = op.scalar ? nullptr : &cpu::as_cpu(in[1].primitive);
+  const host::CpuTensor* b = op.scalar ? nullptr : &host::as_cpu(in[1].primitive);
   const std::size_t n = y->num_elements();
   if (n <= grain_of(op.op) && dense_like(a, *y) && (!b || dense_like(*b, *y))) {
     // The common small case (same-shape dense operands, one thread): one row,
@@ -69,7 +69,7 @@ cpu::CpuTensorPtr single_output_kernel(const Context& ctx, const ir::Binary& op,
   } else {
     const Operand ops[] = {operand(*y), broadcast_operand(a, y->shape),
                            b ? broadcast_operand(*b, y->shape)
-                             : Operand{scalar.data(), dtype_size(a.dtype), cpu::Strides(y->rank(), 0)}};
+                             : Operand{scalar.data(), dtype_size(a.dtype), host::Strides(y->rank(), 0)}};
     code = for_each_run(y->shape, ops, fn, &err, grain_of(op.op));
   }
   if (code) fail(op.op, err.value.load());

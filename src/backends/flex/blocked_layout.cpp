@@ -1,12 +1,12 @@
 #include "backends/flex/blocked_layout.hpp"
 
-#include "dispatch/object_pool.hpp"
+#include "core/object_pool.hpp"
 
 namespace burn::flex::dnn {
 
-std::shared_ptr<cpu::Buffer> BlockedLayout::to_plain(const cpu::CpuTensor& t,
-                                                     const std::shared_ptr<cpu::Buffer>& blocked) const {
-  auto plain = detail::make_pooled<cpu::Buffer>(alloc_, t.num_elements() * dtype_size(t.dtype));
+std::shared_ptr<host::Buffer> BlockedLayout::to_plain(const host::CpuTensor& t,
+                                                     const std::shared_ptr<host::Buffer>& blocked) const {
+  auto plain = detail::make_pooled<host::Buffer>(alloc_, t.num_elements() * dtype_size(t.dtype));
   const dnnl::memory::dims md_dims = md_.dims();  // a fresh vector per call
   const std::vector<std::size_t> dims(md_dims.begin(), md_dims.end());
   const dnnl::memory::desc plain_md = plain_desc(dims, md_.data_type());
@@ -23,11 +23,11 @@ BlockedOutput::BlockedOutput(const Context& ctx, const dnnl::memory::desc& want,
   buffer_ = target_->buffer;
 }
 
-void BlockedOutput::finish(const Context& ctx, cpu::CpuTensor& y) const {
+void BlockedOutput::finish(const Context& ctx, host::CpuTensor& y) const {
   y.set_opaque(std::make_shared<BlockedLayout>(want_, ctx.alloc), buffer_);
 }
 
-std::optional<BlockedInput> blocked_input(const cpu::CpuTensor& x, const dnnl::memory::desc& plain) {
+std::optional<BlockedInput> blocked_input(const host::CpuTensor& x, const dnnl::memory::desc& plain) {
   const auto view = x.opaque_view();
   if (!view.layout) return std::nullopt;
   const auto* layout = dynamic_cast<const BlockedLayout*>(view.layout.get());
@@ -37,7 +37,7 @@ std::optional<BlockedInput> blocked_input(const cpu::CpuTensor& x, const dnnl::m
   }
   // A private tensor over the blocked bytes: it keeps them alive while the
   // primitive runs, whatever another thread does to x meanwhile.
-  auto bytes = detail::make_pooled<cpu::CpuTensor>();
+  auto bytes = detail::make_pooled<host::CpuTensor>();
   bytes->buffer = view.buffer;
   bytes->dtype = DType::U8;
   bytes->shape = {view.buffer->size()};

@@ -10,20 +10,20 @@
 
 namespace burn::flex::dnn {
 
-class BlockedLayout final : public cpu::OpaqueLayout {
+class BlockedLayout final : public host::OpaqueLayout {
  public:
-  BlockedLayout(dnnl::memory::desc md, std::shared_ptr<cpu::Allocator> alloc)
+  BlockedLayout(dnnl::memory::desc md, std::shared_ptr<host::Allocator> alloc)
       : md_(std::move(md)), alloc_(std::move(alloc)) {}
 
   /// The layout, with oneDNN's dims (unit-padded spatial dims included).
   const dnnl::memory::desc& md() const noexcept { return md_; }
 
-  std::shared_ptr<cpu::Buffer> to_plain(const cpu::CpuTensor& t,
-                                        const std::shared_ptr<cpu::Buffer>& blocked) const override;
+  std::shared_ptr<host::Buffer> to_plain(const host::CpuTensor& t,
+                                        const std::shared_ptr<host::Buffer>& blocked) const override;
 
  private:
   dnnl::memory::desc md_;
-  std::shared_ptr<cpu::Allocator> alloc_;
+  std::shared_ptr<host::Allocator> alloc_;
 };
 
 /// A convolution output the primitive writes in `want`: when that is not
@@ -36,14 +36,14 @@ class BlockedOutput {
   bool active() const noexcept { return buffer_ != nullptr; }
   /// A tensor whose base() is the blocked buffer, to pass as the primitive's
   /// destination with md().
-  const cpu::CpuTensor& target() const noexcept { return *target_; }
+  const host::CpuTensor& target() const noexcept { return *target_; }
   const dnnl::memory::desc& md() const noexcept { return want_; }
-  void finish(const Context& ctx, cpu::CpuTensor& y) const;
+  void finish(const Context& ctx, host::CpuTensor& y) const;
 
  private:
   dnnl::memory::desc want_;
-  std::shared_ptr<cpu::Buffer> buffer_;
-  cpu::CpuTensorPtr target_;
+  std::shared_ptr<host::Buffer> buffer_;
+  host::CpuTensorPtr target_;
 };
 
 /// The blocked layout of an opaque convolution input whose dims and type
@@ -51,14 +51,14 @@ class BlockedOutput {
 /// then made plain and read as usual.
 struct BlockedInput {
   dnnl::memory::desc md;
-  cpu::CpuTensorPtr bytes;  // base() is the blocked buffer, kept alive
+  host::CpuTensorPtr bytes;  // base() is the blocked buffer, kept alive
 };
-std::optional<BlockedInput> blocked_input(const cpu::CpuTensor& x, const dnnl::memory::desc& plain);
+std::optional<BlockedInput> blocked_input(const host::CpuTensor& x, const dnnl::memory::desc& plain);
 
 /// Max pooling without indices read and written in x's opaque layout when
 /// that is channel-blocked or channels-last f32; nullptr otherwise (the
 /// caller then pools the row-major data). See max_pool_blocked.cpp.
-cpu::CpuTensorPtr max_pool_blocked(const Context& ctx, const ir::MaxPool& op, const cpu::CpuTensor& x,
+host::CpuTensorPtr max_pool_blocked(const Context& ctx, const ir::MaxPool& op, const host::CpuTensor& x,
                                    const ir::TensorSpec& out);
 
 }  // namespace burn::flex::dnn

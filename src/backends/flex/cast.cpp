@@ -29,14 +29,14 @@ RowFn cast_row_fn(DType from, DType to) {
   });
 }
 
-void convert_into(const cpu::CpuTensor& dst, const cpu::CpuTensor& src) {
+void convert_into(const host::CpuTensor& dst, const host::CpuTensor& src) {
   const RowFn fn = cast_row_fn(src.dtype, dst.dtype);
   const Operand ops[] = {operand(dst), operand(src)};
   for_each_run(dst.shape, ops, fn, nullptr);
 }
 
 Result kernel(const Context& ctx, const ir::Cast& op, Inputs in, Outputs out) {
-  const auto x = cpu::as_cpu_ptr(in[0].primitive);
+  const auto x = host::as_cpu_ptr(in[0].primitive);
   // Tensors are immutable values: a same-dtype cast can share the storage.
   if (x->dtype == op.dtype) return {x};
   auto y = ctx.output(out[0]);

@@ -12,7 +12,7 @@
 namespace burn::flex {
 namespace {
 
-using cpu::CpuTensor;
+using host::CpuTensor;
 using dnn::ConvTensors;
 
 /// oneDNN's convolution. The input may be in the blocked layout a previous
@@ -103,7 +103,7 @@ void loop_conv(const ConvTensors& t, CpuTensor& y, const ir::Conv& op) {
 
 }  // namespace
 
-bool conv_f32_with_post_ops(const Context& ctx, const ir::Conv& op, Inputs in, cpu::CpuTensor& y,
+bool conv_f32_with_post_ops(const Context& ctx, const ir::Conv& op, Inputs in, host::CpuTensor& y,
                             const dnnl::primitive_attr& attr, std::span<const dnn::PlainArg> post_args) {
   if (y.dtype != DType::F32 || y.num_elements() == 0 || op.stride.size() > 3) return false;
   const ConvTensors t = dnn::conv_inputs(ctx, in, op.has_bias);

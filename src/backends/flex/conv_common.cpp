@@ -11,10 +11,10 @@ ConvTensors conv_inputs(const Context& ctx, Inputs in, bool has_bias) {
   ConvTensors t;
   // flex's run-merging parallel copy: the conv backward rule feeds permuted
   // views here (the weight gradient correlates [C, N, H, W] views), and the
-  // element-by-element cpu::contiguous walk cost more than the conv itself.
-  t.x = make_contiguous(ctx, cpu::as_cpu_ptr(in[0].primitive));
-  t.w = make_contiguous(ctx, cpu::as_cpu_ptr(in[1].primitive));
-  if (has_bias) t.bias = make_contiguous(ctx, cpu::as_cpu_ptr(in[2].primitive));
+  // element-by-element host::contiguous walk cost more than the conv itself.
+  t.x = make_contiguous(ctx, host::as_cpu_ptr(in[0].primitive));
+  t.w = make_contiguous(ctx, host::as_cpu_ptr(in[1].primitive));
+  if (has_bias) t.bias = make_contiguous(ctx, host::as_cpu_ptr(in[2].primitive));
   return t;
 }
 
@@ -22,7 +22,7 @@ ConvTensors widen(const Context& ctx, const ConvTensors& t) {
   return {to_f32(ctx, *t.x), to_f32(ctx, *t.w), t.bias ? to_f32(ctx, *t.bias) : nullptr};
 }
 
-void fill_bias(const ConvTensors& t, cpu::CpuTensor& y) {
+void fill_bias(const ConvTensors& t, host::CpuTensor& y) {
   const std::size_t channels = y.shape[1];
   const std::size_t planes = y.shape[0] * channels;
   const std::size_t vol = planes ? y.num_elements() / planes : 0;

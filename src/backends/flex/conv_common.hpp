@@ -13,14 +13,14 @@ namespace burn::flex::dnn {
 /// Contiguous input, weight and optional bias of a convolution; a conv
 /// kernel's input x may instead be opaque (blocked by a previous conv).
 struct ConvTensors {
-  cpu::CpuTensorPtr x, w, bias;
+  host::CpuTensorPtr x, w, bias;
 };
 
 ConvTensors conv_inputs(const Context& ctx, Inputs in, bool has_bias);
 /// The same tensors widened to f32 (for half dtypes).
 ConvTensors widen(const Context& ctx, const ConvTensors& t);
 /// y[n, c, ...] = bias[c] (or 0): the result when nothing is summed.
-void fill_bias(const ConvTensors& t, cpu::CpuTensor& y);
+void fill_bias(const ConvTensors& t, host::CpuTensor& y);
 
 /// `shape` with trailing unit dims appended up to n spatial dims (oneDNN
 /// needs at least one).

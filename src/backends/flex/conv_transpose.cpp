@@ -11,7 +11,7 @@
 namespace burn::flex {
 namespace {
 
-using cpu::CpuTensor;
+using host::CpuTensor;
 using dnn::ConvTensors;
 
 bool dnnl_deconv(const Context& ctx, const ConvTensors& t, CpuTensor& y, const ir::ConvTranspose& op, dnnl::memory::data_type dt) {
@@ -29,7 +29,7 @@ bool dnnl_deconv(const Context& ctx, const ConvTensors& t, CpuTensor& y, const i
   if (g > 1) w_dims.push_back(g), w_strides.push_back(static_cast<std::int64_t>(icg * ocg * k_vol));
   w_dims.push_back(ocg), w_strides.push_back(static_cast<std::int64_t>(k_vol));
   w_dims.push_back(icg), w_strides.push_back(static_cast<std::int64_t>(ocg * k_vol));
-  const auto k_strides = cpu::contiguous_strides(std::vector<std::size_t>(ks.begin() + 2, ks.end()));
+  const auto k_strides = host::contiguous_strides(std::vector<std::size_t>(ks.begin() + 2, ks.end()));
   w_dims.insert(w_dims.end(), ks.begin() + 2, ks.end());
   w_strides.insert(w_strides.end(), k_strides.begin(), k_strides.end());
   try {

@@ -10,7 +10,7 @@
 namespace burn::flex {
 namespace {
 
-using cpu::CpuTensor;
+using host::CpuTensor;
 
 bool dnnl_weight_grad(const Context& ctx, const CpuTensor& x, const CpuTensor& g, CpuTensor& dw,
                       const ir::ConvWeightGrad& op, dnnl::memory::data_type dt) {
@@ -87,8 +87,8 @@ Result kernel(const Context& ctx, const ir::ConvWeightGrad& op, Inputs in, Outpu
   const std::string_view name = ir::op_name(ir::Op(op));
   dnn::expect_at_most_3d(name, op.stride.size());
   if (dw->num_elements() == 0) return {dw};
-  auto x = cpu::contiguous(ctx.alloc, cpu::as_cpu_ptr(in[0].primitive));
-  auto g = cpu::contiguous(ctx.alloc, cpu::as_cpu_ptr(in[1].primitive));
+  auto x = host::contiguous(ctx.alloc, host::as_cpu_ptr(in[0].primitive));
+  auto g = host::contiguous(ctx.alloc, host::as_cpu_ptr(in[1].primitive));
   const DType dtype = out[0].dtype;
   if (x->num_elements() == 0 || g->num_elements() == 0) {  // nothing to sum
     visit_float_dtype(name, dtype, [&]<class T>() { std::fill_n(dw->data<T>(), dw->num_elements(), T(0.0f)); });

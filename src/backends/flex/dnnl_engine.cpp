@@ -25,11 +25,11 @@ std::optional<dnnl::memory::data_type> float_type(DType d) {
 dnnl::memory::dims to_dims(const std::vector<std::size_t>& v) { return dnnl::memory::dims(v.begin(), v.end()); }
 
 dnnl::memory::desc plain_desc(const std::vector<std::size_t>& shape, dnnl::memory::data_type dt) {
-  const auto strides = cpu::contiguous_strides(shape);
+  const auto strides = host::contiguous_strides(shape);
   return dnnl::memory::desc(to_dims(shape), dt, dnnl::memory::dims(strides.begin(), strides.end()));
 }
 
-dnnl::memory wrap(const dnnl::memory::desc& md, const cpu::CpuTensor& t) {
+dnnl::memory wrap(const dnnl::memory::desc& md, const host::CpuTensor& t) {
   return dnnl::memory(md, engine(), static_cast<void*>(t.base()));
 }
 
@@ -47,7 +47,7 @@ void execute_with_layouts(const Context& ctx, const dnnl::primitive& prim, const
                           std::span<const PlainArg> args) {
   std::unordered_map<int, dnnl::memory> exec_args;
   std::vector<std::pair<dnnl::memory, dnnl::memory>> before, after;  // (from, to) reorders
-  std::vector<cpu::CpuTensorPtr> scratch;                           // keeps blocked buffers alive
+  std::vector<host::CpuTensorPtr> scratch;                           // keeps blocked buffers alive
   for (const PlainArg& a : args) {
     dnnl::memory plain = wrap(a.md, *a.tensor);
     const dnnl::memory::desc want = pd.query_md(dnnl::query::exec_arg_md, a.arg);
@@ -67,7 +67,7 @@ void execute_with_layouts(const Context& ctx, const dnnl::primitive& prim, const
   for (auto& [from, to] : after) execute(dnnl::reorder(from, to), {{DNNL_ARG_FROM, from}, {DNNL_ARG_TO, to}});
 }
 
-cpu::CpuTensorPtr to_f32(const Context& ctx, const cpu::CpuTensor& t) {
+host::CpuTensorPtr to_f32(const Context& ctx, const host::CpuTensor& t) {
   auto out = ctx.output({Shape(t.shape), DType::F32});
   if (out->num_elements() == 0) return out;
   float* dst = out->data<float>();
@@ -79,14 +79,14 @@ cpu::CpuTensorPtr to_f32(const Context& ctx, const cpu::CpuTensor& t) {
       });
     } else {
       const T* src = reinterpret_cast<const T*>(t.buffer->data());
-      cpu::for_each_offset(t.shape, t.strides, t.offset,
+      host::for_each_offset(t.shape, t.strides, t.offset,
                            [&](std::size_t i, std::int64_t off) { dst[i] = static_cast<float>(src[off]); });
     }
   });
   return out;
 }
 
-void narrow_from_f32(const cpu::CpuTensor& src, cpu::CpuTensor& dst) {
+void narrow_from_f32(const host::CpuTensor& src, host::CpuTensor& dst) {
   const float* s = src.data<float>();
   visit_float_dtype("narrow_from_f32", dst.dtype, [&]<class T>() {
     T* d = dst.data<T>();

@@ -26,7 +26,7 @@ dnnl::memory::dims to_dims(const std::vector<std::size_t>& v);
 dnnl::memory::desc plain_desc(const std::vector<std::size_t>& shape, dnnl::memory::data_type dt);
 
 /// A dnnl::memory viewing `t`'s storage (offset applied) through `md`.
-dnnl::memory wrap(const dnnl::memory::desc& md, const cpu::CpuTensor& t);
+dnnl::memory wrap(const dnnl::memory::desc& md, const host::CpuTensor& t);
 
 /// Executes `prim` on a stream of the calling thread and waits for it.
 /// Streams are per thread because the backend may be called from several
@@ -38,7 +38,7 @@ void execute(const dnnl::primitive& prim, const std::unordered_map<int, dnnl::me
 struct PlainArg {
   int arg;  // DNNL_ARG_SRC, DNNL_ARG_WEIGHTS, ...
   dnnl::memory::desc md;
-  const cpu::CpuTensor* tensor;
+  const host::CpuTensor* tensor;
   bool is_output = false;
 };
 
@@ -70,9 +70,9 @@ inline bool slow_half(const dnnl::primitive_desc_base& pd, dnnl::memory::data_ty
 }
 
 /// A contiguous f32 copy of any float tensor view (halves widened exactly).
-cpu::CpuTensorPtr to_f32(const Context& ctx, const cpu::CpuTensor& t);
+host::CpuTensorPtr to_f32(const Context& ctx, const host::CpuTensor& t);
 /// Writes the contiguous f32 tensor `src` into the contiguous tensor `dst`
 /// of a half dtype, rounding to nearest even.
-void narrow_from_f32(const cpu::CpuTensor& src, cpu::CpuTensor& dst);
+void narrow_from_f32(const host::CpuTensor& src, host::CpuTensor& dst);
 
 }  // namespace burn::flex::dnn

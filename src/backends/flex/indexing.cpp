@@ -32,9 +32,9 @@ BURN_FLEX_ROW_CLONES int check_row(const void* ctx, std::byte* const* p, const s
 }
 
 // The indices as i64, every one checked against [0, size) of `dim`.
-cpu::CpuTensorPtr checked_indices(const Context& ctx, const backend::Input& input, std::size_t size,
+host::CpuTensorPtr checked_indices(const Context& ctx, const backend::Input& input, std::size_t size,
                                   std::string_view op, std::size_t dim) {
-  auto idx = cpu::as_cpu_ptr(input.primitive);
+  auto idx = host::as_cpu_ptr(input.primitive);
   if (idx->dtype != DType::I64) {
     auto wide = ctx.output({Shape(idx->shape), DType::I64});
     convert_into(*wide, *idx);
@@ -47,7 +47,7 @@ cpu::CpuTensorPtr checked_indices(const Context& ctx, const backend::Input& inpu
     const auto* data = reinterpret_cast<const std::int64_t*>(idx->buffer->data());
     std::int64_t first = 0;
     bool found = false;
-    cpu::for_each_offset(idx->shape, idx->strides, idx->offset, [&](std::size_t, std::int64_t off) {
+    host::for_each_offset(idx->shape, idx->strides, idx->offset, [&](std::size_t, std::int64_t off) {
       if (!found && (data[off] < 0 || data[off] >= bound.size)) {
         first = data[off];
         found = true;
@@ -80,7 +80,7 @@ BURN_FLEX_ROW_CLONES int gather_row(const void* ctx, std::byte* const* p, const 
 }
 
 // out[pos] = t[pos with `dim` replaced by idx[pos]], over idx's shape.
-void gather_into(const cpu::CpuTensor& out, const Operand& idx, const cpu::CpuTensor& t, std::size_t dim) {
+void gather_into(const host::CpuTensor& out, const Operand& idx, const host::CpuTensor& t, std::size_t dim) {
   Operand src = operand(t);
   src.strides[dim] = 0;
   const GatherCtx gc{t.strides[dim]};
@@ -118,7 +118,7 @@ int scatter_row(const void* ctx, std::byte* const* p, const std::int64_t* s, std
 
 // For every line along `dim` of `loop_shape` (dim's extent is idx_len):
 // out[line, idx[line, k]] (+)= values[line, k].
-void scatter_into(const cpu::CpuTensor& out, const Operand& idx, std::int64_t idx_stride, const cpu::CpuTensor& values,
+void scatter_into(const host::CpuTensor& out, const Operand& idx, std::int64_t idx_stride, const host::CpuTensor& values,
                   std::vector<std::size_t> loop_shape, std::size_t dim, bool add_values) {
   const std::size_t len = loop_shape[dim];
   if (len == 0) return;
@@ -134,8 +134,8 @@ void scatter_into(const cpu::CpuTensor& out, const Operand& idx, std::int64_t id
 }
 
 // The 1-D indices as an operand of a loop of `rank` dims, varying along `dim`.
-Operand along(const cpu::CpuTensor& idx, std::size_t rank, std::size_t dim) {
-  Operand o{idx.base(), dtype_size(idx.dtype), cpu::Strides(rank, 0)};
+Operand along(const host::CpuTensor& idx, std::size_t rank, std::size_t dim) {
+  Operand o{idx.base(), dtype_size(idx.dtype), host::Strides(rank, 0)};
   o.strides[dim] = idx.strides[0];
   return o;
 }
@@ -143,7 +143,7 @@ Operand along(const cpu::CpuTensor& idx, std::size_t rank, std::size_t dim) {
 }  // namespace
 
 Result kernel(const Context& ctx, const ir::Gather& op, Inputs in, Outputs out) {
-  const auto& t = cpu::as_cpu(in[0].primitive);
+  const auto& t = host::as_cpu(in[0].primitive);
   const auto idx = checked_indices(ctx, in[1], t.shape[op.dim], "gather", op.dim);
   auto y = ctx.output(out[0]);
   gather_into(*y, operand(*idx), t, op.dim);
@@ -151,7 +151,7 @@ Result kernel(const Context& ctx, const ir::Gather& op, Inputs in, Outputs out) 
 }
 
 Result kernel(const Context& ctx, const ir::Select& op, Inputs in, Outputs out) {
-  const auto& t = cpu::as_cpu(in[0].primitive);
+  const auto& t = host::as_cpu(in[0].primitive);
   const auto idx = checked_indices(ctx, in[1], t.shape[op.dim], "select", op.dim);
   auto y = ctx.output(out[0]);
   gather_into(*y, along(*idx, y->rank(), op.dim), t, op.dim);
@@ -159,9 +159,9 @@ Result kernel(const Context& ctx, const ir::Select& op, Inputs in, Outputs out) 
 }
 
 Result kernel(const Context& ctx, const ir::Scatter& op, Inputs in, Outputs) {
-  const auto& t = cpu::as_cpu(in[0].primitive);
+  const auto& t = host::as_cpu(in[0].primitive);
   const auto idx = checked_indices(ctx, in[1], t.shape[op.dim], "scatter", op.dim);
-  const auto& values = cpu::as_cpu(in[2].primitive);
+  const auto& values = host::as_cpu(in[2].primitive);
   auto y = contiguous_copy(ctx, t);
   Operand io = operand(*idx);
   io.strides[op.dim] = 0;
@@ -170,11 +170,11 @@ Result kernel(const Context& ctx, const ir::Scatter& op, Inputs in, Outputs) {
 }
 
 Result kernel(const Context& ctx, const ir::SelectAssign& op, Inputs in, Outputs) {
-  const auto& t = cpu::as_cpu(in[0].primitive);
+  const auto& t = host::as_cpu(in[0].primitive);
   const auto idx = checked_indices(ctx, in[1], t.shape[op.dim], "select_assign", op.dim);
-  const auto& values = cpu::as_cpu(in[2].primitive);
+  const auto& values = host::as_cpu(in[2].primitive);
   auto y = contiguous_copy(ctx, t);
-  Operand io{idx->base(), sizeof(std::int64_t), cpu::Strides(y->rank(), 0)};
+  Operand io{idx->base(), sizeof(std::int64_t), host::Strides(y->rank(), 0)};
   scatter_into(*y, io, idx->strides[0], values, values.shape, op.dim, op.reduce == ir::IndexReduce::Add);
   return {y};
 }

@@ -13,7 +13,7 @@
 namespace burn::flex {
 namespace {
 
-using cpu::CpuTensor;
+using host::CpuTensor;
 
 template <class C>
 struct Taps {
@@ -114,7 +114,7 @@ void resize(const CpuTensor& x, CpuTensor& y, const ir::Interpolate& op) {
 }  // namespace
 
 Result kernel(const Context& ctx, const ir::Interpolate& op, Inputs in, Outputs out) {
-  auto x = cpu::contiguous(ctx.alloc, cpu::as_cpu_ptr(in[0].primitive));
+  auto x = host::contiguous(ctx.alloc, host::as_cpu_ptr(in[0].primitive));
   auto y = ctx.output(out[0]);
   if (y->num_elements() == 0) return {y};
   visit_float_dtype("interpolate", x->dtype, [&]<class T>() { resize<T>(*x, *y, op); });

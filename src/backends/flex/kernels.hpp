@@ -10,20 +10,20 @@
 
 #include <burn/backend/backend.hpp>
 
-#include "backends/cpu_common/cpu_tensor.hpp"
+#include "backends/host/cpu_tensor.hpp"
 
 namespace burn::flex {
 
 using Inputs = std::span<const backend::Input>;
 
 struct Context {
-  std::shared_ptr<cpu::Allocator> alloc;
-  cpu::CpuTensorPtr output(const ir::TensorSpec& spec) const { return cpu::CpuTensor::allocate(alloc, spec); }
+  std::shared_ptr<host::Allocator> alloc;
+  host::CpuTensorPtr output(const ir::TensorSpec& spec) const { return host::CpuTensor::allocate(alloc, spec); }
   /// In-place execution for elementwise kernels: the storage of the first
   /// candidate input that nobody else can observe (dispatch marked it
   /// reusable and no view shares its buffer) and that is laid out exactly
   /// like the output; otherwise a fresh output.
-  cpu::CpuTensorPtr output_reusing(const ir::TensorSpec& spec, Inputs in, std::initializer_list<std::size_t> candidates) const;
+  host::CpuTensorPtr output_reusing(const ir::TensorSpec& spec, Inputs in, std::initializer_list<std::size_t> candidates) const;
 };
 
 using Outputs = std::span<const ir::TensorSpec>;

@@ -13,9 +13,9 @@ namespace {
 // nullopt when no strides can (then reshape copies). Walks the input's
 // dims from the innermost, in runs that are dense in memory, and lays the
 // new dims over each run.
-std::optional<cpu::Strides> reshape_strides(const cpu::CpuTensor& t, const cpu::Extents& shape) {
-  if (t.is_contiguous() || t.num_elements() == 0) return cpu::contiguous_strides(shape);
-  cpu::Strides out(shape.size());
+std::optional<host::Strides> reshape_strides(const host::CpuTensor& t, const host::Extents& shape) {
+  if (t.is_contiguous() || t.num_elements() == 0) return host::contiguous_strides(shape);
+  host::Strides out(shape.size());
   std::size_t view_d = shape.size();
   std::int64_t run_stride = t.strides.back();
   std::size_t run_numel = 1, view_numel = 1;
@@ -40,9 +40,9 @@ std::optional<cpu::Strides> reshape_strides(const cpu::CpuTensor& t, const cpu::
   return out;
 }
 
-cpu::CpuTensorPtr slice_view(const cpu::CpuTensor& t, const std::vector<ir::SliceRange>& ranges) {
-  cpu::Extents shape(t.rank());
-  cpu::Strides strides(t.rank());
+host::CpuTensorPtr slice_view(const host::CpuTensor& t, const std::vector<ir::SliceRange>& ranges) {
+  host::Extents shape(t.rank());
+  host::Strides strides(t.rank());
   std::int64_t offset = t.offset;
   for (std::size_t d = 0; d < t.rank(); ++d) {
     const auto& r = ranges[d];
@@ -56,17 +56,17 @@ cpu::CpuTensorPtr slice_view(const cpu::CpuTensor& t, const std::vector<ir::Slic
 }  // namespace
 
 Result kernel(const Context& ctx, const ir::Reshape& op, Inputs in, Outputs) {
-  const auto x = cpu::as_cpu_ptr(in[0].primitive);
+  const auto x = host::as_cpu_ptr(in[0].primitive);
   const auto& shape = op.shape.dims();
   if (auto strides = reshape_strides(*x, shape)) return {x->view(shape, std::move(*strides), x->offset)};
   const auto copy = contiguous_copy(ctx, *x);
-  return {copy->view(shape, cpu::contiguous_strides(shape), copy->offset)};
+  return {copy->view(shape, host::contiguous_strides(shape), copy->offset)};
 }
 
 Result kernel(const Context&, const ir::Permute& op, Inputs in, Outputs) {
-  const auto& x = cpu::as_cpu(in[0].primitive);
-  cpu::Extents shape(x.rank());
-  cpu::Strides strides(x.rank());
+  const auto& x = host::as_cpu(in[0].primitive);
+  host::Extents shape(x.rank());
+  host::Strides strides(x.rank());
   for (std::size_t i = 0; i < x.rank(); ++i) {
     shape[i] = x.shape[op.axes[i]];
     strides[i] = x.strides[op.axes[i]];
@@ -75,16 +75,16 @@ Result kernel(const Context&, const ir::Permute& op, Inputs in, Outputs) {
 }
 
 Result kernel(const Context&, const ir::Expand& op, Inputs in, Outputs) {
-  const auto& x = cpu::as_cpu(in[0].primitive);
-  cpu::Strides strides = x.strides;
+  const auto& x = host::as_cpu(in[0].primitive);
+  host::Strides strides = x.strides;
   for (std::size_t i = 0; i < x.rank(); ++i)
     if (x.shape[i] != op.shape[i]) strides[i] = 0;  // a size-1 dim repeated
   return {x.view(op.shape.dims(), std::move(strides), x.offset)};
 }
 
 Result kernel(const Context&, const ir::Flip& op, Inputs in, Outputs) {
-  const auto& x = cpu::as_cpu(in[0].primitive);
-  cpu::Strides strides = x.strides;
+  const auto& x = host::as_cpu(in[0].primitive);
+  host::Strides strides = x.strides;
   std::int64_t offset = x.offset;
   for (auto a : op.axes) {
     if (x.shape[a] == 0) continue;
@@ -95,20 +95,20 @@ Result kernel(const Context&, const ir::Flip& op, Inputs in, Outputs) {
 }
 
 Result kernel(const Context&, const ir::Slice& op, Inputs in, Outputs) {
-  return {slice_view(cpu::as_cpu(in[0].primitive), op.ranges)};
+  return {slice_view(host::as_cpu(in[0].primitive), op.ranges)};
 }
 
 Result kernel(const Context&, const ir::Unfold& op, Inputs in, Outputs out) {
-  const auto& x = cpu::as_cpu(in[0].primitive);
-  cpu::Strides strides = x.strides;
+  const auto& x = host::as_cpu(in[0].primitive);
+  host::Strides strides = x.strides;
   strides[op.dim] = x.strides[op.dim] * static_cast<std::int64_t>(op.step);
   strides.push_back(x.strides[op.dim]);
   return {x.view(out[0].shape.dims(), std::move(strides), x.offset)};
 }
 
 Result kernel(const Context& ctx, const ir::SliceAssign& op, Inputs in, Outputs) {
-  const auto& x = cpu::as_cpu(in[0].primitive);
-  const auto& values = cpu::as_cpu(in[1].primitive);
+  const auto& x = host::as_cpu(in[0].primitive);
+  const auto& values = host::as_cpu(in[1].primitive);
   auto y = contiguous_copy(ctx, x);
   copy_into(*slice_view(*y, op.ranges), values);
   return {y};
@@ -118,7 +118,7 @@ Result kernel(const Context& ctx, const ir::Cat& op, Inputs in, Outputs out) {
   auto y = ctx.output(out[0]);
   std::int64_t offset = 0;
   for (const auto& input : in) {
-    const auto& x = cpu::as_cpu(input.primitive);
+    const auto& x = host::as_cpu(input.primitive);
     if (x.num_elements() != 0) copy_into(*y->view(x.shape, y->strides, y->offset + offset * y->strides[op.dim]), x);
     offset += static_cast<std::int64_t>(x.shape[op.dim]);
   }

@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <optional>
 
-#include "backends/cpu_common/cpu_tensor.hpp"
+#include "backends/host/cpu_tensor.hpp"
 #include "backends/flex/strided.hpp"
 
 namespace burn::flex {
@@ -20,7 +20,7 @@ struct Lines {
 namespace detail {
 // Collapses dims [begin, end) into one (size, stride); nullopt if they are
 // not evenly strided.
-inline std::optional<std::pair<std::size_t, std::int64_t>> collapse(const cpu::CpuTensor& t, std::size_t begin,
+inline std::optional<std::pair<std::size_t, std::int64_t>> collapse(const host::CpuTensor& t, std::size_t begin,
                                                                     std::size_t end) {
   std::size_t size = 1;
   std::int64_t stride = 0;
@@ -38,7 +38,7 @@ inline std::optional<std::pair<std::size_t, std::int64_t>> collapse(const cpu::C
 
 /// `t` as lines along `dim`, or nullopt when its strides do not allow it
 /// (copy it with contiguous_copy first; a row-major tensor always fits).
-inline std::optional<Lines> as_lines(const cpu::CpuTensor& t, std::size_t dim) {
+inline std::optional<Lines> as_lines(const host::CpuTensor& t, std::size_t dim) {
   const auto outer = detail::collapse(t, 0, dim);
   const auto inner = detail::collapse(t, dim + 1, t.rank());
   if (!outer || !inner) return std::nullopt;
@@ -46,7 +46,7 @@ inline std::optional<Lines> as_lines(const cpu::CpuTensor& t, std::size_t dim) {
 }
 
 /// as_lines, copying `t` into `keep` first when its strides do not fit.
-inline Lines lines_of(const Context& ctx, const cpu::CpuTensorPtr& t, std::size_t dim, cpu::CpuTensorPtr& keep) {
+inline Lines lines_of(const Context& ctx, const host::CpuTensorPtr& t, std::size_t dim, host::CpuTensorPtr& keep) {
   if (auto l = as_lines(*t, dim)) return *l;
   keep = contiguous_copy(ctx, *t);
   return *as_lines(*keep, dim);

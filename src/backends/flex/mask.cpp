@@ -74,9 +74,9 @@ std::array<std::byte, 8> scalar_bytes(const Scalar& value, DType dtype) {
 }
 
 Result kernel(const Context& ctx, const ir::MaskWhere&, Inputs in, Outputs out) {
-  const auto& t = cpu::as_cpu(in[0].primitive);
-  const auto& mask = cpu::as_cpu(in[1].primitive);
-  const auto& source = cpu::as_cpu(in[2].primitive);
+  const auto& t = host::as_cpu(in[0].primitive);
+  const auto& mask = host::as_cpu(in[1].primitive);
+  const auto& source = host::as_cpu(in[2].primitive);
   auto y = ctx.output(out[0]);
   const Operand ops[] = {operand(*y), broadcast_operand(t, y->shape), broadcast_operand(mask, y->shape),
                          broadcast_operand(source, y->shape)};
@@ -85,8 +85,8 @@ Result kernel(const Context& ctx, const ir::MaskWhere&, Inputs in, Outputs out) 
 }
 
 Result kernel(const Context& ctx, const ir::MaskFill& op, Inputs in, Outputs out) {
-  const auto& t = cpu::as_cpu(in[0].primitive);
-  const auto& mask = cpu::as_cpu(in[1].primitive);
+  const auto& t = host::as_cpu(in[0].primitive);
+  const auto& mask = host::as_cpu(in[1].primitive);
   // In place when the tensor is consumed (relu's backward takes its
   // cotangent): each element is read before the same position is written.
   auto y = ctx.output_reusing(out[0], in, {0});

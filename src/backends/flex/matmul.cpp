@@ -14,8 +14,8 @@
 namespace burn::flex {
 namespace {
 
-using cpu::CpuTensor;
-using cpu::CpuTensorPtr;
+using host::CpuTensor;
+using host::CpuTensorPtr;
 
 /// An operand as oneDNN will see it: dims (1 where broadcast) and strides.
 struct Operand {
@@ -43,7 +43,7 @@ bool normalise_matrix(Operand& o) {
 }
 
 Operand make_operand(const Context& ctx, CpuTensorPtr t, bool force_copy) {
-  if (force_copy) t = cpu::contiguous(ctx.alloc, t, true);
+  if (force_copy) t = host::contiguous(ctx.alloc, t, true);
   Operand o{t, t->shape, t->strides};
   for (std::size_t i = 0; i + 2 < o.dims.size(); ++i)
     if (o.strides[i] == 0) o.dims[i] = 1;  // an expanded dim: oneDNN broadcasts it instead
@@ -247,9 +247,9 @@ void loop_matmul(const CpuTensor& a, const CpuTensor& b, CpuTensor& c) {
 
 }  // namespace
 
-bool matmul_f32_with_post_ops(const Context& ctx, const cpu::CpuTensorPtr& a, const cpu::CpuTensorPtr& b,
-                              cpu::CpuTensor& c, const dnnl::primitive_attr& attr,
-                              const std::unordered_map<int, dnnl::memory>& post_args, const cpu::CpuTensor* bias) {
+bool matmul_f32_with_post_ops(const Context& ctx, const host::CpuTensorPtr& a, const host::CpuTensorPtr& b,
+                              host::CpuTensor& c, const dnnl::primitive_attr& attr,
+                              const std::unordered_map<int, dnnl::memory>& post_args, const host::CpuTensor* bias) {
   if (a->dtype != DType::F32 || b->dtype != DType::F32 || c.dtype != DType::F32 || c.num_elements() == 0 ||
       a->shape.back() == 0)
     return false;
@@ -257,8 +257,8 @@ bool matmul_f32_with_post_ops(const Context& ctx, const cpu::CpuTensorPtr& a, co
 }
 
 Result kernel(const Context& ctx, const ir::Matmul&, Inputs in, Outputs out) {
-  auto a = cpu::as_cpu_ptr(in[0].primitive);
-  auto b = cpu::as_cpu_ptr(in[1].primitive);
+  auto a = host::as_cpu_ptr(in[0].primitive);
+  auto b = host::as_cpu_ptr(in[1].primitive);
   auto c = ctx.output(out[0]);
   const std::size_t r = c->rank();
   if (c->num_elements() == 0) return {c};

@@ -31,16 +31,16 @@ constexpr bool is_small_product(std::size_t m, std::size_t k, std::size_t n) {
 /// (DNNL_ARG_ATTR_MULTIPLE_POST_OP(i) | DNNL_ARG_SRC_1, ...) are in
 /// `post_args`. False when oneDNN has no implementation for the case: the
 /// caller then runs the ops one by one.
-bool matmul_f32_with_post_ops(const Context& ctx, const cpu::CpuTensorPtr& a, const cpu::CpuTensorPtr& b,
-                              cpu::CpuTensor& c, const dnnl::primitive_attr& attr,
+bool matmul_f32_with_post_ops(const Context& ctx, const host::CpuTensorPtr& a, const host::CpuTensorPtr& b,
+                              host::CpuTensor& c, const dnnl::primitive_attr& attr,
                               const std::unordered_map<int, dnnl::memory>& post_args,
-                              const cpu::CpuTensor* bias = nullptr);
+                              const host::CpuTensor* bias = nullptr);
 
 /// The convolution `op` (f32, 1-3 spatial dims, oneDNN's blocked layouts
 /// inside) into the contiguous `y`, then `attr`'s post-ops; `post_args` are
 /// their plain operands, reordered like the convolution's own if oneDNN
 /// asks. False when oneDNN has no implementation for the case.
-bool conv_f32_with_post_ops(const Context& ctx, const ir::Conv& op, Inputs in, cpu::CpuTensor& y,
+bool conv_f32_with_post_ops(const Context& ctx, const ir::Conv& op, Inputs in, host::CpuTensor& y,
                             const dnnl::primitive_attr& attr, std::span<const dnn::PlainArg> post_args);
 
 }  // namespace burn::flex

@@ -16,7 +16,7 @@
 namespace burn::flex {
 namespace {
 
-using cpu::CpuTensor;
+using host::CpuTensor;
 
 template <class T>
 void max_pool(const CpuTensor& x, CpuTensor& y, std::int64_t* indices, const dnn::Window3& w) {
@@ -263,14 +263,14 @@ bool fits_rows(const dnn::Window3& w, DType dtype) {
 
 Result kernel(const Context& ctx, const ir::MaxPool& op, Inputs in, Outputs out) {
   const std::string_view name = ir::op_name(ir::Op(op));
-  if (auto y = dnn::max_pool_blocked(ctx, op, cpu::as_cpu(in[0].primitive), out[0])) return {y};
-  // Row-major from here (cpu::contiguous makes a blocked input plain).
-  auto x = cpu::contiguous(ctx.alloc, cpu::as_cpu_ptr(in[0].primitive));
+  if (auto y = dnn::max_pool_blocked(ctx, op, host::as_cpu(in[0].primitive), out[0])) return {y};
+  // Row-major from here (host::contiguous makes a blocked input plain).
+  auto x = host::contiguous(ctx.alloc, host::as_cpu_ptr(in[0].primitive));
   auto y = ctx.output(out[0]);
   const dnn::Window3 w = dnn::make_window(name, std::span(x->shape).subspan(2), std::span(y->shape).subspan(2),
                                           op.kernel, op.stride, op.padding, op.dilation);
   Result result{y};
-  cpu::CpuTensorPtr idx;
+  host::CpuTensorPtr idx;
   if (op.with_indices) {
     const auto max_index = w.in_volume() ? w.in_volume() - 1 : 0;
     visit_dtype(op.index_dtype, [&]<class I>() {

@@ -8,13 +8,13 @@ namespace burn::flex {
 
 Result kernel(const Context& ctx, const ir::Reduce& op, Inputs in, Outputs out) {
   using ir::ReduceOp;
-  auto x = cpu::as_cpu_ptr(in[0].primitive);
+  auto x = host::as_cpu_ptr(in[0].primitive);
   auto y = ctx.output(out[0]);
   switch (op.op) {
     case ReduceOp::Sum:
     case ReduceOp::Prod:
     case ReduceOp::Mean: {
-      cpu::CpuTensorPtr keep;
+      host::CpuTensorPtr keep;
       reduce_sum_like(op.op, lines_of(ctx, x, op.dim, keep), *y);
       return {y};
     }
@@ -25,7 +25,7 @@ Result kernel(const Context& ctx, const ir::Reduce& op, Inputs in, Outputs out) 
         auto truth = ctx.output({in[0].spec.shape, DType::Bool});
         alignas(8) std::byte zero[8] = {};
         const Operand ops[] = {
-            operand(*truth), operand(*x), {zero, dtype_size(x->dtype), cpu::Strides(x->rank(), 0)}};
+            operand(*truth), operand(*x), {zero, dtype_size(x->dtype), host::Strides(x->rank(), 0)}};
         ErrorSlot err;
         for_each_run(truth->shape, ops, comparison_row(ir::BinaryOp::NotEqual, x->dtype), &err);
         x = truth;
@@ -34,11 +34,11 @@ Result kernel(const Context& ctx, const ir::Reduce& op, Inputs in, Outputs out) 
     default:
       break;
   }
-  cpu::CpuTensorPtr keep;
+  host::CpuTensorPtr keep;
   const Lines v = lines_of(ctx, x, op.dim, keep);
   // Arg reductions produce i64 positions, converted when another int dtype is asked for.
   const bool arg = op.op == ReduceOp::ArgMax || op.op == ReduceOp::ArgMin;
-  cpu::CpuTensorPtr idx = y;
+  host::CpuTensorPtr idx = y;
   if (arg && out[0].dtype != DType::I64) idx = ctx.output({out[0].shape, DType::I64});
   reduce_select_like(op.op, x->dtype, v, *y, arg ? idx->data<std::int64_t>() : nullptr);
   if (idx != y) convert_into(*y, *idx);

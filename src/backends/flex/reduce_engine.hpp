@@ -20,10 +20,10 @@
 namespace burn::flex {
 
 /// Sum, Prod, Mean into y (reduce_sum.cpp).
-void reduce_sum_like(ir::ReduceOp op, const Lines& v, const cpu::CpuTensor& y);
+void reduce_sum_like(ir::ReduceOp op, const Lines& v, const host::CpuTensor& y);
 /// Max, Min into y; ArgMax, ArgMin into `indices` (i64); Any, All of a Bool
 /// input into y (reduce_extreme.cpp).
-void reduce_select_like(ir::ReduceOp op, DType dtype, const Lines& v, const cpu::CpuTensor& y, std::int64_t* indices);
+void reduce_select_like(ir::ReduceOp op, DType dtype, const Lines& v, const host::CpuTensor& y, std::int64_t* indices);
 
 namespace reduce_engine {
 

@@ -3,7 +3,7 @@
 
 namespace burn::flex {
 
-void reduce_select_like(ir::ReduceOp op, DType dtype, const Lines& v, const cpu::CpuTensor& y, std::int64_t* indices) {
+void reduce_select_like(ir::ReduceOp op, DType dtype, const Lines& v, const host::CpuTensor& y, std::int64_t* indices) {
   using ir::ReduceOp;
   using reduce_engine::reduce;
   if (op == ReduceOp::Any || op == ReduceOp::All) {

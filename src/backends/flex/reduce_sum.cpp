@@ -3,7 +3,7 @@
 
 namespace burn::flex {
 
-void reduce_sum_like(ir::ReduceOp op, const Lines& v, const cpu::CpuTensor& y) {
+void reduce_sum_like(ir::ReduceOp op, const Lines& v, const host::CpuTensor& y) {
   using ir::ReduceOp;
   using reduce_engine::reduce;
   visit_numeric_dtype(ir::reduce_name(op), y.dtype, [&]<class T>() {

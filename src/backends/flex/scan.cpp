@@ -118,8 +118,8 @@ void scan(const Lines& v, T* out) {
 }  // namespace
 
 Result kernel(const Context& ctx, const ir::Cumulative& op, Inputs in, Outputs out) {
-  const auto x = cpu::as_cpu_ptr(in[0].primitive);
-  cpu::CpuTensorPtr keep;
+  const auto x = host::as_cpu_ptr(in[0].primitive);
+  host::CpuTensorPtr keep;
   const Lines v = lines_of(ctx, x, op.dim, keep);
   auto y = ctx.output(out[0]);
   if (y->num_elements() == 0) return {y};

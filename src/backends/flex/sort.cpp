@@ -49,8 +49,8 @@ void sort_lines(const Lines& v, bool descending, T* values, std::int64_t* indice
 }  // namespace
 
 Result kernel(const Context& ctx, const ir::Sort& op, Inputs in, Outputs out) {
-  const auto x = cpu::as_cpu_ptr(in[0].primitive);
-  cpu::CpuTensorPtr keep;
+  const auto x = host::as_cpu_ptr(in[0].primitive);
+  host::CpuTensorPtr keep;
   const Lines v = lines_of(ctx, x, op.dim, keep);
   auto values = ctx.output(out[0]);
   auto indices = ctx.output(out[1]);

@@ -28,7 +28,7 @@ struct Plan {
 };
 
 template <std::size_t N>
-Plan<N> plan(const cpu::Extents& shape, std::span<const Operand> ops) {
+Plan<N> plan(const host::Extents& shape, std::span<const Operand> ops) {
   using Strides = typename Plan<N>::Strides;
   Plan<N> p;
   for (std::size_t d = 0; d < shape.size(); ++d) {
@@ -54,7 +54,7 @@ Plan<N> plan(const cpu::Extents& shape, std::span<const Operand> ops) {
 }
 
 // Whether `o` walks `shape` densely in row-major order.
-bool is_dense(const Operand& o, const cpu::Extents& shape) {
+bool is_dense(const Operand& o, const host::Extents& shape) {
   std::int64_t expected = 1;
   for (std::size_t d = shape.size(); d-- > 0;) {
     if (shape[d] != 1 && o.strides[d] != expected) return false;
@@ -122,9 +122,9 @@ int copy_row(const void*, std::byte* const* p, const std::int64_t* s, std::size_
 
 }  // namespace
 
-Operand operand(const cpu::CpuTensor& t) { return {t.base(), dtype_size(t.dtype), t.strides}; }
+Operand operand(const host::CpuTensor& t) { return {t.base(), dtype_size(t.dtype), t.strides}; }
 
-Operand broadcast_operand(const cpu::CpuTensor& t, const cpu::Extents& shape) {
+Operand broadcast_operand(const host::CpuTensor& t, const host::Extents& shape) {
   Operand o = operand(t);
   for (std::size_t d = 0; d < shape.size(); ++d)
     if (t.shape[d] != shape[d]) o.strides[d] = 0;
@@ -134,7 +134,7 @@ Operand broadcast_operand(const cpu::CpuTensor& t, const cpu::Extents& shape) {
 namespace {
 
 template <std::size_t N>
-int drive(const cpu::Extents& shape, std::span<const Operand> operands, RowFn fn, const void* ctx, std::size_t grain) {
+int drive(const host::Extents& shape, std::span<const Operand> operands, RowFn fn, const void* ctx, std::size_t grain) {
   std::size_t total = 1;
   for (auto d : shape) total *= d;
   if (total == 0) return 0;
@@ -166,14 +166,14 @@ int drive(const cpu::Extents& shape, std::span<const Operand> operands, RowFn fn
 
 }  // namespace
 
-int for_each_run(const cpu::Extents& shape, std::span<const Operand> operands, RowFn fn, const void* ctx,
+int for_each_run(const host::Extents& shape, std::span<const Operand> operands, RowFn fn, const void* ctx,
                  std::size_t grain) {
   if (operands.size() > kMaxOperands)
     throw Error("flex", "an elementwise loop takes at most 4 operands (a kernel bug, please report it)");
   return drive<kMaxOperands>(shape, operands, fn, ctx, grain);
 }
 
-int for_each_run_wide(const cpu::Extents& shape, std::span<const Operand> operands, RowFn fn, const void* ctx,
+int for_each_run_wide(const host::Extents& shape, std::span<const Operand> operands, RowFn fn, const void* ctx,
                       std::size_t grain) {
   if (operands.size() > kMaxWideOperands)
     throw Error("flex", fmt::format("a fused loop takes at most {} operands, not {} (a fusion planner bug, please "
@@ -182,7 +182,7 @@ int for_each_run_wide(const cpu::Extents& shape, std::span<const Operand> operan
   return drive<kMaxWideOperands>(shape, operands, fn, ctx, grain);
 }
 
-void copy_into(const cpu::CpuTensor& dst, const cpu::CpuTensor& src) {
+void copy_into(const host::CpuTensor& dst, const host::CpuTensor& src) {
   const Operand ops[] = {operand(dst), operand(src)};
   RowFn fn = nullptr;
   switch (dtype_size(dst.dtype)) {
@@ -202,21 +202,21 @@ void copy_into(const cpu::CpuTensor& dst, const cpu::CpuTensor& src) {
   for_each_run(dst.shape, ops, fn, nullptr);
 }
 
-cpu::CpuTensorPtr contiguous_copy(const Context& ctx, const cpu::CpuTensor& src) {
+host::CpuTensorPtr contiguous_copy(const Context& ctx, const host::CpuTensor& src) {
   auto out = ctx.output({Shape(src.shape), src.dtype});
   copy_into(*out, src);
   return out;
 }
 
-cpu::CpuTensorPtr make_contiguous(const Context& ctx, const cpu::CpuTensorPtr& t) {
+host::CpuTensorPtr make_contiguous(const Context& ctx, const host::CpuTensorPtr& t) {
   return t->is_contiguous() ? t : contiguous_copy(ctx, *t);
 }
 
-cpu::CpuTensorPtr Context::output_reusing(const ir::TensorSpec& spec, Inputs in,
+host::CpuTensorPtr Context::output_reusing(const ir::TensorSpec& spec, Inputs in,
                                          std::initializer_list<std::size_t> candidates) const {
   for (std::size_t i : candidates) {
     if (i >= in.size() || !in[i].reusable) continue;
-    const auto& t = cpu::as_cpu(in[i].primitive);
+    const auto& t = host::as_cpu(in[i].primitive);
     // use_count 1: no view (reshape, slice, ...) shares the buffer.
     if (t.dtype == spec.dtype && t.shape == spec.shape.dims() && t.offset == 0 && t.is_contiguous() && t.buffer &&
         t.buffer.use_count() == 1 && t.num_elements() != 0)

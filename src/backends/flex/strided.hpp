@@ -14,7 +14,7 @@
 #include <span>
 #include <vector>
 
-#include "backends/cpu_common/cpu_tensor.hpp"
+#include "backends/host/cpu_tensor.hpp"
 #include "backends/flex/kernels.hpp"
 
 namespace burn::flex {
@@ -24,14 +24,14 @@ namespace burn::flex {
 struct Operand {
   std::byte* base = nullptr;
   std::size_t width = 0;
-  cpu::Strides strides;
+  host::Strides strides;
 };
 
 /// A tensor as an operand of a loop over its own shape.
-Operand operand(const cpu::CpuTensor& t);
+Operand operand(const host::CpuTensor& t);
 /// A tensor broadcast (numpy-style, equal rank) to `shape`: size-1 dims that
 /// `shape` widens get stride 0.
-Operand broadcast_operand(const cpu::CpuTensor& t, const cpu::Extents& shape);
+Operand broadcast_operand(const host::CpuTensor& t, const host::Extents& shape);
 
 /// Processes one run: ptrs[k] points at operand k's first element of the run,
 /// strides[k] is its innermost stride in elements, n >= 1 elements. Returns 0,
@@ -41,22 +41,22 @@ using RowFn = int (*)(const void* ctx, std::byte* const* ptrs, const std::int64_
 /// Runs `fn` over every element of `shape`, multi-threaded above `grain`
 /// elements per thread. Returns 0 or one of the error codes `fn` returned.
 /// Never throws out of a parallel region.
-int for_each_run(const cpu::Extents& shape, std::span<const Operand> operands, RowFn fn, const void* ctx,
+int for_each_run(const host::Extents& shape, std::span<const Operand> operands, RowFn fn, const void* ctx,
                  std::size_t grain = kGrainSize);
 
 /// for_each_run for loops with many operands (fused elementwise groups: their
 /// outputs and inputs), up to kMaxWideOperands.
 inline constexpr std::size_t kMaxWideOperands = 64;
-int for_each_run_wide(const cpu::Extents& shape, std::span<const Operand> operands, RowFn fn, const void* ctx,
+int for_each_run_wide(const host::Extents& shape, std::span<const Operand> operands, RowFn fn, const void* ctx,
                       std::size_t grain = kGrainSize);
 
 /// Copies `src` into `dst` (same shape and dtype, any strides), in parallel.
-void copy_into(const cpu::CpuTensor& dst, const cpu::CpuTensor& src);
+void copy_into(const host::CpuTensor& dst, const host::CpuTensor& src);
 /// Converts `src` into `dst` (same shape, any dtypes and strides); cast.cpp.
-void convert_into(const cpu::CpuTensor& dst, const cpu::CpuTensor& src);
+void convert_into(const host::CpuTensor& dst, const host::CpuTensor& src);
 /// A fresh row-major copy of any view.
-cpu::CpuTensorPtr contiguous_copy(const Context& ctx, const cpu::CpuTensor& src);
+host::CpuTensorPtr contiguous_copy(const Context& ctx, const host::CpuTensor& src);
 /// `t` itself when already row-major, otherwise a row-major copy.
-cpu::CpuTensorPtr make_contiguous(const Context& ctx, const cpu::CpuTensorPtr& t);
+host::CpuTensorPtr make_contiguous(const Context& ctx, const host::CpuTensorPtr& t);
 
 }  // namespace burn::flex

@@ -205,7 +205,7 @@ RowFn unary_row_fn(UnaryOp op, DType dtype) {
 }
 
 Result kernel(const Context& ctx, const ir::Unary& op, Inputs in, Outputs out) {
-  const auto& x = cpu::as_cpu(in[0].primitive);
+  const auto& x = host::as_cpu(in[0].primitive);
   auto y = ctx.output_reusing(out[0], in, {0});
   const RowFn fn = unary_row_fn(op.op, x.dtype);
   const Operand ops[] = {operand(*y), operand(x)};
@@ -230,7 +230,7 @@ RowFn clamp_row_fn(DType dtype) {
 }
 
 Result kernel(const Context& ctx, const ir::Clamp& op, Inputs in, Outputs out) {
-  const auto& x = cpu::as_cpu(in[0].primitive);
+  const auto& x = host::as_cpu(in[0].primitive);
   auto y = ctx.output_reusing(out[0], in, {0});
   const ClampBounds bounds = clamp_bounds(op, x.dtype);
   const Operand ops[] = {operand(*y), operand(x)};

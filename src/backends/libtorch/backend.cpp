@@ -1,9 +1,11 @@
 // LibTorch: every IR op runs through ATen (Burn's `tch` backend). This file is
-// torch-free: the Backend class, the libtorch:N device numbering and the
-// factory; the ATen work lives behind engine.hpp.
+// torch-free: the Backend class, the libtorch:N device numbering, the Device
+// constructors and the registration; the ATen work lives behind engine.hpp.
+#include <burn/backend/registry.hpp>
+
 #include <fmt/format.h>
 
-#include "backends/cpu_common/cpu_backend.hpp"
+#include "backends/host/cpu_backend.hpp"
 #include "backends/libtorch/engine.hpp"
 
 namespace burn::libtorch {
@@ -38,7 +40,7 @@ std::size_t spatial_dims(const ir::Op& op) {
       op);
 }
 
-class LibTorchBackend final : public backend::Backend {
+class LibTorchBackend final : public backend::Backend, public backend::Stream, public backend::ThreadControl {
  public:
   explicit LibTorchBackend(std::size_t index) : device_(torch_device_of(index)), engine_(make_engine(device_)) {}
 
@@ -70,8 +72,13 @@ class LibTorchBackend final : public backend::Backend {
   }
 
   void seed(std::uint64_t s) override { libtorch::seed(*engine_, s); }
-  void sync() override { synchronize(*engine_); }
 
+  // ATen runs CPU work eagerly and queues accelerator work on its own streams.
+  backend::Stream* stream() override { return this; }
+  void sync() override { synchronize(*engine_); }
+  void flush() override {}
+
+  backend::ThreadControl* threads() override { return this; }
   std::size_t num_threads() const override { return intra_op_threads(); }
   void set_num_threads(std::size_t n) override { set_intra_op_threads(n); }
 
@@ -82,7 +89,7 @@ class LibTorchBackend final : public backend::Backend {
                             fmt::format("libtorch-{}:{}", kind_name(device_.kind), device_.index)};
   }
   std::string physical_name() const override {
-    if (device_.kind == TorchDeviceKind::Cpu) return cpu::host_cpu_name();
+    if (device_.kind == TorchDeviceKind::Cpu) return host::cpu_name();
     return fmt::format("{} device {} (through LibTorch)", kind_name(device_.kind), device_.index);
   }
 
@@ -137,11 +144,34 @@ std::size_t index_of(TorchDevice device, std::string_view constructor) {
 
 }  // namespace burn::libtorch
 
-namespace burn::backend {
+namespace burn {
+
+// libtorch:0 is LibTorch's CPU; accelerators follow when the installed
+// LibTorch has them (engine.hpp).
+Device Device::libtorch() {
+  static const Device d(DispatchDevice{DeviceType::LibTorch, 0});
+  return d;
+}
+Device Device::libtorch_cuda(DeviceIndex index) {
+  const libtorch::TorchDevice cuda{libtorch::TorchDeviceKind::Cuda, index.value()};
+  return Device(DispatchDevice{DeviceType::LibTorch, libtorch::index_of(cuda, "Device::libtorch_cuda")});
+}
+Device Device::libtorch_mps() {
+  const libtorch::TorchDevice mps{libtorch::TorchDeviceKind::Mps, 0};
+  return Device(DispatchDevice{DeviceType::LibTorch, libtorch::index_of(mps, "Device::libtorch_mps")});
+}
+Device Device::libtorch_vulkan() {
+  const libtorch::TorchDevice vulkan{libtorch::TorchDeviceKind::Vulkan, 0};
+  return Device(DispatchDevice{DeviceType::LibTorch, libtorch::index_of(vulkan, "Device::libtorch_vulkan")});
+}
+
+namespace backend {
 BackendFactory libtorch_factory() {
-  return {DeviceType::LibTorch, [] { return libtorch::device_count(); },
+  return {DeviceType::LibTorch, [] { return default_rank::LibTorch; }, [] { return libtorch::device_count(); },
           [](std::size_t index) -> std::unique_ptr<Backend> {
             return std::make_unique<libtorch::LibTorchBackend>(index);
           }};
 }
-}  // namespace burn::backend
+}  // namespace backend
+
+}  // namespace burn

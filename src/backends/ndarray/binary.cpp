@@ -144,8 +144,8 @@ T apply(BinaryOp op, T a, T b) {
 }  // namespace
 
 Result kernel(const Context& ctx, const ir::Binary& op, Inputs in, Outputs out) {
-  const auto& lhs = cpu::as_cpu(in[0].primitive);
-  const cpu::CpuTensor* rhs = op.scalar ? nullptr : &cpu::as_cpu(in[1].primitive);
+  const auto& lhs = host::as_cpu(in[0].primitive);
+  const host::CpuTensor* rhs = op.scalar ? nullptr : &host::as_cpu(in[1].primitive);
   auto t = ctx.output(out[0]);
   const bool comparison = is_comparison(op.op);
   visit_dtype(lhs.dtype, [&]<class T>() {

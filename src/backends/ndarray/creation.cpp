@@ -25,13 +25,13 @@ Result kernel(const Context& ctx, const ir::Arange& op, Inputs, Outputs out) {
 }
 
 Result kernel(const Context& ctx, const ir::Cast&, Inputs in, Outputs out) {
-  const auto& src = cpu::as_cpu(in[0].primitive);
+  const auto& src = host::as_cpu(in[0].primitive);
   auto t = ctx.output(out[0]);
   visit_dtype(src.dtype, [&]<class From>() {
     visit_dtype(out[0].dtype, [&]<class To>() {
       const From* s = reinterpret_cast<const From*>(src.buffer ? src.buffer->data() : nullptr);
       To* d = t->data<To>();
-      cpu::for_each_offset(src.shape, src.strides, src.offset,
+      host::for_each_offset(src.shape, src.strides, src.offset,
                            [&](std::size_t i, std::int64_t off) { d[i] = convert_element<To>(s[off]); });
     });
   });

@@ -11,7 +11,7 @@ namespace burn::ndarray {
 namespace {
 
 /// The index tensor's values in row-major order, each checked to lie in [0, size).
-std::vector<std::size_t> read_indices(std::string_view op, const cpu::CpuTensor& indices, std::size_t dim,
+std::vector<std::size_t> read_indices(std::string_view op, const host::CpuTensor& indices, std::size_t dim,
                                       std::size_t size) {
   std::vector<std::size_t> out(indices.num_elements());
   visit_int_dtype(op, indices.dtype, [&]<class I>() {
@@ -30,7 +30,7 @@ std::vector<std::size_t> read_indices(std::string_view op, const cpu::CpuTensor&
 }
 
 /// dst[dst_index] += src at buffer offset src_off (bool: logical or).
-void add_element(const cpu::CpuTensor& dst, std::size_t dst_index, const cpu::CpuTensor& src, std::int64_t src_off) {
+void add_element(const host::CpuTensor& dst, std::size_t dst_index, const host::CpuTensor& src, std::int64_t src_off) {
   visit_dtype(dst.dtype, [&]<class T>() {
     T& d = dst.data<T>()[dst_index];
     const T s = elements<T>(src)[src_off];
@@ -40,7 +40,7 @@ void add_element(const cpu::CpuTensor& dst, std::size_t dst_index, const cpu::Cp
 }
 
 /// Writes (or adds) element `src_off` of `src` into element `dst_index` of `dst`.
-void put(ir::IndexReduce reduce, const cpu::CpuTensor& dst, std::size_t dst_index, const cpu::CpuTensor& src,
+void put(ir::IndexReduce reduce, const host::CpuTensor& dst, std::size_t dst_index, const host::CpuTensor& src,
          std::int64_t src_off) {
   if (reduce == ir::IndexReduce::Add) add_element(dst, dst_index, src, src_off);
   else copy_element(src, src_off, dst, dst_index);
@@ -49,8 +49,8 @@ void put(ir::IndexReduce reduce, const cpu::CpuTensor& dst, std::size_t dst_inde
 }  // namespace
 
 Result kernel(const Context& ctx, const ir::Gather& op, Inputs in, Outputs out) {
-  const auto& x = cpu::as_cpu(in[0].primitive);
-  const auto& indices = cpu::as_cpu(in[1].primitive);
+  const auto& x = host::as_cpu(in[0].primitive);
+  const auto& indices = host::as_cpu(in[1].primitive);
   const auto ids = read_indices("gather", indices, op.dim, x.shape[op.dim]);
   auto t = ctx.output(out[0]);
   Index src(x.rank(), 0);
@@ -63,9 +63,9 @@ Result kernel(const Context& ctx, const ir::Gather& op, Inputs in, Outputs out) 
 }
 
 Result kernel(const Context& ctx, const ir::Scatter& op, Inputs in, Outputs) {
-  const auto& indices = cpu::as_cpu(in[1].primitive);
-  const auto& values = cpu::as_cpu(in[2].primitive);
-  auto t = cpu::contiguous(ctx.alloc, cpu::as_cpu_ptr(in[0].primitive), /*force_copy=*/true);
+  const auto& indices = host::as_cpu(in[1].primitive);
+  const auto& values = host::as_cpu(in[2].primitive);
+  auto t = host::contiguous(ctx.alloc, host::as_cpu_ptr(in[0].primitive), /*force_copy=*/true);
   const auto ids = read_indices("scatter", indices, op.dim, t->shape[op.dim]);
   Index dst(t->rank(), 0);
   for_each_index(indices.shape, [&](std::size_t i, const Index& o) {
@@ -77,8 +77,8 @@ Result kernel(const Context& ctx, const ir::Scatter& op, Inputs in, Outputs) {
 }
 
 Result kernel(const Context& ctx, const ir::Select& op, Inputs in, Outputs out) {
-  const auto& x = cpu::as_cpu(in[0].primitive);
-  const auto ids = read_indices("select", cpu::as_cpu(in[1].primitive), op.dim, x.shape[op.dim]);
+  const auto& x = host::as_cpu(in[0].primitive);
+  const auto ids = read_indices("select", host::as_cpu(in[1].primitive), op.dim, x.shape[op.dim]);
   auto t = ctx.output(out[0]);
   Index src(x.rank(), 0);
   for_each_index(t->shape, [&](std::size_t i, const Index& o) {
@@ -90,9 +90,9 @@ Result kernel(const Context& ctx, const ir::Select& op, Inputs in, Outputs out) 
 }
 
 Result kernel(const Context& ctx, const ir::SelectAssign& op, Inputs in, Outputs) {
-  const auto& values = cpu::as_cpu(in[2].primitive);
-  auto t = cpu::contiguous(ctx.alloc, cpu::as_cpu_ptr(in[0].primitive), /*force_copy=*/true);
-  const auto ids = read_indices("select_assign", cpu::as_cpu(in[1].primitive), op.dim, t->shape[op.dim]);
+  const auto& values = host::as_cpu(in[2].primitive);
+  auto t = host::contiguous(ctx.alloc, host::as_cpu_ptr(in[0].primitive), /*force_copy=*/true);
+  const auto ids = read_indices("select_assign", host::as_cpu(in[1].primitive), op.dim, t->shape[op.dim]);
   Index dst(t->rank(), 0);
   for_each_index(values.shape, [&](std::size_t, const Index& o) {
     dst = o;

@@ -9,14 +9,14 @@
 
 #include <burn/backend/backend.hpp>
 
-#include "backends/cpu_common/cpu_tensor.hpp"
+#include "backends/host/cpu_tensor.hpp"
 
 namespace burn::ndarray {
 
 struct Context {
-  std::shared_ptr<cpu::Allocator> alloc;
+  std::shared_ptr<host::Allocator> alloc;
   /// Fresh row-major output.
-  cpu::CpuTensorPtr output(const ir::TensorSpec& spec) const { return cpu::CpuTensor::allocate(alloc, spec); }
+  host::CpuTensorPtr output(const ir::TensorSpec& spec) const { return host::CpuTensor::allocate(alloc, spec); }
 };
 
 using Inputs = std::span<const backend::Input>;

@@ -11,7 +11,7 @@ namespace {
 /// Fresh output where element `o` is the input element at map(o).
 template <class Map>
 Result copy_mapped(const Context& ctx, Inputs in, Outputs out, Map&& map) {
-  const auto& x = cpu::as_cpu(in[0].primitive);
+  const auto& x = host::as_cpu(in[0].primitive);
   auto t = ctx.output(out[0]);
   Index src(x.rank(), 0);
   for_each_index(t->shape, [&](std::size_t i, const Index& o) {
@@ -25,9 +25,9 @@ Result copy_mapped(const Context& ctx, Inputs in, Outputs out, Map&& map) {
 
 Result kernel(const Context& ctx, const ir::Reshape&, Inputs in, Outputs out) {
   // Row-major order is unchanged: a fresh row-major copy with the new shape.
-  auto t = cpu::contiguous(ctx.alloc, cpu::as_cpu_ptr(in[0].primitive), /*force_copy=*/true);
+  auto t = host::contiguous(ctx.alloc, host::as_cpu_ptr(in[0].primitive), /*force_copy=*/true);
   t->shape = out[0].shape.dims();
-  t->strides = cpu::contiguous_strides(t->shape);
+  t->strides = host::contiguous_strides(t->shape);
   return {t};
 }
 

@@ -6,9 +6,9 @@
 namespace burn::ndarray {
 
 Result kernel(const Context& ctx, const ir::MaskWhere&, Inputs in, Outputs out) {
-  const auto& x = cpu::as_cpu(in[0].primitive);
-  const auto& mask = cpu::as_cpu(in[1].primitive);
-  const auto& source = cpu::as_cpu(in[2].primitive);
+  const auto& x = host::as_cpu(in[0].primitive);
+  const auto& mask = host::as_cpu(in[1].primitive);
+  const auto& source = host::as_cpu(in[2].primitive);
   auto t = ctx.output(out[0]);
   for_each_index(t->shape, [&](std::size_t i, const Index& o) {
     if (element_at<bool>(mask, o)) copy_element(source, offset_of(source, o), *t, i);
@@ -18,8 +18,8 @@ Result kernel(const Context& ctx, const ir::MaskWhere&, Inputs in, Outputs out) 
 }
 
 Result kernel(const Context& ctx, const ir::MaskFill& op, Inputs in, Outputs out) {
-  const auto& x = cpu::as_cpu(in[0].primitive);
-  const auto& mask = cpu::as_cpu(in[1].primitive);
+  const auto& x = host::as_cpu(in[0].primitive);
+  const auto& mask = host::as_cpu(in[1].primitive);
   auto t = ctx.output(out[0]);
   visit_dtype(x.dtype, [&]<class T>() {
     const T value = scalar_as<T>(op.value);

@@ -52,8 +52,8 @@ std::vector<Acc> matmul(const std::vector<Acc>& a, const std::vector<std::size_t
 }  // namespace
 
 Result kernel(const Context& ctx, const ir::Matmul&, Inputs in, Outputs out) {
-  const auto& a = cpu::as_cpu(in[0].primitive);
-  const auto& b = cpu::as_cpu(in[1].primitive);
+  const auto& a = host::as_cpu(in[0].primitive);
+  const auto& b = host::as_cpu(in[1].primitive);
   const auto& out_shape = out[0].shape.dims();
   if (is_float(a.dtype)) {
     const auto values = matmul(detail::read_doubles(in[0]), a.shape, detail::read_doubles(in[1]), b.shape, out_shape);

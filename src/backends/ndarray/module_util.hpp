@@ -15,10 +15,10 @@ namespace burn::ndarray::detail {
 
 /// The elements of a strided view of storage type T, row-major, as `To`.
 template <class To, class T>
-std::vector<To> read_as(const cpu::CpuTensor& t) {
+std::vector<To> read_as(const host::CpuTensor& t) {
   std::vector<To> v(t.num_elements());
   const T* src = reinterpret_cast<const T*>(t.buffer ? t.buffer->data() : nullptr);
-  cpu::for_each_offset(t.shape, t.strides, t.offset, [&](std::size_t i, std::int64_t off) {
+  host::for_each_offset(t.shape, t.strides, t.offset, [&](std::size_t i, std::int64_t off) {
     if constexpr (std::is_integral_v<To>) v[i] = static_cast<To>(src[off]);  // modular for signed -> unsigned
     else v[i] = convert_element<To>(src[off]);
   });
@@ -27,12 +27,12 @@ std::vector<To> read_as(const cpu::CpuTensor& t) {
 
 /// A float input's elements, row-major, in double.
 inline std::vector<double> read_doubles(const backend::Input& in) {
-  const auto& t = cpu::as_cpu(in.primitive);
+  const auto& t = host::as_cpu(in.primitive);
   return visit_float_dtype("read_doubles", t.dtype, [&]<class T>() { return read_as<double, T>(t); });
 }
 
 /// A fresh row-major float output holding `values` (rounded to its dtype).
-inline cpu::CpuTensorPtr write_doubles(const Context& ctx, const ir::TensorSpec& spec,
+inline host::CpuTensorPtr write_doubles(const Context& ctx, const ir::TensorSpec& spec,
                                        const std::vector<double>& values) {
   auto out = ctx.output(spec);
   visit_float_dtype("write_doubles", spec.dtype, [&]<class T>() {

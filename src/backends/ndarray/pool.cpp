@@ -106,14 +106,14 @@ void max_pool(const ir::MaxPool& op, const std::vector<E>& x, const std::vector<
 }
 
 template <class T>
-cpu::CpuTensorPtr write_ints(const Context& ctx, const ir::TensorSpec& spec, const std::vector<T>& values) {
+host::CpuTensorPtr write_ints(const Context& ctx, const ir::TensorSpec& spec, const std::vector<T>& values) {
   auto out = ctx.output(spec);
   T* dst = out->data<T>();
   for (std::size_t i = 0; i < values.size(); ++i) dst[i] = values[i];
   return out;
 }
 
-cpu::CpuTensorPtr write_indices(const Context& ctx, const ir::MaxPool& op, const ir::TensorSpec& spec,
+host::CpuTensorPtr write_indices(const Context& ctx, const ir::MaxPool& op, const ir::TensorSpec& spec,
                                 const std::vector<std::int64_t>& indices, std::size_t in_vol) {
   auto out = ctx.output(spec);
   visit_int_dtype(ir::op_name(op), spec.dtype, [&]<class I>() {
@@ -156,7 +156,7 @@ Result average_pool(const Context& ctx, Inputs in, Outputs out, WindowOf&& windo
 }  // namespace
 
 Result kernel(const Context& ctx, const ir::MaxPool& op, Inputs in, Outputs out) {
-  const auto& t = cpu::as_cpu(in[0].primitive);
+  const auto& t = host::as_cpu(in[0].primitive);
   const auto& xs = t.shape;
   const auto& os = out[0].shape.dims();
   std::vector<std::int64_t> indices;

@@ -61,7 +61,7 @@ std::size_t arg_extreme_of(const Line<T>& line, bool max) {
 }
 
 template <class T>
-void reduce_numeric(const ir::Reduce& op, const cpu::CpuTensor& x, const cpu::CpuTensor& t) {
+void reduce_numeric(const ir::Reduce& op, const host::CpuTensor& x, const host::CpuTensor& t) {
   const std::size_t n = x.shape[op.dim];
   const bool is_arg = op.op == ReduceOp::ArgMax || op.op == ReduceOp::ArgMin;
   const bool needs_element = is_arg || op.op == ReduceOp::Max || op.op == ReduceOp::Min ||
@@ -100,7 +100,7 @@ void reduce_numeric(const ir::Reduce& op, const cpu::CpuTensor& x, const cpu::Cp
 }  // namespace
 
 Result kernel(const Context& ctx, const ir::Reduce& op, Inputs in, Outputs out) {
-  const auto& x = cpu::as_cpu(in[0].primitive);
+  const auto& x = host::as_cpu(in[0].primitive);
   auto t = ctx.output(out[0]);
   if (op.op == ReduceOp::Any || op.op == ReduceOp::All) {
     const bool any = op.op == ReduceOp::Any;
@@ -125,9 +125,9 @@ Result kernel(const Context& ctx, const ir::Reduce& op, Inputs in, Outputs out) 
 }
 
 Result kernel(const Context& ctx, const ir::Cumulative& op, Inputs in, Outputs out) {
-  const auto& x = cpu::as_cpu(in[0].primitive);
+  const auto& x = host::as_cpu(in[0].primitive);
   auto t = ctx.output(out[0]);
-  cpu::Extents lines = x.shape;
+  host::Extents lines = x.shape;
   lines[op.dim] = 1;
   const std::size_t n = x.shape[op.dim];
   const std::int64_t out_step = t->strides[op.dim];

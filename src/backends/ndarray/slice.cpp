@@ -14,7 +14,7 @@ std::size_t range_index(const ir::SliceRange& r, std::size_t k) {
 }  // namespace
 
 Result kernel(const Context& ctx, const ir::Slice& op, Inputs in, Outputs out) {
-  const auto& x = cpu::as_cpu(in[0].primitive);
+  const auto& x = host::as_cpu(in[0].primitive);
   auto t = ctx.output(out[0]);
   Index src(x.rank(), 0);
   for_each_index(t->shape, [&](std::size_t i, const Index& o) {
@@ -25,8 +25,8 @@ Result kernel(const Context& ctx, const ir::Slice& op, Inputs in, Outputs out) {
 }
 
 Result kernel(const Context& ctx, const ir::SliceAssign& op, Inputs in, Outputs) {
-  auto t = cpu::contiguous(ctx.alloc, cpu::as_cpu_ptr(in[0].primitive), /*force_copy=*/true);
-  const auto& values = cpu::as_cpu(in[1].primitive);
+  auto t = host::contiguous(ctx.alloc, host::as_cpu_ptr(in[0].primitive), /*force_copy=*/true);
+  const auto& values = host::as_cpu(in[1].primitive);
   Index dst(t->rank(), 0);
   for_each_index(values.shape, [&](std::size_t, const Index& o) {
     for (std::size_t d = 0; d < dst.size(); ++d) dst[d] = range_index(op.ranges[d], o[d]);
@@ -39,7 +39,7 @@ Result kernel(const Context& ctx, const ir::Cat& op, Inputs in, Outputs out) {
   auto t = ctx.output(out[0]);
   std::size_t start = 0;  // where the current input begins along dim
   for (const auto& input : in) {
-    const auto& x = cpu::as_cpu(input.primitive);
+    const auto& x = host::as_cpu(input.primitive);
     Index dst(x.rank(), 0);
     for_each_index(x.shape, [&](std::size_t, const Index& o) {
       dst = o;

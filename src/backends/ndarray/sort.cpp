@@ -20,10 +20,10 @@ bool nan_last_less(A a, A b) {
 }  // namespace
 
 Result kernel(const Context& ctx, const ir::Sort& op, Inputs in, Outputs out) {
-  const auto& x = cpu::as_cpu(in[0].primitive);
+  const auto& x = host::as_cpu(in[0].primitive);
   auto values = ctx.output(out[0]);
   auto indices = ctx.output(out[1]);
-  cpu::Extents lines = x.shape;
+  host::Extents lines = x.shape;
   lines[op.dim] = 1;
   const std::size_t n = x.shape[op.dim];
   const auto out_step = static_cast<std::size_t>(values->strides[op.dim]);

@@ -65,7 +65,7 @@ T int_unary(UnaryOp op, T a) {
 }  // namespace
 
 Result kernel(const Context& ctx, const ir::Unary& op, Inputs in, Outputs out) {
-  const auto& x = cpu::as_cpu(in[0].primitive);
+  const auto& x = host::as_cpu(in[0].primitive);
   auto t = ctx.output(out[0]);
   visit_dtype(x.dtype, [&]<class T>() {
     for_each_index(t->shape, [&](std::size_t i, const Index& idx) {
@@ -87,7 +87,7 @@ Result kernel(const Context& ctx, const ir::Unary& op, Inputs in, Outputs out) {
 }
 
 Result kernel(const Context& ctx, const ir::Clamp& op, Inputs in, Outputs out) {
-  const auto& x = cpu::as_cpu(in[0].primitive);
+  const auto& x = host::as_cpu(in[0].primitive);
   auto t = ctx.output(out[0]);
   visit_numeric_dtype("clamp", x.dtype, [&]<class T>() {
     // Bounds are converted to the element type first, like any scalar operand.

@@ -1,26 +1,22 @@
 #include "backends/vulkan/backend.hpp"
 
+#include <burn/backend/kernel_dispatch.hpp>
+
 #include <fmt/format.h>
 
-#include "backends/cpu_common/cpu_backend.hpp"
+#include "backends/host/cpu_backend.hpp"
 #include "backends/vulkan/kernels.hpp"
 #include "backends/vulkan/launch.hpp"
 #include "backends/vulkan/vk_check.hpp"
 
 namespace burn::vulkan {
-namespace {
-
-template <class Op>
-concept HasKernel = requires(const Context& c, const Op& op, Inputs in, Outputs out) { kernel(c, op, in, out); };
-
-}  // namespace
 
 VulkanBackend::VulkanBackend(std::string api, std::size_t adapter)
     : api_(std::move(api)), gpu_(std::make_shared<Gpu>(adapter, fmt::format("{}:{}", api_, adapter))) {
   pool_ = std::make_shared<MemoryPool>(gpu_, MemoryPool::Kind::Device);
   pipelines_ = std::make_unique<Pipelines>(gpu_);
   auto error_word = std::make_shared<DeviceBuffer>(pool_, pool_->allocate(4));
-  stream_ = std::make_unique<Stream>(gpu_, *pipelines_, std::move(error_word));
+  stream_ = std::make_unique<vulkan::Stream>(gpu_, *pipelines_, std::move(error_word));
   clock_link_->backend = this;
 }
 
@@ -42,7 +38,7 @@ std::string VulkanBackend::description() const {
 
 std::string VulkanBackend::physical_name() const {
   // A CPU adapter computes on the host processor: name it like the CPU backends do.
-  if (gpu_->adapter().type == VK_PHYSICAL_DEVICE_TYPE_CPU) return cpu::host_cpu_name();
+  if (gpu_->adapter().type == VK_PHYSICAL_DEVICE_TYPE_CPU) return host::cpu_name();
   return gpu_->adapter().name;
 }
 
@@ -78,7 +74,7 @@ void VulkanBackend::require_dtype(DType dtype, std::string_view op) const {
 }
 
 bool VulkanBackend::supports_op(const ir::Op& op) const {
-  return std::visit([](const auto& o) { return HasKernel<std::decay_t<decltype(o)>>; }, op);
+  return backend::has_kernel<Context>(op);
 }
 
 std::vector<backend::PrimitivePtr> VulkanBackend::execute(const ir::Op& op, std::span<const backend::Input> inputs,
@@ -88,14 +84,7 @@ std::vector<backend::PrimitivePtr> VulkanBackend::execute(const ir::Op& op, std:
   for (const auto& out : outputs) require_dtype(out.dtype, name);
   std::lock_guard lock(mutex_);
   const Context ctx{*this, name};
-  return std::visit(
-      [&](const auto& o) -> std::vector<backend::PrimitivePtr> {
-        if constexpr (HasKernel<std::decay_t<decltype(o)>>)
-          return kernel(ctx, o, inputs, outputs);
-        else
-          throw Error(name, "not supported by the " + api_ + " backend");
-      },
-      op);
+  return backend::run_kernel(ctx, op, inputs, outputs, api_);
 }
 
 VkTensorPtr VulkanBackend::allocate(const ir::TensorSpec& spec, std::string_view op) {
@@ -164,7 +153,7 @@ void VulkanBackend::flush() {
   stream_->flush();
 }
 
-void VulkanBackend::memory_cleanup() {
+void VulkanBackend::cleanup() {
   std::lock_guard lock(mutex_);
   stream_->sync();
   pool_->cleanup();

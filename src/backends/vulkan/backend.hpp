@@ -19,7 +19,7 @@
 
 namespace burn::vulkan {
 
-class VulkanBackend final : public backend::Backend {
+class VulkanBackend final : public backend::Backend, public backend::Stream, public backend::MemoryManager {
  public:
   /// `api` is "vulkan" or "wgpu" (the name users see); `adapter` indexes Instance::adapters().
   VulkanBackend(std::string api, std::size_t adapter);
@@ -34,21 +34,25 @@ class VulkanBackend final : public backend::Backend {
   backend::PrimitivePtr from_data(TensorData data) override;
   TensorData to_data(const backend::PrimitivePtr& primitive, const ir::TensorSpec& spec) override;
   void seed(std::uint64_t seed) override;
+  PhysicalIdentity identity() const override { return gpu_->adapter().identity; }
+  std::string physical_name() const override;
+
+  // Services: the command stream and the buffer pool.
+  backend::Stream* stream() override { return this; }
+  backend::MemoryManager* memory() override { return this; }
   void sync() override;
   void flush() override;
   /// Timestamp queries on the queue (profile.cpp); nullptr where the queue has none.
   std::unique_ptr<backend::DeviceClockWindow> open_profile_window() override;
-  void memory_cleanup() override;
-  std::optional<std::vector<SlicedPoolReport>> memory_pool_report() const override { return pool_->report(); }
-  std::optional<MemoryPoolUsage> memory_pool_usage() const override { return pool_->usage(); }
-  void set_persistent_allocations(bool on) override { pool_->set_persistent(on); }
-  PhysicalIdentity identity() const override { return gpu_->adapter().identity; }
-  std::string physical_name() const override;
+  void cleanup() override;
+  std::optional<std::vector<SlicedPoolReport>> pool_report() const override { return pool_->report(); }
+  std::optional<MemoryPoolUsage> pool_usage() const override { return pool_->usage(); }
+  void set_persistent(bool on) override { pool_->set_persistent(on); }
 
   // ---- for kernels (called with the backend's lock held) ----
   /// A fresh row-major tensor; throws "[op] ..." when it cannot be allocated.
   VkTensorPtr allocate(const ir::TensorSpec& spec, std::string_view op);
-  Stream& stream() noexcept { return *stream_; }
+  vulkan::Stream& commands() noexcept { return *stream_; }
   Pipelines& pipelines() noexcept { return *pipelines_; }
   const Gpu& gpu() const noexcept { return *gpu_; }
   /// "vulkan:0"
@@ -79,7 +83,7 @@ class VulkanBackend final : public backend::Backend {
   std::shared_ptr<Gpu> gpu_;
   std::shared_ptr<MemoryPool> pool_;
   std::unique_ptr<Pipelines> pipelines_;
-  std::unique_ptr<Stream> stream_;
+  std::unique_ptr<vulkan::Stream> stream_;
   std::mt19937_64 rng_{std::random_device{}()};
   std::shared_ptr<ClockLink> clock_link_ = std::make_shared<ClockLink>();
 };

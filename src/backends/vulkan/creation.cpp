@@ -5,7 +5,7 @@
 
 #include <fmt/format.h>
 
-#include "backends/cpu_common/random_fill.hpp"
+#include "backends/host/random_fill.hpp"
 #include "backends/vulkan/kernels.hpp"
 #include "backends/vulkan/launch.hpp"
 
@@ -80,7 +80,7 @@ Result kernel(const Context& ctx, const ir::Random& op, Inputs, Outputs out) {
   auto t = ctx.output(out[0]);
   const std::size_t n = t->num_elements();
   TensorData data = TensorData::zeros(Shape(t->shape), t->dtype);
-  cpu::fill_random(op, ctx.backend.rng(), t->dtype, data.bytes_mut().data(), n);
+  host::fill_random(op, ctx.backend.rng(), t->dtype, data.bytes_mut().data(), n);
   ctx.stream().upload(data.bytes(), Binding{t->buffer->block().buffer, t->buffer->block().offset, data.bytes().size()});
   return {t};
 }

@@ -26,7 +26,7 @@ struct Context {
   VkPipeline pipeline(std::string_view shader, std::span<const std::uint32_t> constants = {}) const {
     return backend.pipelines().get(op, shader, constants);
   }
-  Stream& stream() const { return backend.stream(); }
+  Stream& stream() const { return backend.commands(); }
 };
 
 // creation.cpp

@@ -22,9 +22,9 @@ Tensor<D> elementwise_loss(const Tensor<D>& x, const Tensor<D>& t, bool logits) 
 }  // namespace
 
 BinaryCrossEntropyLoss BinaryCrossEntropyLossConfig::init(const TensorCreationOptions& options) const {
-  internal::check_smoothing(smoothing, "BinaryCrossEntropyLossConfig");
-  internal::check_weights(weights, "BinaryCrossEntropyLossConfig");
-  return BinaryCrossEntropyLoss{internal::weights_tensor(weights, options), smoothing, logits};
+  detail::check_smoothing(smoothing, "BinaryCrossEntropyLossConfig");
+  detail::check_weights(weights, "BinaryCrossEntropyLossConfig");
+  return BinaryCrossEntropyLoss{detail::weights_tensor(weights, options), smoothing, logits};
 }
 
 Tensor<1> BinaryCrossEntropyLoss::forward_impl(const burn::detail::TensorRef& preds,
@@ -32,7 +32,7 @@ Tensor<1> BinaryCrossEntropyLoss::forward_impl(const burn::detail::TensorRef& pr
   const Shape& shape = preds->spec.shape;
   if (!is_float(preds->spec.dtype)) throw Error(kOp, "preds must be a float tensor");
   if (shape.num_elements() == 0) throw Error(kOp, fmt::format("preds of shape {} are empty", shape.to_string()));
-  const std::vector<std::int64_t> host = internal::host_ints(targets);
+  const std::vector<std::int64_t> host = detail::host_ints(targets);
   for (std::size_t i = 0; i < host.size(); ++i)
     if (host[i] != 0 && host[i] != 1)
       throw Error(kOp, fmt::format("targets must be 0 or 1, got {} at flat index {}", host[i], i));
@@ -59,7 +59,7 @@ Tensor<1> BinaryCrossEntropyLoss::forward_impl(const burn::detail::TensorRef& pr
     const Tensor<1, Int> t(targets);
     Tensor<1> loss = elementwise_loss(x, Tensor<1>(float_targets(targets)), logits);
     // Rank 1: each element is weighted by the weight of its own target.
-    if (weights) loss = loss * internal::follow(*weights, preds).select(0, t);
+    if (weights) loss = loss * detail::follow(*weights, preds).select(0, t);
     return loss.mean();
   }
   // Rank > 1: view as [rows, classes] so class weights broadcast along rows.
@@ -67,7 +67,7 @@ Tensor<1> BinaryCrossEntropyLoss::forward_impl(const burn::detail::TensorRef& pr
   const Tensor<2> x(burn::detail::reshape_exact(preds, flat));
   const Tensor<2> t(float_targets(burn::detail::reshape_exact(targets, flat)));
   Tensor<2> loss = elementwise_loss(x, t, logits);
-  if (weights) loss = loss * internal::follow(*weights, preds).template reshape<2>({1, -1});
+  if (weights) loss = loss * detail::follow(*weights, preds).template reshape<2>({1, -1});
   return loss.mean();
 }
 

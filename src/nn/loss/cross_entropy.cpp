@@ -41,9 +41,9 @@ void check_weights_match(const std::optional<Tensor<1>>& weights, std::size_t cl
 }  // namespace
 
 CrossEntropyLoss CrossEntropyLossConfig::init(const TensorCreationOptions& options) const {
-  internal::check_smoothing(smoothing, "CrossEntropyLossConfig");
-  internal::check_weights(weights, "CrossEntropyLossConfig");
-  return CrossEntropyLoss{pad_tokens, internal::weights_tensor(weights, options), smoothing, logits};
+  detail::check_smoothing(smoothing, "CrossEntropyLossConfig");
+  detail::check_weights(weights, "CrossEntropyLossConfig");
+  return CrossEntropyLoss{pad_tokens, detail::weights_tensor(weights, options), smoothing, logits};
 }
 
 Tensor<2> CrossEntropyLoss::log_probs(const Tensor<2>& input) const {
@@ -62,7 +62,7 @@ Tensor<1> CrossEntropyLoss::forward(const Tensor<2>& logits_in, const Tensor<1, 
 
   // Validate on the host: an index out of range would otherwise be a gather
   // error deep inside, or a silently wrong loss on backends that clamp.
-  const std::vector<std::int64_t> host = internal::host_ints(targets.ref());
+  const std::vector<std::int64_t> host = detail::host_ints(targets.ref());
   std::vector<bool> is_pad(batch, false);
   std::size_t kept = 0;
   for (std::size_t i = 0; i < batch; ++i) {
@@ -89,7 +89,7 @@ Tensor<1> CrossEntropyLoss::forward(const Tensor<2>& logits_in, const Tensor<1, 
     keep = Tensor<1>::from_data(TensorData(k), {device, logp.dtype()});
   }
   std::optional<Tensor<1>> w;
-  if (weights) w = internal::follow(*weights, logp.ref());
+  if (weights) w = detail::follow(*weights, logp.ref());
 
   // Per-row loss l_i, and the row weights r_i (w[y_i] times not-pad).
   Tensor<1> row_loss = [&] {
@@ -121,13 +121,13 @@ Tensor<1> CrossEntropyLoss::forward(const Tensor<2>& logits_in, const Tensor<1, 
 
 Tensor<1> CrossEntropyLoss::forward_probs(const Tensor<2>& logits_in, const Tensor<2>& target_probs) const {
   check_logits(logits_in);
-  internal::check_same_shape(logits_in.ref(), target_probs.ref(), kOp, "logits", "target_probs");
+  detail::check_same_shape(logits_in.ref(), target_probs.ref(), kOp, "logits", "target_probs");
   const auto [batch, classes] = logits_in.dims();
   check_weights_match(weights, classes);
   const Tensor<2> logp = log_probs(logits_in);
   Tensor<2> target = target_probs.dtype() == logp.dtype() ? target_probs : target_probs.cast(logp.dtype());
   if (smoothing) target = target * (1.0 - *smoothing) + *smoothing / static_cast<double>(classes);
-  if (weights) target = target * internal::follow(*weights, logp.ref()).reshape<2>({1, -1});
+  if (weights) target = target * detail::follow(*weights, logp.ref()).reshape<2>({1, -1});
   return -(logp * target).sum() / static_cast<double>(batch);
 }
 

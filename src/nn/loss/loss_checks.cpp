@@ -4,7 +4,7 @@
 
 #include <cmath>
 
-namespace burn::nn::loss::internal {
+namespace burn::nn::loss::detail {
 
 void check_smoothing(const std::optional<double>& alpha, std::string_view config) {
   if (alpha && !(*alpha >= 0.0 && *alpha <= 1.0))
@@ -39,4 +39,4 @@ std::vector<std::int64_t> host_ints(const burn::detail::TensorRef& t) {
   return burn::detail::to_data(t).convert(DType::I64).to_vec<std::int64_t>();
 }
 
-}  // namespace burn::nn::loss::internal
+}  // namespace burn::nn::loss::detail

@@ -7,7 +7,7 @@
 #include <string_view>
 #include <vector>
 
-namespace burn::nn::loss::internal {
+namespace burn::nn::loss::detail {
 
 /// Throws "[config] ..." unless alpha is in [0, 1].
 void check_smoothing(const std::optional<double>& alpha, std::string_view config);
@@ -21,4 +21,4 @@ Tensor<1> follow(const Tensor<1>& t, const burn::detail::TensorRef& like);
 /// An int tensor's values on the host (for range checks on targets).
 std::vector<std::int64_t> host_ints(const burn::detail::TensorRef& t);
 
-}  // namespace burn::nn::loss::internal
+}  // namespace burn::nn::loss::detail

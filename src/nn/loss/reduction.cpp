@@ -2,7 +2,7 @@
 
 #include <burn/nn/loss/reduction.hpp>
 
-namespace burn::nn::loss::internal {
+namespace burn::nn::loss::detail {
 
 void check_same_shape(const burn::detail::TensorRef& a, const burn::detail::TensorRef& b, std::string_view op,
                       std::string_view a_name, std::string_view b_name) {
@@ -23,4 +23,4 @@ Tensor<1> reduce(const burn::detail::TensorRef& values, Reduction reduction, std
   throw Error(op, "Reduction::None keeps one loss per element: call forward_no_reduction instead of forward");
 }
 
-}  // namespace burn::nn::loss::internal
+}  // namespace burn::nn::loss::detail

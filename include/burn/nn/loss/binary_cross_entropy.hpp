@@ -25,7 +25,7 @@ struct BinaryCrossEntropyLoss {
   /// have the preds' shape; throws "[binary_cross_entropy] ..." otherwise.
   template <std::size_t D>
   Tensor<1> forward(const Tensor<D>& preds, const Tensor<D, Int>& targets) const {
-    internal::check_same_shape(preds.ref(), targets.ref(), "binary_cross_entropy", "preds", "targets");
+    detail::check_same_shape(preds.ref(), targets.ref(), "binary_cross_entropy", "preds", "targets");
     return forward_impl(preds.ref(), targets.ref());
   }
 

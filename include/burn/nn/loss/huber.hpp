@@ -14,12 +14,12 @@ struct HuberLoss {
 
   template <std::size_t D>
   Tensor<1> forward(const Tensor<D>& pred, const Tensor<D>& target, Reduction reduction = Reduction::Mean) const {
-    return internal::reduce(forward_no_reduction(pred, target).ref(), reduction, "huber_loss");
+    return detail::reduce(forward_no_reduction(pred, target).ref(), reduction, "huber_loss");
   }
   /// Per element: 0.5 r^2 if |r| <= delta, else delta (|r| - 0.5 delta), r = target - pred.
   template <std::size_t D>
   Tensor<D> forward_no_reduction(const Tensor<D>& pred, const Tensor<D>& target) const {
-    internal::check_same_shape(pred.ref(), target.ref(), "huber_loss", "pred", "target");
+    detail::check_same_shape(pred.ref(), target.ref(), "huber_loss", "pred", "target");
     return forward_residuals(target - pred);
   }
   template <std::size_t D>

@@ -12,12 +12,12 @@ struct MseLoss {
   /// Mean or sum of the squared errors as shape [1]; pred and target must have equal shapes.
   template <std::size_t D>
   Tensor<1> forward(const Tensor<D>& pred, const Tensor<D>& target, Reduction reduction = Reduction::Mean) const {
-    return internal::reduce(forward_no_reduction(pred, target).ref(), reduction, "mse_loss");
+    return detail::reduce(forward_no_reduction(pred, target).ref(), reduction, "mse_loss");
   }
   /// The squared error of every element.
   template <std::size_t D>
   Tensor<D> forward_no_reduction(const Tensor<D>& pred, const Tensor<D>& target) const {
-    internal::check_same_shape(pred.ref(), target.ref(), "mse_loss", "pred", "target");
+    detail::check_same_shape(pred.ref(), target.ref(), "mse_loss", "pred", "target");
     const Tensor<D> diff = pred - target;
     return diff * diff;
   }

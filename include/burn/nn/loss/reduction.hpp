@@ -10,13 +10,13 @@ namespace burn::nn::loss {
 /// None is only valid for the `forward_no_reduction` entry points.
 enum class Reduction { Mean, Sum, None, Auto = Mean };
 
-namespace internal {
+namespace detail {
 /// Throws "[op] ..." unless `a` and `b` have the same shape (losses never
 /// broadcast a target: a mismatch is almost always a bug in the caller).
 void check_same_shape(const burn::detail::TensorRef& a, const burn::detail::TensorRef& b, std::string_view op,
                       std::string_view a_name, std::string_view b_name);
 /// Mean or sum of every element as shape [1]; throws "[op] ..." for None.
 Tensor<1> reduce(const burn::detail::TensorRef& values, Reduction reduction, std::string_view op);
-}  // namespace internal
+}  // namespace detail
 
 }  // namespace burn::nn::loss

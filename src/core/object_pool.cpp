@@ -1,4 +1,4 @@
-#include "dispatch/object_pool.hpp"
+#include "core/object_pool.hpp"
 
 #include <cstdint>
 

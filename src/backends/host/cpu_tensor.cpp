@@ -1,13 +1,13 @@
-#include "backends/cpu_common/cpu_tensor.hpp"
+#include "backends/host/cpu_tensor.hpp"
 
 #include <array>
 #include <cstring>
 #include <mutex>
 #include <typeinfo>
 
-#include "dispatch/object_pool.hpp"
+#include "core/object_pool.hpp"
 
-namespace burn::cpu {
+namespace burn::host {
 
 Strides contiguous_strides(const Extents& shape) {
   Strides s(shape.size());
@@ -213,4 +213,4 @@ CpuTensorPtr contiguous(const std::shared_ptr<Allocator>& alloc, const CpuTensor
   return out;
 }
 
-}  // namespace burn::cpu
+}  // namespace burn::host

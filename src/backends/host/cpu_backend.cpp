@@ -1,21 +1,16 @@
-#include "backends/cpu_common/cpu_backend.hpp"
+#include "backends/host/cpu_backend.hpp"
 
-#include "backends/cpu_common/random_fill.hpp"
+#include "backends/host/random_fill.hpp"
 
 #include <cmath>
 #include <fstream>
 
-namespace burn::backend {
-void Backend::set_num_threads(std::size_t) {
-  throw Error("Device::set_num_threads",
-              "the " + name() + " backend computes on a fixed number of threads (" + std::to_string(num_threads()) + ")");
-}
-}  // namespace burn::backend
-
-namespace burn::cpu {
+namespace burn::host {
 
 CpuBackendBase::CpuBackendBase(bool caching_allocator)
-    : alloc_(std::make_shared<Allocator>(caching_allocator)), rng_(std::random_device{}()) {}
+    : alloc_(std::make_shared<Allocator>(caching_allocator)),
+      memory_(alloc_, caching_allocator),
+      rng_(std::random_device{}()) {}
 
 backend::PrimitivePtr CpuBackendBase::from_data(TensorData data) { return from_tensor_data(alloc_, data); }
 
@@ -30,9 +25,9 @@ void CpuBackendBase::seed(std::uint64_t seed) {
 
 PhysicalIdentity CpuBackendBase::identity() const { return PhysicalIdentity{std::nullopt, std::nullopt, "host-cpu"}; }
 
-std::string CpuBackendBase::physical_name() const { return host_cpu_name(); }
+std::string CpuBackendBase::physical_name() const { return cpu_name(); }
 
-std::string host_cpu_name() {
+std::string cpu_name() {
   std::ifstream in("/proc/cpuinfo");
   std::string line;
   while (std::getline(in, line)) {
@@ -55,4 +50,4 @@ CpuTensorPtr CpuBackendBase::random(const ir::Random& op, const ir::TensorSpec& 
   return out;
 }
 
-}  // namespace burn::cpu
+}  // namespace burn::host

@@ -12,7 +12,7 @@
 
 #include <burn/device.hpp>
 
-namespace burn::cpu {
+namespace burn::host {
 
 /// Cached blocks, one free list per capacity. Reusing a block pops from its
 /// list and freeing pushes back onto it; the lists keep their storage, so a
@@ -113,4 +113,4 @@ class Buffer {
   Allocator::Block block_;
 };
 
-}  // namespace burn::cpu
+}  // namespace burn::host

@@ -1,9 +1,9 @@
-#include "backends/cpu_common/random_fill.hpp"
+#include "backends/host/random_fill.hpp"
 
 #include <cmath>
 #include <type_traits>
 
-namespace burn::cpu {
+namespace burn::host {
 
 void fill_random(const ir::Random& op, std::mt19937_64& rng, DType dtype, std::byte* dst, std::size_t n) {
   auto unit = [&] { return static_cast<double>(rng() >> 11) * 0x1.0p-53; };
@@ -28,4 +28,4 @@ void fill_random(const ir::Random& op, std::mt19937_64& rng, DType dtype, std::b
   });
 }
 
-}  // namespace burn::cpu
+}  // namespace burn::host

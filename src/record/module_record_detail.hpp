@@ -9,7 +9,7 @@
 #include <burn/record/module_record.hpp>
 #include <burn/tensor_data.hpp>
 
-namespace burn::record::internal {
+namespace burn::record::detail {
 
 // Metadata keys and values (see module_record.hpp for the file layout).
 inline constexpr std::string_view kFormatKey = "format";
@@ -34,4 +34,4 @@ TensorData transpose_2d(const TensorData& data);
 /// The shape of `shape` with its two dims swapped (for 2-D shapes).
 Shape transposed_shape(const Shape& shape);
 
-}  // namespace burn::record::internal
+}  // namespace burn::record::detail

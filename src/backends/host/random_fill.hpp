@@ -9,11 +9,11 @@
 
 #include <burn/ir/op.hpp>
 
-namespace burn::cpu {
+namespace burn::host {
 
 /// Writes `n` elements of `dtype` drawn as `op` describes to `dst`. Int
 /// tensors get uniform integers in [a, b) (floor keeps the bound exclusive).
 /// The caller serialises access to `rng`.
 void fill_random(const ir::Random& op, std::mt19937_64& rng, DType dtype, std::byte* dst, std::size_t n);
 
-}  // namespace burn::cpu
+}  // namespace burn::host

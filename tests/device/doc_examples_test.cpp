@@ -1,5 +1,6 @@
-// The examples of the two specification pages (seeds/000 "Backend and
-// Device", seeds/001 "Struct Device") and of API.md, translated line by line.
+// The examples of Burn's own documentation of Device, translated line by line:
+// the book's chapter "Backend and Device" and the API reference of
+// burn::tensor::Device ("Device reference" below); then those of docs/api.md.
 // This build has only the CPU backends: where an example uses wgpu, cuda or
 // metal, Device::flex() or Device::ndarray() stands in, as noted at each spot.
 // Parts that need modules or autodiff gradients live in those suites.
@@ -24,12 +25,12 @@ using burn::device_tests::require;
 
 #if BURN_HAS_FLEX && BURN_HAS_NDARRAY
 
-// seed 000, first block:
+// Backend and Device, first block:
 //   let device = Device::wgpu(Default::default());
 //   let tensor = Tensor::<2>::ones([2, 3], &device);
 //   let other_device = Device::cuda(0);
 //   let tensor = tensor.to_device(&other_device);
-TEST(SeedBackendAndDevice, SameApiOnAnotherBackend) {
+TEST(BackendAndDeviceChapter, SameApiOnAnotherBackend) {
   const Device device = Device::flex();  // stands in for Device::wgpu(Default::default())
   const auto tensor = Tensor<2>::ones({2, 3}, device);
   const Device other_device = Device::ndarray();  // stands in for Device::cuda(0)
@@ -39,10 +40,10 @@ TEST(SeedBackendAndDevice, SameApiOnAnotherBackend) {
   moved.to_data().assert_eq(tensor.to_data());
 }
 
-// seed 000, "Selecting a Device":
+// Backend and Device, "Selecting a Device":
 //   let automatic = Device::wgpu(Default::default());
 //   let metal = Device::metal(Default::default());
-TEST(SeedBackendAndDevice, SeveralBackendsInOneBuild) {
+TEST(BackendAndDeviceChapter, SeveralBackendsInOneBuild) {
   const Device automatic = Device();  // the build's automatic choice (wgpu is not built here)
   const Device explicit_device = Device::ndarray();  // an explicit constructor pins its backend (for metal)
   EXPECT_EQ(explicit_device.type(), burn::DeviceType::NdArray);
@@ -50,11 +51,11 @@ TEST(SeedBackendAndDevice, SeveralBackendsInOneBuild) {
   EXPECT_NO_THROW(Tensor<1>::ones({1}, explicit_device).to_data());
 }
 
-// seed 000: indexed devices accept an integer or DeviceIndex; WGPU-family
+// Backend and Device: indexed devices accept an integer or DeviceIndex; WGPU-family
 // constructors accept a DeviceKind.
 //   Device::wgpu(DeviceKind::DiscreteGpu(0)); Device::wgpu(DeviceKind::IntegratedGpu(0));
 //   Device::cuda(DeviceIndex::Default); Device::cuda(1);
-TEST(SeedBackendAndDevice, SelectorsForIndexedAndWgpuDevices) {
+TEST(BackendAndDeviceChapter, SelectorsForIndexedAndWgpuDevices) {
   // No GPU backend is built, so the selectors are checked as values.
   const burn::DeviceKind default_wgpu{};
   const auto discrete = burn::DeviceKind::discrete_gpu(0);
@@ -68,10 +69,10 @@ TEST(SeedBackendAndDevice, SelectorsForIndexedAndWgpuDevices) {
   EXPECT_EQ(second_cuda.value(), 1u);
 }
 
-// seed 000, "Using a Device":
+// Backend and Device, "Using a Device":
 //   let device = Device::cuda(0);
 //   let input = Tensor::<2>::zeros([32, 128], &device);
-TEST(SeedBackendAndDevice, TensorCreationTakesTheDevice) {
+TEST(BackendAndDeviceChapter, TensorCreationTakesTheDevice) {
   const Device device = Device::flex();  // stands in for Device::cuda(0)
   const auto input = Tensor<2>::zeros({32, 128}, device);
   EXPECT_EQ(input.dims(), (std::array<std::size_t, 2>{32, 128}));
@@ -79,14 +80,14 @@ TEST(SeedBackendAndDevice, TensorCreationTakesTheDevice) {
   EXPECT_EQ(input.sum().into_scalar<float>(), 0.0f);
 }
 
-// seed 000:
+// Backend and Device:
 //   let cpu = Device::flex();
 //   let gpu = Device::cuda(0);
 //   let tensor = Tensor::<2>::ones([2, 3], &cpu);
 //   let tensor = tensor.to_device(&gpu);
 // "Operations involving multiple tensors require compatible devices, so move
 // them explicitly before combining them."
-TEST(SeedBackendAndDevice, MoveExplicitlyBeforeCombining) {
+TEST(BackendAndDeviceChapter, MoveExplicitlyBeforeCombining) {
   const Device cpu = Device::flex();
   const Device gpu = Device::ndarray();  // stands in for Device::cuda(0)
   const auto tensor = Tensor<2>::ones({2, 3}, cpu);
@@ -106,13 +107,13 @@ TEST(SeedBackendAndDevice, MoveExplicitlyBeforeCombining) {
 }
 
 #if BURN_HAS_AUTODIFF
-// seed 000, "Autodiff and Execution":
+// Backend and Device, "Autodiff and Execution":
 //   let device = Device::wgpu(Default::default());
 //   let training_device = device.autodiff();
 //   assert!(training_device.is_autodiff());
 //   let inference_device = training_device.without_autodiff();
 //   assert!(!inference_device.is_autodiff());
-TEST(SeedBackendAndDevice, AutodiffOnTheDevice) {
+TEST(BackendAndDeviceChapter, AutodiffOnTheDevice) {
   const Device device = Device::flex();  // stands in for Device::wgpu(Default::default())
   const Device training_device = device.autodiff();
   EXPECT_TRUE(training_device.is_autodiff());
@@ -134,11 +135,11 @@ TEST(SeedBackendAndDevice, AutodiffOnTheDevice) {
 }
 #endif
 
-// seed 000, "Device Settings":
+// Backend and Device, "Device Settings":
 //   let mut device = Device::cuda(0);
 //   device.configure(DeviceConfig::default().float_dtype(FloatDType::F16).int_dtype(IntDType::I32))?;
 //   let settings = device.settings();
-TEST(SeedBackendAndDevice, ConfigureThenInspect) {
+TEST(BackendAndDeviceChapter, ConfigureThenInspect) {
   BURN_EXPECT_IN_FRESH_PROCESS([] {
     Device device = Device::flex();  // stands in for Device::cuda(0)
     device.configure(burn::DeviceConfig{}.float_dtype(FloatDType::F16).int_dtype(IntDType::I32));
@@ -147,11 +148,11 @@ TEST(SeedBackendAndDevice, ConfigureThenInspect) {
   });
 }
 
-// seed 000:
+// Backend and Device:
 //   let tensor = Tensor::<2>::zeros([2, 3], (&device, DType::F32));
 //   let tensor = tensor.cast(FloatDType::F16);
 // "Neither choice changes the device's defaults."
-TEST(SeedBackendAndDevice, ExplicitDTypeAndCast) {
+TEST(BackendAndDeviceChapter, ExplicitDTypeAndCast) {
   const Device device = Device::flex();
   const burn::DeviceSettings before = device.settings();
   const auto tensor = Tensor<2>::zeros({2, 3}, {device, DType::F32});
@@ -162,11 +163,11 @@ TEST(SeedBackendAndDevice, ExplicitDTypeAndCast) {
   EXPECT_EQ(device.settings(), before);
 }
 
-// seed 000, "Enumerating Devices":
+// Backend and Device, "Enumerating Devices":
 //   let devices = Device::enumerate(DeviceFilter::new().with(DeviceType::Cuda).with(DeviceType::Wgpu));
 //   let devices = devices.into_vec();
-TEST(SeedBackendAndDevice, EnumerateWithAFilter) {
-  // The seed's filter (CUDA, wgpu) lists nothing in a CPU-only build ...
+TEST(BackendAndDeviceChapter, EnumerateWithAFilter) {
+  // The chapter's filter (CUDA, wgpu) lists nothing in a CPU-only build ...
   const auto gpus = Device::enumerate(burn::DeviceFilter{}.with(burn::DeviceType::Cuda).with(burn::DeviceType::Wgpu));
 #if !BURN_HAS_CUDA && !BURN_HAS_WGPU
   EXPECT_TRUE(gpus.empty());
@@ -180,12 +181,12 @@ TEST(SeedBackendAndDevice, EnumerateWithAFilter) {
   EXPECT_EQ(v.size(), 2u);
 }
 
-// seed 000:
+// Backend and Device:
 //   for gpu in Device::enumerate_physical() {
 //       let address = gpu.physical.pci_address.map(|address| address.to_string());
 //       println!("{} at {address:?}: {:?}", gpu.name, gpu.devices);
 //   }
-TEST(SeedBackendAndDevice, EnumeratePhysical) {
+TEST(BackendAndDeviceChapter, EnumeratePhysical) {
   std::ostringstream out;
   for (const burn::PhysicalDevice& gpu : Device::enumerate_physical()) {
     const std::string address = gpu.physical.pci_address ? gpu.physical.pci_address->to_string() : "-";
@@ -200,8 +201,8 @@ TEST(SeedBackendAndDevice, EnumeratePhysical) {
   EXPECT_EQ(Device::flex().identity(), Device::ndarray().identity());
 }
 
-// seed 001, "Implementations": Device::new(dispatch) and as_dispatch() are inverses.
-TEST(SeedStructDevice, NewAndAsDispatch) {
+// Device reference, "Implementations": Device::new(dispatch) and as_dispatch() are inverses.
+TEST(DeviceReference, NewAndAsDispatch) {
   const burn::DispatchDevice dispatch = Device::flex().as_dispatch();
   const Device device(dispatch);
   EXPECT_EQ(device, Device::flex());
@@ -209,11 +210,11 @@ TEST(SeedStructDevice, NewAndAsDispatch) {
 }
 
 #if BURN_HAS_AUTODIFF
-// seed 001, autodiff():
+// Device reference, autodiff():
 //   let device = Device::default().autodiff();
 //   let x = Tensor::<1>::from_floats([1.0, 2.0, 3.0], &device).require_grad();
 // (require_grad/backward belong to the autodiff suite; the context is checked here.)
-TEST(SeedStructDevice, DefaultAutodiff) {
+TEST(DeviceReference, DefaultAutodiff) {
   const Device device = Device().autodiff();
   EXPECT_TRUE(device.is_autodiff());
   const auto x = Tensor<1>::from_floats({1.0, 2.0, 3.0}, device);
@@ -223,30 +224,30 @@ TEST(SeedStructDevice, DefaultAutodiff) {
   EXPECT_EQ(device.autodiff(), device);
 }
 
-// seed 001, gradient_checkpointing():
+// Device reference, gradient_checkpointing():
 //   let device = Device::default().autodiff().gradient_checkpointing();
 // "Panics if autodiff is not enabled on this device." (C++: throws burn::Error)
-TEST(SeedStructDevice, GradientCheckpointing) {
+TEST(DeviceReference, GradientCheckpointing) {
   const Device device = Device().autodiff().gradient_checkpointing();
   EXPECT_EQ(device.gradient_checkpointing_strategy(), burn::GradientCheckpointingStrategy::Balanced);
   EXPECT_THROW((void)Device().gradient_checkpointing(), burn::Error);
 }
 
-// seed 001, without_autodiff():
+// Device reference, without_autodiff():
 //   let device = Device::default().autodiff();
 //   let inference_device = device.without_autodiff();
 //   assert!(!inference_device.is_autodiff());
-TEST(SeedStructDevice, WithoutAutodiff) {
+TEST(DeviceReference, WithoutAutodiff) {
   const Device device = Device().autodiff();
   const Device inference_device = device.without_autodiff();
   EXPECT_FALSE(inference_device.is_autodiff());
   EXPECT_FALSE(Device().without_autodiff().is_autodiff());  // "returned unchanged"
 }
 
-// seed 001, is_autodiff():
+// Device reference, is_autodiff():
 //   let device = Default::default(); assert!(!device.is_autodiff());
 //   let ad_device = device.autodiff(); assert!(ad_device.is_autodiff());
-TEST(SeedStructDevice, IsAutodiff) {
+TEST(DeviceReference, IsAutodiff) {
   const Device device;
   EXPECT_FALSE(device.is_autodiff());
   const Device ad_device = device.autodiff();
@@ -254,11 +255,11 @@ TEST(SeedStructDevice, IsAutodiff) {
 }
 #endif
 
-// seed 001, profile():
+// Device reference, profile():
 //   let (output, duration) = device.profile(|| model.forward(input))?;
 //   let ticks = duration.resolve().await.expect("the window carried work");
 //   println!("forward: {:?}", ticks.duration());
-TEST(SeedStructDevice, Profile) {
+TEST(DeviceReference, Profile) {
   const Device device = Device::flex();
   const auto input = Tensor<2>::ones({16, 32}, device);
   const auto weight = Tensor<2>::ones({32, 8}, device);
@@ -269,11 +270,11 @@ TEST(SeedStructDevice, Profile) {
   EXPECT_GE(ticks->duration().count(), 0);
 }
 
-// seed 001, seed():
+// Device reference, seed():
 //   let device = Default::default();
 //   device.seed(42);
 //   let t = Tensor::<1>::random([8], Distribution::Default, &device);
-TEST(SeedStructDevice, Seed) {
+TEST(DeviceReference, Seed) {
   const Device device;
   device.seed(42);
   const auto t = Tensor<1>::random({8}, burn::Distribution::Default, device);
@@ -281,9 +282,9 @@ TEST(SeedStructDevice, Seed) {
   t.to_data().assert_eq(Tensor<1>::random({8}, burn::Distribution::Default, device).to_data());
 }
 
-// seed 001, supports_dtype():
+// Device reference, supports_dtype():
 //   let dtype = if device.supports_dtype(FloatDType::BF16) { FloatDType::BF16 } else { FloatDType::F32 };
-TEST(SeedStructDevice, SupportsDtypeChoosesAPrecision) {
+TEST(DeviceReference, SupportsDtypeChoosesAPrecision) {
   for (const Device& device : burn::testing::all_devices()) {
     const FloatDType dtype = device.supports_dtype(FloatDType::BF16) ? FloatDType::BF16 : FloatDType::F32;
     EXPECT_EQ(dtype, FloatDType::BF16) << device << ": the CPU backends compute in bf16";
@@ -292,12 +293,12 @@ TEST(SeedStructDevice, SupportsDtypeChoosesAPrecision) {
   }
 }
 
-// seed 001, configure():
+// Device reference, configure():
 //   let mut device = Device::cuda(0);
 //   device.configure((FloatDType::F16, IntDType::I32))?;
 //   let floats = Tensor::<2>::zeros([2, 3], &device);      // F16
 //   let ints = Tensor::<2, Int>::zeros([2, 3], &device);   // I32
-TEST(SeedStructDevice, ConfigureWithATuple) {
+TEST(DeviceReference, ConfigureWithATuple) {
   BURN_EXPECT_IN_FRESH_PROCESS([] {
     Device device = Device::flex();  // stands in for Device::cuda(0)
     device.configure(burn::DeviceConfig(FloatDType::F16, IntDType::I32));
@@ -308,10 +309,10 @@ TEST(SeedStructDevice, ConfigureWithATuple) {
   });
 }
 
-// seed 001, enumerate():
+// Device reference, enumerate():
 //   let local = Device::enumerate(DeviceType::Cuda);
 //   let both = Device::enumerate(DeviceType::Cuda | DeviceType::Remote(host));
-TEST(SeedStructDevice, EnumerateCombinators) {
+TEST(DeviceReference, EnumerateCombinators) {
   const auto local = Device::enumerate(burn::DeviceType::Cuda);
   for (const Device& d : local) EXPECT_EQ(d.type(), burn::DeviceType::Cuda);
 #if !BURN_HAS_CUDA
@@ -326,9 +327,9 @@ TEST(SeedStructDevice, EnumerateCombinators) {
 #endif
 }
 
-// seed 001, trait implementations: Clone, Debug, Default, Eq/PartialEq (ne),
+// Device reference, trait implementations: Clone, Debug, Default, Eq/PartialEq (ne),
 // From<&Device> for TensorCreationOptions, FromIterator<Device> for Devices.
-TEST(SeedStructDevice, TraitImplementations) {
+TEST(DeviceReference, TraitImplementations) {
   const Device a = Device::flex();
   const Device cloned = a;  // NOLINT: Clone
   EXPECT_EQ(cloned, a);
@@ -354,7 +355,7 @@ TEST(SeedStructDevice, TraitImplementations) {
   EXPECT_EQ(devices.size(), 2u);
 }
 
-// API.md, "Tensor" block (the parts outside autodiff gradients):
+// docs/api.md, "Tensors" example (the parts outside autodiff gradients):
 //   auto a = Tensor<2>::zeros({32, 128}, device);
 //   auto b = Tensor<2>::zeros({2, 3}, {device, burn::DType::F32});
 //   auto c = b.cast(burn::FloatDType::F16);
@@ -362,7 +363,7 @@ TEST(SeedStructDevice, TraitImplementations) {
 //   auto m = Tensor<1, burn::Bool>::from_bools({true, false}, device);
 //   auto d = Tensor<2>::from_data(burn::TensorData(std::vector<float>{1, 2, 3, 4}, {2, 2}), device);
 //   auto y = (x * 2.0f + 1.0f).exp().sum();   // sum() -> Tensor<1> of one element
-TEST(ApiMdExamples, TensorBlock) {
+TEST(ApiDocExamples, TensorBlock) {
   for (const Device& device : burn::testing::all_devices()) {
     SCOPED_TRACE(device.to_string());
     auto a = Tensor<2>::zeros({32, 128}, device);
@@ -388,9 +389,9 @@ TEST(ApiMdExamples, TensorBlock) {
   }
 }
 
-// API.md, "Autodiff context" block.
+// docs/api.md, "Autodiff context" example.
 #if BURN_HAS_AUTODIFF
-TEST(ApiMdExamples, AutodiffContextBlock) {
+TEST(ApiDocExamples, AutodiffContextBlock) {
   auto training = Device::flex().autodiff();
   EXPECT_TRUE(training.is_autodiff());
   auto inference = training.without_autodiff();
@@ -404,8 +405,8 @@ TEST(ApiMdExamples, AutodiffContextBlock) {
 }
 #endif
 
-// API.md, "Enumeration" block (CUDA/Vulkan replaced by the CPU backends).
-TEST(ApiMdExamples, EnumerationBlock) {
+// docs/api.md, "Enumeration" example.
+TEST(ApiDocExamples, EnumerationBlock) {
   auto devices = Device::enumerate(burn::DeviceFilter{}.with(burn::DeviceType::Flex).with(burn::DeviceType::NdArray));
   std::vector<Device> v = devices.into_vec();
   EXPECT_EQ(v.size(), 2u);
@@ -415,7 +416,7 @@ TEST(ApiMdExamples, EnumerationBlock) {
   for (const burn::PhysicalDevice& gpu : Device::enumerate_physical())
     out << gpu.name << " at " << (gpu.physical.pci_address ? gpu.physical.pci_address->to_string() : "-");
   EXPECT_NE(out.str().find(" at -"), std::string::npos) << out.str();
-  burn::PhysicalIdentity id = Device::flex().identity();  // Device::cuda(0) in API.md
+  burn::PhysicalIdentity id = Device::flex().identity();
   EXPECT_EQ(id, Device::ndarray().identity());
 }
 

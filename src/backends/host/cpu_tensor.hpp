@@ -11,9 +11,9 @@
 
 #include <burn/backend/backend.hpp>
 
-#include "backends/cpu_common/allocator.hpp"
+#include "backends/host/allocator.hpp"
 
-namespace burn::cpu {
+namespace burn::host {
 
 /// Extents and element strides of a view, inline up to six dims.
 using Extents = Shape::Dims;
@@ -136,4 +136,4 @@ void for_each_offset(const Extents& shape, const Strides& strides,
   }
 }
 
-}  // namespace burn::cpu
+}  // namespace burn::host

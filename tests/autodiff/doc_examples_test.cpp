@@ -1,5 +1,6 @@
-// The seed pages' autodiff examples, run as written (issue 3), plus the
-// examples of API.md and include/burn/autodiff.hpp.
+// The autodiff examples of Burn's documentation of Device (the book's chapter
+// "Backend and Device" and the API reference of burn::tensor::Device), run as
+// written, plus those of docs/api.md and include/burn/autodiff.hpp.
 #include "ad_support.hpp"
 
 #if BURN_HAS_AUTODIFF
@@ -11,32 +12,32 @@ using burn::Gradients;
 using burn::Tensor;
 using burn::adtest::expect_grad;
 
-// seed 001, Device::autodiff():
+// Device reference, Device::autodiff():
 //   let device = Device::default().autodiff();
 //   let x = Tensor::<1>::from_floats([1.0, 2.0, 3.0], &device).require_grad();
 //   let gradients = x.backward();
-TEST(SeedAutodiff, DefaultDeviceAutodiffBackward) {
+TEST(AutodiffDocExamples, DefaultDeviceAutodiffBackward) {
   const Device device = Device().autodiff();
   const auto x = Tensor<1>::from_floats({1.0, 2.0, 3.0}, device).require_grad();
   const Gradients gradients = x.backward();
   expect_grad(x.grad(gradients), {3}, {1, 1, 1});
 }
 
-// seed 000 and 001, gradient_checkpointing():
+// Backend and Device, and the Device reference, gradient_checkpointing():
 //   let device = Device::default().autodiff().gradient_checkpointing();
 // The same example on a checkpointing device.
-TEST(SeedAutodiff, DefaultDeviceWithCheckpointing) {
+TEST(AutodiffDocExamples, DefaultDeviceWithCheckpointing) {
   const Device device = Device().autodiff().gradient_checkpointing();
   const auto x = Tensor<1>::from_floats({1.0, 2.0, 3.0}, device).require_grad();
   const Gradients gradients = x.backward();
   expect_grad(x.grad(gradients), {3}, {1, 1, 1});
 }
 
-// seed 000, "Autodiff and Execution": devices provide the autodiff default
+// Backend and Device, "Autodiff and Execution": devices provide the autodiff default
 // for new tensors; each tensor carries its own context.
 //   let device = Device::wgpu(Default::default());
 //   let training_device = device.autodiff();
-TEST(SeedAutodiff, TrainingDeviceTensorsTrackGradients) {
+TEST(AutodiffDocExamples, TrainingDeviceTensorsTrackGradients) {
   for (const Device& device : burn::testing::all_devices()) {
     SCOPED_TRACE(device.to_string());
     const Device training_device = device.autodiff();
@@ -48,12 +49,12 @@ TEST(SeedAutodiff, TrainingDeviceTensorsTrackGradients) {
   }
 }
 
-// API.md, "Tensor":
+// docs/api.md, "Tensors":
 //   auto x = Tensor<1>::from_floats({1.0, 2.0, 3.0}, device.autodiff()).require_grad();
 //   auto y = (x * 2.0f + 1.0f).exp().sum();
 //   burn::Gradients grads = y.backward();
 //   std::optional<Tensor<1>> gx = x.grad(grads);
-TEST(SeedAutodiff, ApiMdTensorExample) {
+TEST(AutodiffDocExamples, ApiDocTensorExample) {
   for (const Device& device : burn::testing::all_devices()) {
     SCOPED_TRACE(device.to_string());
     auto x = Tensor<1>::from_floats({1.0, 2.0, 3.0}, device.autodiff()).require_grad();
@@ -72,7 +73,7 @@ TEST(SeedAutodiff, ApiMdTensorExample) {
 //   burn::Gradients grads = y.backward();
 //   std::optional<burn::Tensor<1>> dx = x.grad(grads);   // 2 * x
 #if BURN_HAS_FLEX
-TEST(SeedAutodiff, HeaderExample) {
+TEST(AutodiffDocExamples, HeaderExample) {
   auto device = burn::Device::flex().autodiff();
   auto x = burn::Tensor<1>::from_floats({1.0, 2.0, 3.0}, device).require_grad();
   auto y = (x * x).sum();

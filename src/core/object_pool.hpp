@@ -2,7 +2,7 @@
 // handle, the CPU primitive and its buffer record, each in one block with its
 // shared_ptr control block. A tiny op is dominated by such allocations, and a
 // thread-local free list serves them in a few instructions where malloc and
-// free take well over a hundred (issue 4: per-op latency).
+// free take well over a hundred.
 //
 // Any thread may free a block another thread allocated: the blocks of one
 // size class are interchangeable (plain operator new blocks), so a freed

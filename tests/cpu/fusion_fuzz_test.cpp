@@ -3,7 +3,7 @@
 // fused kernels evaluate flex's own per-element code.
 //
 // A failure prints the chain's seed and text. To replay one chain:
-//   BURN_FUZZ_SEED=123 burn_fusion_tests --gtest_filter='FusionFuzz.*'
+//   BURN_FUZZ_SEED=123 burn_cpu_tests --gtest_filter='FusionFuzz.*'
 // BURN_FUZZ_CHAINS=N runs N chains instead of the default.
 #include <cstdlib>
 #include <sstream>

@@ -1,4 +1,4 @@
-#include "backends/cpu_common/allocator.hpp"
+#include "backends/host/allocator.hpp"
 
 #include <sys/mman.h>
 
@@ -9,7 +9,7 @@
 
 #include <burn/error.hpp>
 
-namespace burn::cpu {
+namespace burn::host {
 
 namespace {
 // A power of two below 2^kSmallLists (not std::has_single_bit: without
@@ -205,4 +205,4 @@ Buffer::Buffer(std::shared_ptr<Allocator> alloc, std::size_t bytes)
 
 Buffer::~Buffer() { alloc_->deallocate(block_); }
 
-}  // namespace burn::cpu
+}  // namespace burn::host

@@ -14,7 +14,7 @@
 namespace burn::fusion_test {
 namespace {
 
-using detail::TensorRef;
+using burn::detail::TensorRef;
 
 TensorKind kind_of_dtype(DType d) {
   return is_float(d) ? TensorKind::Float : is_int(d) ? TensorKind::Int : TensorKind::Bool;
@@ -60,19 +60,19 @@ TensorData leaf_data(const Leaf& leaf) {
 
 TensorRef make_leaf(const Leaf& leaf, const Device& device) {
   TensorRef t =
-      detail::from_data(leaf_data(leaf), TensorCreationOptions(device, leaf.dtype), kind_of_dtype(leaf.dtype));
+      burn::detail::from_data(leaf_data(leaf), TensorCreationOptions(device, leaf.dtype), kind_of_dtype(leaf.dtype));
   switch (leaf.view) {
     case ViewKind::None:
       return t;
     case ViewKind::Permute:
-      return detail::permute(t, leaf.axes);
+      return burn::detail::permute(t, leaf.axes);
     case ViewKind::Slice:
-      return detail::slice(t, leaf.ranges);
+      return burn::detail::slice(t, leaf.ranges);
     case ViewKind::Flip:
-      return detail::flip(t, leaf.axes);
+      return burn::detail::flip(t, leaf.axes);
     case ViewKind::Expand: {
       std::vector<std::int64_t> dims(leaf.shape.begin(), leaf.shape.end());
-      return detail::expand(t, dims);
+      return burn::detail::expand(t, dims);
     }
   }
   return t;
@@ -194,13 +194,13 @@ class Runner {
         steps_[i] = execute(p_.steps[i], i);
         for (Ref r : p_.steps[i].args) release_if_done(r, i);
         if (p_.steps[i].read)
-          out.values.emplace_back(ref_name({false, i}, " (read mid-chain)"), detail::to_data(steps_[i]));
+          out.values.emplace_back(ref_name({false, i}, " (read mid-chain)"), burn::detail::to_data(steps_[i]));
         if (last_use_step_[i] == kUnused) release_if_done({false, i}, kUnused);  // a dead result
       }
       for (std::size_t i = 0; i + 1 < p_.steps.size(); ++i)
-        if (p_.steps[i].keep) out.values.emplace_back(ref_name({false, i}, " (kept)"), detail::to_data(steps_[i]));
+        if (p_.steps[i].keep) out.values.emplace_back(ref_name({false, i}, " (kept)"), burn::detail::to_data(steps_[i]));
       const std::size_t last = p_.steps.size() - 1;
-      out.values.emplace_back(ref_name({false, last}, " (result)"), detail::to_data(steps_[last]));
+      out.values.emplace_back(ref_name({false, last}, " (result)"), burn::detail::to_data(steps_[last]));
     } catch (const std::exception& e) {
       out.error = e.what();
     }
@@ -228,36 +228,36 @@ class Runner {
   TensorRef execute(const Step& s, std::size_t i) {
     switch (s.kind) {
       case OpKind::Unary:
-        return detail::unary(s.unary, take(s, 0, i));
+        return burn::detail::unary(s.unary, take(s, 0, i));
       case OpKind::Binary: {
         TensorRef a = take(s, 0, i);
         TensorRef b = take(s, 1, i);
-        return detail::binary(s.binary, std::move(a), std::move(b));
+        return burn::detail::binary(s.binary, std::move(a), std::move(b));
       }
       case OpKind::BinaryScalar:
-        return detail::binary_scalar(s.binary, take(s, 0, i), s.scalar);
+        return burn::detail::binary_scalar(s.binary, take(s, 0, i), s.scalar);
       case OpKind::ScalarLhs:
-        return detail::scalar_binary(s.binary, s.scalar, take(s, 0, i));
+        return burn::detail::scalar_binary(s.binary, s.scalar, take(s, 0, i));
       case OpKind::Clamp:
-        return detail::clamp(take(s, 0, i), s.lo, s.hi);
+        return burn::detail::clamp(take(s, 0, i), s.lo, s.hi);
       case OpKind::Cast:
-        return detail::cast(take(s, 0, i), s.cast_to);
+        return burn::detail::cast(take(s, 0, i), s.cast_to);
       case OpKind::MaskWhere:
-        return detail::mask_where(take(s, 0, i), take(s, 1, i), take(s, 2, i));
+        return burn::detail::mask_where(take(s, 0, i), take(s, 1, i), take(s, 2, i));
       case OpKind::MaskFill:
-        return detail::mask_fill(take(s, 0, i), take(s, 1, i), s.scalar);
+        return burn::detail::mask_fill(take(s, 0, i), take(s, 1, i), s.scalar);
       case OpKind::ReduceDim:
-        return detail::reduce_dim(s.reduce, take(s, 0, i), static_cast<std::int64_t>(s.dim));
+        return burn::detail::reduce_dim(s.reduce, take(s, 0, i), static_cast<std::int64_t>(s.dim));
       case OpKind::ReshapeRoundTrip: {
         TensorRef a = take(s, 0, i);
         const Shape shape = a->spec.shape;
-        return detail::reshape_exact(detail::reshape_exact(a, Shape{shape.num_elements()}), shape);
+        return burn::detail::reshape_exact(burn::detail::reshape_exact(a, Shape{shape.num_elements()}), shape);
       }
       case OpKind::Matmul:
-        return detail::matmul(take(s, 0, i), take(s, 1, i));
+        return burn::detail::matmul(take(s, 0, i), take(s, 1, i));
       case OpKind::TransposeSandwich: {
         const auto d1 = static_cast<std::int64_t>(s.dim), d2 = static_cast<std::int64_t>(s.dim2);
-        return detail::swap_dims(detail::unary(s.unary, detail::swap_dims(take(s, 0, i), d1, d2)), d1, d2);
+        return burn::detail::swap_dims(burn::detail::unary(s.unary, burn::detail::swap_dims(take(s, 0, i), d1, d2)), d1, d2);
       }
     }
     throw Error("fuzz", "unknown step kind");

@@ -1,0 +1,63 @@
+// The backend registry: every backend compiled into this build, in the order
+// Device() tries them.
+//
+// A backend registers itself from its own CMake file (cmake/backends/<name>.cmake
+// calls burn_register_backend with its factory function), so the registry, the
+// default device, Device::enumerate, burn-info and the tests' device list all
+// follow from which backends are built; nothing else lists them.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <optional>
+#include <span>
+
+#include <burn/backend/backend.hpp>
+#include <burn/device.hpp>
+
+namespace burn::backend {
+
+/// Places in Device()'s default order (lower first). A backend picks its own;
+/// the gaps leave room for backends in between.
+namespace default_rank {
+inline constexpr int Cuda = 100;
+inline constexpr int Metal = 200;
+inline constexpr int Rocm = 300;
+inline constexpr int Vulkan = 400;
+inline constexpr int WebGpu = 500;
+inline constexpr int Wgpu = 600;
+inline constexpr int Cpu = 700;
+inline constexpr int LibTorch = 800;
+inline constexpr int Flex = 900;
+inline constexpr int Remote = 1000;
+inline constexpr int NdArray = 1100;
+/// After every backend that computes on the host CPU (a GPU API whose only
+/// adapter is a CPU driver, such as lavapipe).
+inline constexpr int AfterHostBackends = 1200;
+/// Never chosen by Device() (capture records instead of computing).
+inline constexpr int Never = -1;
+}  // namespace default_rank
+
+/// A backend family as the registry knows it.
+struct BackendFactory {
+  DeviceType type;
+  /// Place in Device()'s default order (default_rank), decided at first use:
+  /// a backend may place itself by what the machine has.
+  int (*rank)();
+  /// Number of devices this backend has on this machine (0: none available).
+  std::size_t (*device_count)();
+  /// Creates device `index` (< device_count()).
+  std::unique_ptr<Backend> (*create)(std::size_t index);
+  /// Set when this family serves the same devices through the same backend as
+  /// another (wgpu is Vulkan on Linux): listed and usable, but the tests run
+  /// their suites on the other one only.
+  std::optional<DeviceType::Kind> alias_of = std::nullopt;
+};
+
+/// The compiled-in backends, in Device()'s default order (rank, then name).
+std::span<const BackendFactory> registered_backends();
+
+/// The registered backend of `kind`, or nullptr when it is not in this build.
+const BackendFactory* find_backend(DeviceType::Kind kind);
+
+}  // namespace burn::backend

@@ -1,0 +1,55 @@
+// The CPU backends' Backend: host storage (CpuBackendBase) plus the kernel
+// convention (<burn/backend/kernel_dispatch.hpp>) over the backend's Context.
+// Random runs here, from the shared seeded generator, so one seed gives the
+// same values on every CPU backend.
+#pragma once
+
+#include <span>
+#include <variant>
+#include <vector>
+
+#include <burn/backend/kernel_dispatch.hpp>
+
+#include "backends/host/cpu_backend.hpp"
+
+namespace burn::host {
+
+template <class Context>
+class KernelBackend : public CpuBackendBase, public backend::SingleOutputExecution {
+ public:
+  explicit KernelBackend(bool caching_allocator) : CpuBackendBase(caching_allocator), ctx_{alloc_} {}
+
+  bool supports_op(const ir::Op& op) const override {
+    return std::holds_alternative<ir::Random>(op) || backend::has_kernel<Context>(op);
+  }
+
+  std::vector<backend::PrimitivePtr> execute(const ir::Op& op, std::span<const backend::Input> inputs,
+                                             std::span<const ir::TensorSpec> outputs) override {
+    if (const auto* r = std::get_if<ir::Random>(&op)) return {random(*r, outputs[0])};
+    plain_inputs(op, inputs);
+    return backend::run_kernel(ctx_, op, inputs, outputs, name());
+  }
+
+  backend::PrimitivePtr execute_single(const ir::Op& op, std::span<const backend::Input> inputs,
+                                       const ir::TensorSpec& output) override {
+    if (const auto* r = std::get_if<ir::Random>(&op)) return random(*r, output);
+    plain_inputs(op, inputs);
+    return backend::run_single_output_kernel(ctx_, op, inputs, output, name());
+  }
+
+  backend::SingleOutputExecution* single_output() override { return this; }
+
+ private:
+  // Kernels read row-major data; only convolution and max pooling read their
+  // input in the opaque (blocked) layout a convolution left it in.
+  static void plain_inputs(const ir::Op& op, std::span<const backend::Input> inputs) {
+    const bool reads_blocked = std::holds_alternative<ir::Conv>(op) || std::holds_alternative<ir::MaxPool>(op);
+    make_inputs_plain(inputs, reads_blocked ? 1 : 0);
+  }
+
+  // Built once: a per-op Context would copy the allocator's shared_ptr (two
+  // atomic operations) on every op.
+  const Context ctx_;
+};
+
+}  // namespace burn::host
