@@ -48,7 +48,9 @@ class MlpStep {
   burn::Tensor<2> param(std::size_t in, std::size_t out) const {
     // Kaiming-like scale keeps the loss finite over many steps.
     const double scale = 2.0 / static_cast<double>(in);
-    return burn::Tensor<2>::random({in, out}, burn::Distribution::uniform(-scale, scale), device_).detach().require_grad();
+    return burn::Tensor<2>::random({in, out}, burn::Distribution::uniform(-scale, scale), device_)
+        .detach()
+        .require_grad();
   }
   burn::Tensor<1> bias(std::size_t n) const { return burn::Tensor<1>::zeros({n}, device_).require_grad(); }
   burn::Tensor<2, burn::Int> labels() const {

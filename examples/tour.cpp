@@ -98,8 +98,8 @@ int main() {
   auto probs = burn::activation::softmax(inference.forward(xs.without_autodiff()), 1);
   std::filesystem::remove(path);
 
-  std::cout << "shapes: " << probs.shape() << " " << h.shape() << " " << i.shape() << " " << m.shape() << " " << top.shape() << " "
-            << idx.shape() << " " << s.shape() << " " << v.shape() << " " << conv.shape() << " " << values.size()
-            << " " << d.dtype() << "\n";
+  std::cout << "shapes: " << probs.shape() << " " << h.shape() << " " << i.shape() << " " << m.shape() << " "
+            << top.shape() << " " << idx.shape() << " " << s.shape() << " " << v.shape() << " " << conv.shape() << " "
+            << values.size() << " " << d.dtype() << "\n";
   return 0;
 }

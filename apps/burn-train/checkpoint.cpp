@@ -4,11 +4,11 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <burn/error.hpp>
 #include <cerrno>
-#include <cstring>
-#include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <regex>
@@ -160,13 +160,15 @@ CheckpointInfo read_checkpoint(const fs::path& dir) {
     text.append(chunk, static_cast<std::size_t>(in.gcount()));
   if (in.bad()) fail(fmt::format("cannot read '{}'", index.string()));
   if (text.size() > kMaxIndexBytes)
-    fail(fmt::format("'{}' is larger than {} bytes, far more than a checkpoint index holds; delete the directory "
-                     "to start over",
-                     index.string(), kMaxIndexBytes));
+    fail(
+        fmt::format("'{}' is larger than {} bytes, far more than a checkpoint index holds; delete the directory "
+                    "to start over",
+                    index.string(), kMaxIndexBytes));
   if (json_depth(text) > kMaxIndexDepth)
-    fail(fmt::format("'{}' nests JSON values more than {} levels deep, which no checkpoint index does; delete the "
-                     "directory to start over",
-                     index.string(), kMaxIndexDepth));
+    fail(
+        fmt::format("'{}' nests JSON values more than {} levels deep, which no checkpoint index does; delete the "
+                    "directory to start over",
+                    index.string(), kMaxIndexDepth));
   CheckpointInfo info;
   try {
     const json j = json::parse(text);
@@ -180,9 +182,10 @@ CheckpointInfo read_checkpoint(const fs::path& dir) {
                        version == j.end() ? "(none)" : shown(*version), kFormatVersion));
     const json& epochs_done = j.at("epochs_done");
     if (!epochs_done.is_number_unsigned())
-      fail(fmt::format("'{}': \"epochs_done\" must be a non-negative integer, found {}; delete the directory to "
-                       "start over",
-                       index.string(), shown(epochs_done)));
+      fail(
+          fmt::format("'{}': \"epochs_done\" must be a non-negative integer, found {}; delete the directory to "
+                      "start over",
+                      index.string(), shown(epochs_done)));
     info.epochs_done = epochs_done.get<std::size_t>();
     info.model_file = dir / j.at("model").get<std::string>();
     info.optimizer_file = dir / j.at("optimizer").get<std::string>();

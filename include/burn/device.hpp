@@ -79,7 +79,20 @@ class DeviceFilter;
 /// A family of devices, for enumeration and for naming a backend.
 class DeviceType {
  public:
-  enum class Kind : std::uint8_t { Cuda, Rocm, Metal, Vulkan, WebGpu, Wgpu, Cpu, LibTorch, Flex, Remote, NdArray, Capture };
+  enum class Kind : std::uint8_t {
+    Cuda,
+    Rocm,
+    Metal,
+    Vulkan,
+    WebGpu,
+    Wgpu,
+    Cpu,
+    LibTorch,
+    Flex,
+    Remote,
+    NdArray,
+    Capture
+  };
   static const DeviceType Cuda, Rocm, Metal, Vulkan, WebGpu, Wgpu, Cpu, LibTorch, Flex, NdArray, Capture;
   static DeviceType remote(RemoteHost host) { return DeviceType(Kind::Remote, std::move(host)); }
 
@@ -119,9 +132,21 @@ class DeviceConfig {
  public:
   DeviceConfig() = default;
   DeviceConfig(FloatDType f, IntDType i) : float_(f), int_(i) {}
-  DeviceConfig float_dtype(FloatDType d) const { auto c = *this; c.float_ = d; return c; }
-  DeviceConfig int_dtype(IntDType d) const { auto c = *this; c.int_ = d; return c; }
-  DeviceConfig bool_dtype(BoolDType d) const { auto c = *this; c.bool_ = d; return c; }
+  DeviceConfig float_dtype(FloatDType d) const {
+    auto c = *this;
+    c.float_ = d;
+    return c;
+  }
+  DeviceConfig int_dtype(IntDType d) const {
+    auto c = *this;
+    c.int_ = d;
+    return c;
+  }
+  DeviceConfig bool_dtype(BoolDType d) const {
+    auto c = *this;
+    c.bool_ = d;
+    return c;
+  }
   std::optional<FloatDType> float_dtype() const { return float_; }
   std::optional<IntDType> int_dtype() const { return int_; }
   std::optional<BoolDType> bool_dtype() const { return bool_; }

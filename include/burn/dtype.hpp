@@ -6,10 +6,10 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
-#include <type_traits>
 #include <ostream>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 
 #include <burn/error.hpp>
@@ -94,36 +94,116 @@ struct bf16 {
 };
 
 /// The C++ storage type of each dtype.
-template <DType D> struct dtype_storage;
-template <> struct dtype_storage<DType::F64> { using type = double; };
-template <> struct dtype_storage<DType::F32> { using type = float; };
-template <> struct dtype_storage<DType::F16> { using type = f16; };
-template <> struct dtype_storage<DType::BF16> { using type = bf16; };
-template <> struct dtype_storage<DType::I64> { using type = std::int64_t; };
-template <> struct dtype_storage<DType::I32> { using type = std::int32_t; };
-template <> struct dtype_storage<DType::I16> { using type = std::int16_t; };
-template <> struct dtype_storage<DType::I8> { using type = std::int8_t; };
-template <> struct dtype_storage<DType::U64> { using type = std::uint64_t; };
-template <> struct dtype_storage<DType::U32> { using type = std::uint32_t; };
-template <> struct dtype_storage<DType::U16> { using type = std::uint16_t; };
-template <> struct dtype_storage<DType::U8> { using type = std::uint8_t; };
-template <> struct dtype_storage<DType::Bool> { using type = bool; };
+template <DType D>
+struct dtype_storage;
+template <>
+struct dtype_storage<DType::F64> {
+  using type = double;
+};
+template <>
+struct dtype_storage<DType::F32> {
+  using type = float;
+};
+template <>
+struct dtype_storage<DType::F16> {
+  using type = f16;
+};
+template <>
+struct dtype_storage<DType::BF16> {
+  using type = bf16;
+};
+template <>
+struct dtype_storage<DType::I64> {
+  using type = std::int64_t;
+};
+template <>
+struct dtype_storage<DType::I32> {
+  using type = std::int32_t;
+};
+template <>
+struct dtype_storage<DType::I16> {
+  using type = std::int16_t;
+};
+template <>
+struct dtype_storage<DType::I8> {
+  using type = std::int8_t;
+};
+template <>
+struct dtype_storage<DType::U64> {
+  using type = std::uint64_t;
+};
+template <>
+struct dtype_storage<DType::U32> {
+  using type = std::uint32_t;
+};
+template <>
+struct dtype_storage<DType::U16> {
+  using type = std::uint16_t;
+};
+template <>
+struct dtype_storage<DType::U8> {
+  using type = std::uint8_t;
+};
+template <>
+struct dtype_storage<DType::Bool> {
+  using type = bool;
+};
 
 /// The DType of a C++ element type (bool -> Bool, float -> F32, ...).
-template <class T> constexpr DType dtype_of();
-template <> constexpr DType dtype_of<double>() { return DType::F64; }
-template <> constexpr DType dtype_of<float>() { return DType::F32; }
-template <> constexpr DType dtype_of<f16>() { return DType::F16; }
-template <> constexpr DType dtype_of<bf16>() { return DType::BF16; }
-template <> constexpr DType dtype_of<std::int64_t>() { return DType::I64; }
-template <> constexpr DType dtype_of<std::int32_t>() { return DType::I32; }
-template <> constexpr DType dtype_of<std::int16_t>() { return DType::I16; }
-template <> constexpr DType dtype_of<std::int8_t>() { return DType::I8; }
-template <> constexpr DType dtype_of<std::uint64_t>() { return DType::U64; }
-template <> constexpr DType dtype_of<std::uint32_t>() { return DType::U32; }
-template <> constexpr DType dtype_of<std::uint16_t>() { return DType::U16; }
-template <> constexpr DType dtype_of<std::uint8_t>() { return DType::U8; }
-template <> constexpr DType dtype_of<bool>() { return DType::Bool; }
+template <class T>
+constexpr DType dtype_of();
+template <>
+constexpr DType dtype_of<double>() {
+  return DType::F64;
+}
+template <>
+constexpr DType dtype_of<float>() {
+  return DType::F32;
+}
+template <>
+constexpr DType dtype_of<f16>() {
+  return DType::F16;
+}
+template <>
+constexpr DType dtype_of<bf16>() {
+  return DType::BF16;
+}
+template <>
+constexpr DType dtype_of<std::int64_t>() {
+  return DType::I64;
+}
+template <>
+constexpr DType dtype_of<std::int32_t>() {
+  return DType::I32;
+}
+template <>
+constexpr DType dtype_of<std::int16_t>() {
+  return DType::I16;
+}
+template <>
+constexpr DType dtype_of<std::int8_t>() {
+  return DType::I8;
+}
+template <>
+constexpr DType dtype_of<std::uint64_t>() {
+  return DType::U64;
+}
+template <>
+constexpr DType dtype_of<std::uint32_t>() {
+  return DType::U32;
+}
+template <>
+constexpr DType dtype_of<std::uint16_t>() {
+  return DType::U16;
+}
+template <>
+constexpr DType dtype_of<std::uint8_t>() {
+  return DType::U8;
+}
+template <>
+constexpr DType dtype_of<bool>() {
+  return DType::Bool;
+}
 
 /// Calls f.template operator()<T>() with T the storage type of `d`.
 /// Usage: visit_dtype(d, [&]<class T>() { ... });
@@ -192,10 +272,20 @@ decltype(auto) visit_numeric_dtype(std::string_view op, DType d, F&& f) {
 }
 
 /// The type arithmetic is done in: float for the half types, T otherwise.
-template <class T> struct compute_type { using type = T; };
-template <> struct compute_type<f16> { using type = float; };
-template <> struct compute_type<bf16> { using type = float; };
-template <class T> using compute_t = typename compute_type<T>::type;
+template <class T>
+struct compute_type {
+  using type = T;
+};
+template <>
+struct compute_type<f16> {
+  using type = float;
+};
+template <>
+struct compute_type<bf16> {
+  using type = float;
+};
+template <class T>
+using compute_t = typename compute_type<T>::type;
 
 /// Converts between any two element types, rounding halves correctly.
 template <class To, class From>

@@ -36,8 +36,7 @@ enum class DeviceErrorKind { UnsupportedDType, AlreadyInitialized, NotAvailable 
 /// A device refused a request (configure, an unavailable device, ...).
 class DeviceError : public Error {
  public:
-  DeviceError(DeviceErrorKind kind, std::string_view op, std::string_view message)
-      : Error(op, message), kind_(kind) {}
+  DeviceError(DeviceErrorKind kind, std::string_view op, std::string_view message) : Error(op, message), kind_(kind) {}
   DeviceErrorKind kind() const noexcept { return kind_; }
 
  private:

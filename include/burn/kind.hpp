@@ -14,10 +14,20 @@ struct Int {};
 struct Bool {};
 
 enum class TensorKind : std::uint8_t { Float, Int, Bool };
-template <class K> constexpr TensorKind kind_of();
-template <> constexpr TensorKind kind_of<Float>() { return TensorKind::Float; }
-template <> constexpr TensorKind kind_of<Int>() { return TensorKind::Int; }
-template <> constexpr TensorKind kind_of<Bool>() { return TensorKind::Bool; }
+template <class K>
+constexpr TensorKind kind_of();
+template <>
+constexpr TensorKind kind_of<Float>() {
+  return TensorKind::Float;
+}
+template <>
+constexpr TensorKind kind_of<Int>() {
+  return TensorKind::Int;
+}
+template <>
+constexpr TensorKind kind_of<Bool>() {
+  return TensorKind::Bool;
+}
 
 /// Whether `dtype` belongs to `kind` (F32 is Float, U8 is Int, ...).
 constexpr bool dtype_matches_kind(DType dtype, TensorKind kind) {

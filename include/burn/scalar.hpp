@@ -16,8 +16,7 @@ class Scalar {
 
   Scalar() = default;
   template <class T>
-    requires std::is_arithmetic_v<T>
-  Scalar(T v) {  // NOLINT: implicit on purpose, scalars read naturally in calls
+  requires std::is_arithmetic_v<T> Scalar(T v) {  // NOLINT: implicit on purpose, scalars read naturally in calls
     if constexpr (std::is_same_v<T, bool>) {
       kind_ = Kind::Bool;
       i_ = v ? 1 : 0;

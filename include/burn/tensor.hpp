@@ -99,26 +99,21 @@ class Tensor {
   static Tensor ones_like(const Tensor& t) { return like(t, 1, "ones_like"); }
   static Tensor full_like(const Tensor& t, Scalar v) { return like(t, v, "full_like"); }
   /// [start, end) with step 1 (1-D).
-  static Tensor arange(std::int64_t start, std::int64_t end, const TensorCreationOptions& o)
-    requires(D == 1 && is_numeric)
-  {
+  static Tensor arange(std::int64_t start, std::int64_t end,
+                       const TensorCreationOptions& o) requires(D == 1 && is_numeric) {
     return Tensor(detail::arange(start, end, 1, o, kind_of<K>()));
   }
-  static Tensor arange_step(std::int64_t start, std::int64_t end, std::int64_t step, const TensorCreationOptions& o)
-    requires(D == 1 && is_numeric)
-  {
+  static Tensor arange_step(std::int64_t start, std::int64_t end, std::int64_t step,
+                            const TensorCreationOptions& o) requires(D == 1 && is_numeric) {
     return Tensor(detail::arange(start, end, step, o, kind_of<K>()));
   }
   /// `steps` evenly spaced values from start to end inclusive.
-  static Tensor linspace(double start, double end, std::size_t steps, const TensorCreationOptions& o)
-    requires(D == 1 && is_float_kind)
-  {
+  static Tensor linspace(double start, double end, std::size_t steps,
+                         const TensorCreationOptions& o) requires(D == 1 && is_float_kind) {
     return Tensor(detail::linspace(start, end, steps, o));
   }
   /// The n x n identity matrix.
-  static Tensor eye(std::size_t n, const TensorCreationOptions& o)
-    requires(D == 2 && is_numeric)
-  {
+  static Tensor eye(std::size_t n, const TensorCreationOptions& o) requires(D == 2 && is_numeric) {
     return Tensor(detail::eye(n, o, kind_of<K>()));
   }
   /// Random values; seeded by Device::seed, reproducible for one seed.
@@ -128,19 +123,16 @@ class Tensor {
   static Tensor from_data(TensorData data, const TensorCreationOptions& o) {
     return Tensor(detail::from_data(std::move(data), o, kind_of<K>()));
   }
-  static Tensor from_floats(typename detail::nested_list<double, D>::type values, const TensorCreationOptions& o)
-    requires is_float_kind
-  {
+  static Tensor from_floats(typename detail::nested_list<double, D>::type values,
+                            const TensorCreationOptions& o) requires is_float_kind {
     return from_data(detail::nested_to_data<double, D>(values), o);
   }
-  static Tensor from_ints(typename detail::nested_list<std::int64_t, D>::type values, const TensorCreationOptions& o)
-    requires is_int_kind
-  {
+  static Tensor from_ints(typename detail::nested_list<std::int64_t, D>::type values,
+                          const TensorCreationOptions& o) requires is_int_kind {
     return from_data(detail::nested_to_data<std::int64_t, D>(values), o);
   }
-  static Tensor from_bools(typename detail::nested_list<bool, D>::type values, const TensorCreationOptions& o)
-    requires is_bool_kind
-  {
+  static Tensor from_bools(typename detail::nested_list<bool, D>::type values,
+                           const TensorCreationOptions& o) requires is_bool_kind {
     return from_data(detail::nested_to_data<bool, D>(values), o);
   }
 
@@ -214,13 +206,21 @@ class Tensor {
 
   // ---- arithmetic ------------------------------------------------------------------------------------------
   Tensor add(const Tensor& o) const& requires is_numeric { return bin(ir::BinaryOp::Add, o); }
-  Tensor add(const Tensor& o) && requires is_numeric { return Tensor(detail::binary(ir::BinaryOp::Add, take(), o.live())); }
+  Tensor add(const Tensor& o) && requires is_numeric {
+    return Tensor(detail::binary(ir::BinaryOp::Add, take(), o.live()));
+  }
   Tensor sub(const Tensor& o) const& requires is_numeric { return bin(ir::BinaryOp::Sub, o); }
-  Tensor sub(const Tensor& o) && requires is_numeric { return Tensor(detail::binary(ir::BinaryOp::Sub, take(), o.live())); }
+  Tensor sub(const Tensor& o) && requires is_numeric {
+    return Tensor(detail::binary(ir::BinaryOp::Sub, take(), o.live()));
+  }
   Tensor mul(const Tensor& o) const& requires is_numeric { return bin(ir::BinaryOp::Mul, o); }
-  Tensor mul(const Tensor& o) && requires is_numeric { return Tensor(detail::binary(ir::BinaryOp::Mul, take(), o.live())); }
+  Tensor mul(const Tensor& o) && requires is_numeric {
+    return Tensor(detail::binary(ir::BinaryOp::Mul, take(), o.live()));
+  }
   Tensor div(const Tensor& o) const& requires is_numeric { return bin(ir::BinaryOp::Div, o); }
-  Tensor div(const Tensor& o) && requires is_numeric { return Tensor(detail::binary(ir::BinaryOp::Div, take(), o.live())); }
+  Tensor div(const Tensor& o) && requires is_numeric {
+    return Tensor(detail::binary(ir::BinaryOp::Div, take(), o.live()));
+  }
   /// Remainder with the divisor's sign (Python's %, torch.remainder).
   Tensor remainder(const Tensor& o) const requires is_numeric { return bin(ir::BinaryOp::Rem, o); }
   Tensor add(Scalar s) const& requires is_numeric { return bin(ir::BinaryOp::Add, s); }
@@ -309,8 +309,12 @@ class Tensor {
   Tensor trunc() const& requires is_float_kind { return un(ir::UnaryOp::Trunc); }
   Tensor trunc() && requires is_float_kind { return Tensor(detail::unary(ir::UnaryOp::Trunc, take())); }
   Tensor atan2(const Tensor& o) const requires is_float_kind { return bin(ir::BinaryOp::Atan2, o); }
-  Tensor<D, Bool> is_nan() const requires is_float_kind { return Tensor<D, Bool>(detail::unary(ir::UnaryOp::IsNan, live())); }
-  Tensor<D, Bool> is_inf() const requires is_float_kind { return Tensor<D, Bool>(detail::unary(ir::UnaryOp::IsInf, live())); }
+  Tensor<D, Bool> is_nan() const requires is_float_kind {
+    return Tensor<D, Bool>(detail::unary(ir::UnaryOp::IsNan, live()));
+  }
+  Tensor<D, Bool> is_inf() const requires is_float_kind {
+    return Tensor<D, Bool>(detail::unary(ir::UnaryOp::IsInf, live()));
+  }
 
   // ---- linear algebra -------------------------------------------------------------------------------------------
   /// Batched matrix product; batch dims broadcast.
@@ -324,7 +328,9 @@ class Tensor {
   Tensor<D, Bool> equal(const Tensor& o) const { return cmp(ir::BinaryOp::Equal, o); }
   Tensor<D, Bool> not_equal(const Tensor& o) const { return cmp(ir::BinaryOp::NotEqual, o); }
   Tensor<D, Bool> greater(const Tensor& o) const requires is_numeric { return cmp(ir::BinaryOp::Greater, o); }
-  Tensor<D, Bool> greater_equal(const Tensor& o) const requires is_numeric { return cmp(ir::BinaryOp::GreaterEqual, o); }
+  Tensor<D, Bool> greater_equal(const Tensor& o) const requires is_numeric {
+    return cmp(ir::BinaryOp::GreaterEqual, o);
+  }
   Tensor<D, Bool> lower(const Tensor& o) const requires is_numeric { return cmp(ir::BinaryOp::Less, o); }
   Tensor<D, Bool> lower_equal(const Tensor& o) const requires is_numeric { return cmp(ir::BinaryOp::LessEqual, o); }
   Tensor<D, Bool> equal_elem(Scalar s) const { return cmp(ir::BinaryOp::Equal, s); }
@@ -341,8 +347,12 @@ class Tensor {
   /// Whether any / every element is true (non-zero); shape [1].
   Tensor<1, Bool> any() const { return Tensor<1, Bool>(detail::reduce_all(ir::ReduceOp::Any, live())); }
   Tensor<1, Bool> all() const { return Tensor<1, Bool>(detail::reduce_all(ir::ReduceOp::All, live())); }
-  Tensor<D, Bool> any_dim(std::int64_t dim) const { return Tensor<D, Bool>(detail::reduce_dim(ir::ReduceOp::Any, live(), dim)); }
-  Tensor<D, Bool> all_dim(std::int64_t dim) const { return Tensor<D, Bool>(detail::reduce_dim(ir::ReduceOp::All, live(), dim)); }
+  Tensor<D, Bool> any_dim(std::int64_t dim) const {
+    return Tensor<D, Bool>(detail::reduce_dim(ir::ReduceOp::Any, live(), dim));
+  }
+  Tensor<D, Bool> all_dim(std::int64_t dim) const {
+    return Tensor<D, Bool>(detail::reduce_dim(ir::ReduceOp::All, live(), dim));
+  }
 
   // ---- bitwise (int) -------------------------------------------------------------------------------------------------
   Tensor bitwise_and(const Tensor& o) const requires is_int_kind { return bin(ir::BinaryOp::BitAnd, o); }
@@ -404,7 +414,9 @@ class Tensor {
   Tensor cummin(std::int64_t dim) const requires is_numeric { return cum(ir::CumulativeOp::Min, dim); }
   /// Stable ascending sort along dim.
   Tensor sort(std::int64_t dim) const requires is_numeric { return Tensor(detail::sort(live(), dim, false).first); }
-  Tensor sort_descending(std::int64_t dim) const requires is_numeric { return Tensor(detail::sort(live(), dim, true).first); }
+  Tensor sort_descending(std::int64_t dim) const requires is_numeric {
+    return Tensor(detail::sort(live(), dim, true).first);
+  }
   std::pair<Tensor, Tensor<D, Int>> sort_with_indices(std::int64_t dim) const requires is_numeric {
     auto [v, i] = detail::sort(live(), dim, false);
     return {Tensor(v), Tensor<D, Int>(i)};
@@ -413,12 +425,16 @@ class Tensor {
     auto [v, i] = detail::sort(live(), dim, true);
     return {Tensor(v), Tensor<D, Int>(i)};
   }
-  Tensor<D, Int> argsort(std::int64_t dim) const requires is_numeric { return Tensor<D, Int>(detail::sort(live(), dim, false).second); }
+  Tensor<D, Int> argsort(std::int64_t dim) const requires is_numeric {
+    return Tensor<D, Int>(detail::sort(live(), dim, false).second);
+  }
   Tensor<D, Int> argsort_descending(std::int64_t dim) const requires is_numeric {
     return Tensor<D, Int>(detail::sort(live(), dim, true).second);
   }
   /// The k largest values along dim, in descending order.
-  Tensor topk(std::size_t k, std::int64_t dim) const requires is_numeric { return Tensor(detail::topk(live(), k, dim, true).first); }
+  Tensor topk(std::size_t k, std::int64_t dim) const requires is_numeric {
+    return Tensor(detail::topk(live(), k, dim, true).first);
+  }
   std::pair<Tensor, Tensor<D, Int>> topk_with_indices(std::size_t k, std::int64_t dim) const requires is_numeric {
     auto [v, i] = detail::topk(live(), k, dim, true);
     return {Tensor(v), Tensor<D, Int>(i)};
@@ -451,7 +467,9 @@ class Tensor {
     return Tensor<D2, K>(detail::reshape_exact(live(), Shape(std::move(d))));
   }
   /// Output dim i is input dim axes[i] (negative counts from the end).
-  Tensor permute(const std::int64_t (&axes)[D]) const { return Tensor(detail::permute(live(), std::span<const std::int64_t>(axes, D))); }
+  Tensor permute(const std::int64_t (&axes)[D]) const {
+    return Tensor(detail::permute(live(), std::span<const std::int64_t>(axes, D)));
+  }
   Tensor swap_dims(std::int64_t a, std::int64_t b) const { return Tensor(detail::swap_dims(live(), a, b)); }
   /// Swaps the last two dims.
   Tensor transpose() const { return swap_dims(-2, -1); }
@@ -496,7 +514,9 @@ class Tensor {
   Tensor narrow(std::int64_t dim, std::int64_t start, std::size_t length) const {
     return Tensor(detail::narrow(live(), dim, start, length));
   }
-  std::vector<Tensor> chunk(std::size_t chunks, std::int64_t dim) const { return wrap(detail::chunk(live(), chunks, dim)); }
+  std::vector<Tensor> chunk(std::size_t chunks, std::int64_t dim) const {
+    return wrap(detail::chunk(live(), chunks, dim));
+  }
   std::vector<Tensor> split(std::size_t split_size, std::int64_t dim) const {
     return wrap(detail::split(live(), split_size, dim));
   }
@@ -524,7 +544,9 @@ class Tensor {
   }
 
   // ---- indexing -------------------------------------------------------------------------------------------------------------
-  Tensor gather(std::int64_t dim, const Tensor<D, Int>& indices) const { return Tensor(detail::gather(live(), dim, indices.ref())); }
+  Tensor gather(std::int64_t dim, const Tensor<D, Int>& indices) const {
+    return Tensor(detail::gather(live(), dim, indices.ref()));
+  }
   /// Writes values at indices along dim; Add (Burn's default) accumulates.
   Tensor scatter(std::int64_t dim, const Tensor<D, Int>& indices, const Tensor& values,
                  ir::IndexReduce reduce = ir::IndexReduce::Add) const {
@@ -533,7 +555,9 @@ class Tensor {
   Tensor scatter_add(std::int64_t dim, const Tensor<D, Int>& indices, const Tensor& values) const {
     return scatter(dim, indices, values, ir::IndexReduce::Add);
   }
-  Tensor select(std::int64_t dim, const Tensor<1, Int>& indices) const { return Tensor(detail::select(live(), dim, indices.ref())); }
+  Tensor select(std::int64_t dim, const Tensor<1, Int>& indices) const {
+    return Tensor(detail::select(live(), dim, indices.ref()));
+  }
   /// Adds (Burn's default) or assigns values' slices at indices along dim.
   Tensor select_assign(std::int64_t dim, const Tensor<1, Int>& indices, const Tensor& values,
                        ir::IndexReduce reduce = ir::IndexReduce::Add) const {
@@ -543,7 +567,9 @@ class Tensor {
   Tensor mask_where(const Tensor<D, Bool>& mask, const Tensor& source) const {
     return Tensor(detail::mask_where(live(), mask.ref(), source.live()));
   }
-  Tensor mask_fill(const Tensor<D, Bool>& mask, Scalar value) const& { return Tensor(detail::mask_fill(live(), mask.ref(), value)); }
+  Tensor mask_fill(const Tensor<D, Bool>& mask, Scalar value) const& {
+    return Tensor(detail::mask_fill(live(), mask.ref(), value));
+  }
   /// Consuming form: the result may take this tensor's storage (relu, its backward).
   Tensor mask_fill(const Tensor<D, Bool>& mask, Scalar value) && {
     return Tensor(detail::mask_fill(take(), mask.ref(), value));
@@ -647,12 +673,14 @@ class Tensor {
   // `op` defaults to the calling member's name ("add", "shape", ...); it is
   // only read when the test fails, so the success path builds no string.
   const detail::TensorRef& live(const char* op = __builtin_FUNCTION()) const {
-    if (!ref_) [[unlikely]] detail::throw_moved_from(op);
+    if (!ref_) [[unlikely]]
+      detail::throw_moved_from(op);
     return ref_;
   }
   /// The handle for a consuming op; the tensor is moved-from afterwards.
   detail::TensorRef&& take(const char* op = __builtin_FUNCTION()) {
-    if (!ref_) [[unlikely]] detail::throw_moved_from(op);
+    if (!ref_) [[unlikely]]
+      detail::throw_moved_from(op);
     return std::move(ref_);
   }
   static Tensor like(const Tensor& t, Scalar value, const char* op) {

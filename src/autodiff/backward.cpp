@@ -166,7 +166,8 @@ Gradients backward(const TensorRef& root) {
         std::unique_ptr<bool[]> needs(new bool[ins.size()]);
         for (std::size_t i = 0; i < ins.size(); ++i)
           needs[i] = node->parents[i] != nullptr && is_float(ins[i]->spec.dtype);
-        const Grads grads = vjp(*node->op, VjpArgs{ins, outs, cotangents, std::span<const bool>(needs.get(), ins.size())});
+        const Grads grads =
+            vjp(*node->op, VjpArgs{ins, outs, cotangents, std::span<const bool>(needs.get(), ins.size())});
         for (std::size_t i = 0; i < ins.size() && i < grads.size(); ++i) {
           if (!grads[i] || !node->parents[i]) continue;
           if (grads[i]->get()->spec != ins[i]->spec)

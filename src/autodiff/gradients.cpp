@@ -42,9 +42,7 @@ TensorRef require_grad(const TensorRef& t, bool require) {
   return std::make_shared<const TensorImpl>(TensorImpl{t->spec, t->device, t->primitive, std::move(leaf), 0});
 }
 
-bool is_require_grad(const TensorRef& t) noexcept {
-  return t->node && t->node->kind == autodiff::NodeKind::Leaf;
-}
+bool is_require_grad(const TensorRef& t) noexcept { return t->node && t->node->kind == autodiff::NodeKind::Leaf; }
 
 TensorRef detach(const TensorRef& t) { return autodiff::untracked(t); }
 

@@ -62,8 +62,7 @@ std::uint32_t inputs_kept(const ir::Op& op, std::span<const TensorRef> inputs) {
   return tracked ? saved_values(op).inputs : 0;
 }
 
-std::shared_ptr<Node> record(const ir::Op& op, std::span<const TensorRef> inputs,
-                             std::span<const TensorRef> outputs) {
+std::shared_ptr<Node> record(const ir::Op& op, std::span<const TensorRef> inputs, std::span<const TensorRef> outputs) {
   if (!is_grad_enabled()) return nullptr;
   const TensorRef* first_tracked = nullptr;
   for (const auto& t : inputs)

@@ -67,8 +67,10 @@ Grads vjp(const ir::Op& op, const VjpArgs& args);
 // backward rule, and the values it reads. rules/dispatch.cpp visits ir::Op and
 // calls them; the deleted templates make an op without them a compile error
 // there, never a fallback.
-template <class O> Grads rule(const O& op, const VjpArgs& args) = delete;
-template <class O> SavedValues saved(const O& op) = delete;
+template <class O>
+Grads rule(const O& op, const VjpArgs& args) = delete;
+template <class O>
+SavedValues saved(const O& op) = delete;
 
 // creation.cpp
 Grads rule(const ir::Full& op, const VjpArgs& args);

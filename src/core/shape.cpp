@@ -17,8 +17,8 @@ std::size_t Shape::checked_num_elements(std::string_view op, std::size_t element
   std::size_t n = 1;
   for (auto d : dims_)
     if (__builtin_mul_overflow(n, d, &n) || n > limit)
-      throw Error(op, fmt::format("shape {} is too large: its element count overflows 64 bits; check the dims",
-                                  to_string()));
+      throw Error(
+          op, fmt::format("shape {} is too large: its element count overflows 64 bits; check the dims", to_string()));
   std::size_t bytes = 0;
   if (__builtin_mul_overflow(n, element_size, &bytes) || bytes > limit)
     throw Error(op, fmt::format("shape {} is too large: {} elements of {} bytes overflow 64 bits; check the dims",

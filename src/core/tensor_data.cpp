@@ -9,9 +9,9 @@ TensorData::TensorData(std::vector<std::byte> bytes, Shape shape, DType dtype)
     : bytes_(std::move(bytes)), shape_(std::move(shape)), dtype_(dtype) {
   // Checked: a wrapped-around size could match the bytes given.
   if (bytes_.size() != shape_.checked_num_elements("TensorData", dtype_size(dtype_)) * dtype_size(dtype_))
-    throw Error("TensorData", fmt::format("{} bytes cannot hold shape {} of {} ({} bytes expected)", bytes_.size(),
-                                          shape_.to_string(), dtype_name(dtype_),
-                                          shape_.num_elements() * dtype_size(dtype_)));
+    throw Error("TensorData",
+                fmt::format("{} bytes cannot hold shape {} of {} ({} bytes expected)", bytes_.size(),
+                            shape_.to_string(), dtype_name(dtype_), shape_.num_elements() * dtype_size(dtype_)));
 }
 
 TensorData TensorData::zeros(Shape shape, DType dtype) {
@@ -107,11 +107,11 @@ std::string TensorData::to_string(std::size_t max_values) const {
 
 void TensorData::assert_eq(const TensorData& expected, bool check_dtype) const {
   if (check_dtype && dtype_ != expected.dtype_)
-    throw Error("assert_eq", fmt::format("dtypes differ: got {}, expected {}", dtype_name(dtype_),
-                                         dtype_name(expected.dtype_)));
+    throw Error("assert_eq",
+                fmt::format("dtypes differ: got {}, expected {}", dtype_name(dtype_), dtype_name(expected.dtype_)));
   if (shape_ != expected.shape_)
-    throw Error("assert_eq", fmt::format("shapes differ: got {}, expected {}", shape_.to_string(),
-                                         expected.shape_.to_string()));
+    throw Error("assert_eq",
+                fmt::format("shapes differ: got {}, expected {}", shape_.to_string(), expected.shape_.to_string()));
   const TensorData other = expected.convert(dtype_);
   std::string report;
   std::size_t mismatches = 0;
@@ -133,8 +133,8 @@ void TensorData::assert_eq(const TensorData& expected, bool check_dtype) const {
 
 void TensorData::assert_approx_eq(const TensorData& expected, Tolerance tol) const {
   if (shape_ != expected.shape_)
-    throw Error("assert_approx_eq", fmt::format("shapes differ: got {}, expected {}", shape_.to_string(),
-                                                expected.shape_.to_string()));
+    throw Error("assert_approx_eq",
+                fmt::format("shapes differ: got {}, expected {}", shape_.to_string(), expected.shape_.to_string()));
   std::string report;
   std::size_t mismatches = 0;
   for (std::size_t i = 0; i < num_elements(); ++i) {

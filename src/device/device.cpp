@@ -28,8 +28,8 @@ const DeviceType DeviceType::Cuda{Kind::Cuda}, DeviceType::Rocm{Kind::Rocm}, Dev
     DeviceType::NdArray{Kind::NdArray}, DeviceType::Capture{Kind::Capture};
 
 std::string_view DeviceType::name() const noexcept {
-  constexpr std::string_view names[] = {"cuda", "rocm", "metal",    "vulkan", "webgpu",  "wgpu",
-                                        "cpu",  "libtorch", "flex", "remote", "ndarray", "capture"};
+  constexpr std::string_view names[] = {"cuda", "rocm",     "metal", "vulkan", "webgpu",  "wgpu",
+                                        "cpu",  "libtorch", "flex",  "remote", "ndarray", "capture"};
   return names[static_cast<int>(kind_)];
 }
 
@@ -194,8 +194,8 @@ ProfileDuration Device::profile_end(const ProfileWindow& w, const ProfileOptions
   if (!w.clock) sync();
   const auto elapsed = std::chrono::steady_clock::now() - w.start;
   std::promise<std::optional<ProfileTicks>> promise;
-  promise.set_value(ProfileTicks(ran ? std::chrono::duration_cast<std::chrono::nanoseconds>(elapsed)
-                                     : std::chrono::nanoseconds(0)));
+  promise.set_value(
+      ProfileTicks(ran ? std::chrono::duration_cast<std::chrono::nanoseconds>(elapsed) : std::chrono::nanoseconds(0)));
   return ProfileDuration(promise.get_future().share());
 }
 
@@ -208,9 +208,8 @@ void Device::set_num_threads(std::size_t n) const {
   if (n == 0) throw Error("Device::set_num_threads", "the thread count must be at least 1");
   auto* threads = runtime_->backend().threads();
   if (!threads)
-    throw Error("Device::set_num_threads",
-                fmt::format("the {} backend computes on a fixed number of threads ({})",
-                            runtime_->backend().name(), num_threads()));
+    throw Error("Device::set_num_threads", fmt::format("the {} backend computes on a fixed number of threads ({})",
+                                                       runtime_->backend().name(), num_threads()));
   threads->set_num_threads(n);
 }
 

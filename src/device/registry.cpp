@@ -62,13 +62,13 @@ std::shared_ptr<DeviceRuntime> runtime_for(const DispatchDevice& id) {
   if (auto it = runtimes.find(key); it != runtimes.end()) return it->second;
   const auto* factory = backend::find_backend(id.type.kind());
   if (!factory)
-    throw DeviceError(DeviceErrorKind::NotAvailable, "Device",
-                      fmt::format("the {} backend is not part of this build; reconfigure with -DBURN_{}=ON",
-                                  id.type.name(), [&] {
-                                    std::string n(id.type.name());
-                                    for (auto& c : n) c = static_cast<char>(std::toupper(c));
-                                    return n;
-                                  }()));
+    throw DeviceError(
+        DeviceErrorKind::NotAvailable, "Device",
+        fmt::format("the {} backend is not part of this build; reconfigure with -DBURN_{}=ON", id.type.name(), [&] {
+          std::string n(id.type.name());
+          for (auto& c : n) c = static_cast<char>(std::toupper(c));
+          return n;
+        }()));
   const std::size_t count = factory->device_count();
   if (id.index >= count)
     throw DeviceError(DeviceErrorKind::NotAvailable, "Device",

@@ -23,8 +23,8 @@ void DeviceRuntime::configure(const DeviceConfig& config) {
   auto check = [&](DType d) {
     if (!backend_->supports_dtype(d))
       throw DeviceError(DeviceErrorKind::UnsupportedDType, "Device::configure",
-                        fmt::format("{} does not support {}; choose a dtype for which supports_dtype() is true",
-                                    device, dtype_name(d)));
+                        fmt::format("{} does not support {}; choose a dtype for which supports_dtype() is true", device,
+                                    dtype_name(d)));
   };
   if (config.float_dtype()) check(to_dtype(*config.float_dtype()));
   if (config.int_dtype()) check(to_dtype(*config.int_dtype()));

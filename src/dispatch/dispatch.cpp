@@ -9,8 +9,8 @@
 #include <burn/detail/ops.hpp>
 
 #include "autodiff/graph.hpp"
-#include "device/runtime.hpp"
 #include "core/object_pool.hpp"
+#include "device/runtime.hpp"
 #include "dispatch/op_profile.hpp"
 #include "ir/spec_list.hpp"
 
@@ -90,11 +90,12 @@ void run(const ir::Op& op, std::span<const TensorRef> inputs, const Device& devi
   backend::SingleOutputExecution* const single = prepare(runtime);
   auto& backend = runtime.backend();
   if (!backend.supports_op(op))
-    throw Error(ir::op_name(op), fmt::format("not supported by the {} backend ({}); use another device",
-                                             backend.name(), device.to_string()));
+    throw Error(ir::op_name(op), fmt::format("not supported by the {} backend ({}); use another device", backend.name(),
+                                             device.to_string()));
   for (const auto& s : outputs)
     if (!backend.supports_dtype(s.dtype))
-      throw Error(ir::op_name(op), fmt::format("{} does not support dtype {}", device.to_string(), dtype_name(s.dtype)));
+      throw Error(ir::op_name(op),
+                  fmt::format("{} does not support dtype {}", device.to_string(), dtype_name(s.dtype)));
 
   // In-place execution: an input may take the output when nothing else can
   // observe it — this call holds the only handle, that handle the only
@@ -107,8 +108,9 @@ void run(const ir::Op& op, std::span<const TensorRef> inputs, const Device& devi
   for (const auto& t : inputs) {
     tracked = tracked || t->node != nullptr;
     if (!t->primitive)
-      throw ExecutionError(ir::op_name(op), "an input has no storage: an autodiff backward rule read a value its "
-                                            "node did not keep (autodiff::saved_values); this is a bug in burn");
+      throw ExecutionError(ir::op_name(op),
+                           "an input has no storage: an autodiff backward rule read a value its "
+                           "node did not keep (autodiff::saved_values); this is a bug in burn");
   }
   const std::uint32_t kept = tracked ? autodiff::inputs_kept(op, inputs) : 0;
   InlineList<backend::Input> ins(inputs.size());
@@ -122,7 +124,7 @@ void run(const ir::Op& op, std::span<const TensorRef> inputs, const Device& devi
     ins.emplace(t->primitive, t->spec, reusable);
   }
   const bool one = single && outputs.size() == 1;
-  backend::PrimitivePtr prim;               // one ? the output : unused
+  backend::PrimitivePtr prim;                // one ? the output : unused
   std::vector<backend::PrimitivePtr> prims;  // one ? unused : the outputs
   auto launch = [&] {
     if (one) prim = single->execute_single(op, ins.span(), outputs[0]);
@@ -140,8 +142,8 @@ void run(const ir::Op& op, std::span<const TensorRef> inputs, const Device& devi
   }
   runtime.count_op();
   if (!one && prims.size() != outputs.size())
-    throw ExecutionError(ir::op_name(op), fmt::format("the {} backend returned {} outputs, {} expected",
-                                                      backend.name(), prims.size(), outputs.size()));
+    throw ExecutionError(ir::op_name(op), fmt::format("the {} backend returned {} outputs, {} expected", backend.name(),
+                                                      prims.size(), outputs.size()));
   InlineList<TensorRef> out(outputs.size());
   for (std::size_t i = 0; i < outputs.size(); ++i)
     out.emplace(make_pooled<TensorImpl>(std::move(outputs.data()[i]), device, std::move(one ? prim : prims[i])));
@@ -164,7 +166,8 @@ const Device& common_device(const ir::Op& op, std::span<const TensorRef> inputs)
   // Tensor checks its own handle; this covers handles that reach dispatch
   // some other way (module and autodiff code hold TensorRefs directly).
   for (const auto& t : inputs)
-    if (!t) [[unlikely]] throw_moved_from(ir::op_name(op));
+    if (!t) [[unlikely]]
+      throw_moved_from(ir::op_name(op));
   const TensorRef* context = &inputs[0];
   for (const auto& t : inputs)
     if (t->node) {

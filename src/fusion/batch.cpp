@@ -139,9 +139,8 @@ void Batch::build(std::span<const QueuedOp> queue) {
       // in the key with the producer's outputs); a tensor from before the
       // batch by its order of appearance and its spec.
       const auto& val = values[v];
-      key.push_back(val.producer >= 0
-                        ? (std::uint64_t{1} << 62) | (std::uint64_t(val.producer) << 8) | val.slot
-                        : mix(spec_hash(in.spec), external_rank[v]));
+      key.push_back(val.producer >= 0 ? (std::uint64_t{1} << 62) | (std::uint64_t(val.producer) << 8) | val.slot
+                                      : mix(spec_hash(in.spec), external_rank[v]));
     }
     for (std::uint32_t s = 0; s < q.outputs.size(); ++s) {
       const auto v = static_cast<std::uint32_t>(values.size());

@@ -106,7 +106,7 @@ std::shared_ptr<const FusedPlan> build_group_plan(const Batch& batch, const std:
   auto plan_inputs = std::vector<IoRef>{};
   auto plan_outputs = std::vector<IoRef>{};
   std::unordered_map<std::uint32_t, std::uint32_t> input_of, result_of;  // batch value -> index
-  std::map<std::vector<std::uint64_t>, std::uint32_t> seen;                // op and arguments -> result
+  std::map<std::vector<std::uint64_t>, std::uint32_t> seen;              // op and arguments -> result
   for (std::size_t k = 0; k < n; ++k) {
     const BatchOp& bop = batch.ops[taken[k]];
     prog.ops.push_back(bop.queued->op);

@@ -29,11 +29,11 @@ struct ElementwiseProgram {
     std::uint32_t result = 0;
   };
 
-  Shape shape;                          // every result's shape: the loop
-  std::vector<ir::TensorSpec> inputs;   // external inputs (broadcastable to shape)
-  std::vector<ir::TensorSpec> values;   // instruction results
-  std::vector<Instr> instrs;            // in execution order, dead ones removed
-  std::vector<std::uint32_t> outputs;   // values to materialise, in plan output order
+  Shape shape;                         // every result's shape: the loop
+  std::vector<ir::TensorSpec> inputs;  // external inputs (broadcastable to shape)
+  std::vector<ir::TensorSpec> values;  // instruction results
+  std::vector<Instr> instrs;           // in execution order, dead ones removed
+  std::vector<std::uint32_t> outputs;  // values to materialise, in plan output order
   /// The group's ops in order (kinds and attributes; scalar values come at
   /// run time).
   std::vector<ir::Op> ops;

@@ -142,8 +142,8 @@ class EpilogueBuilder final : public GroupBuilder {
 
  private:
   const EpilogueFuser& fuser_;
-  std::uint32_t chain_ = 0;   // the running result: the batch value the next step reads
-  std::int64_t compare_ = -1; // a relu compare waiting for its mask_fill
+  std::uint32_t chain_ = 0;    // the running result: the batch value the next step reads
+  std::int64_t compare_ = -1;  // a relu compare waiting for its mask_fill
   bool relu_ = false;          // a relu step was taken
 };
 

@@ -19,9 +19,9 @@ struct EpilogueProgram {
     enum class Kind : std::uint8_t { Binary, Relu };
     Kind kind = Kind::Binary;
     ir::BinaryOp op = ir::BinaryOp::Add;
-    bool scalar = false;            // the right operand is the op's scalar
-    std::uint32_t group_op = 0;     // the op holding the scalar (Binary) or the compare (Relu)
-    std::uint32_t input = 0;        // plan input of a tensor right operand
+    bool scalar = false;         // the right operand is the op's scalar
+    std::uint32_t group_op = 0;  // the op holding the scalar (Binary) or the compare (Relu)
+    std::uint32_t input = 0;     // plan input of a tensor right operand
   };
   /// Plan inputs: the anchor's inputs, then each tensor right operand.
   std::vector<ir::TensorSpec> inputs;

@@ -6,8 +6,8 @@
 
 #include <fmt/format.h>
 
-#include "device/runtime.hpp"
 #include "core/object_pool.hpp"
+#include "device/runtime.hpp"
 
 namespace burn::fusion {
 namespace {
@@ -39,8 +39,9 @@ void trace_strategy(const Batch& batch, const Strategy& strategy) {
 /// the drain order, reported instead of crashing.
 const backend::PrimitivePtr& materialised(const LazyTensor& t, const ir::Op& op) {
   if (!t.value)
-    throw ExecutionError(ir::op_name(op), "an input was not computed: a queued op it depends on failed when "
-                                          "the queue ran (see that earlier error)");
+    throw ExecutionError(ir::op_name(op),
+                         "an input was not computed: a queued op it depends on failed when "
+                         "the queue ran (see that earlier error)");
   return t.value;
 }
 
@@ -147,7 +148,8 @@ void FusionBackend::submit(const ir::Op& op, std::span<const backend::Input> inp
   }
   const ScratchRelease release{inner_inputs_};
   inner_inputs_.clear();
-  for (const auto& in : inputs) inner_inputs_.push_back({materialised(lazy_of(in.primitive), op), in.spec, in.reusable});
+  for (const auto& in : inputs)
+    inner_inputs_.push_back({materialised(lazy_of(in.primitive), op), in.spec, in.reusable});
   if (trace_enabled()) std::fprintf(stderr, "[fusion] direct: %s\n", std::string(ir::op_name(op)).c_str());
   run_inner(op, inner_inputs_, outputs, results);
   ++stats_.ops_eager;
@@ -274,8 +276,9 @@ TensorData FusionBackend::to_data(const backend::PrimitivePtr& primitive, const 
     value = lazy_of(primitive).value;
   }
   if (!value)
-    throw ExecutionError("to_data", "the tensor was not computed: a queued op it depends on failed when the "
-                                    "queue ran (see that earlier error)");
+    throw ExecutionError("to_data",
+                         "the tensor was not computed: a queued op it depends on failed when the "
+                         "queue ran (see that earlier error)");
   return inner_->to_data(value, spec);
 }
 
@@ -313,8 +316,7 @@ void FusionBackend::reset_stats() {
 namespace {
 FusionBackend& fusion_backend_of(const Device& device) {
   auto* b = dynamic_cast<FusionBackend*>(&device.runtime().backend());
-  if (!b)
-    throw Error("fusion::stats", fmt::format("{} is not a fusion device; use Device::cpu()", device.to_string()));
+  if (!b) throw Error("fusion::stats", fmt::format("{} is not a fusion device; use Device::cpu()", device.to_string()));
   return *b;
 }
 }  // namespace

@@ -18,9 +18,7 @@
 
 namespace burn::fusion {
 
-class FusionBackend final : public backend::Backend,
-                            public backend::Stream,
-                            public backend::SingleOutputExecution {
+class FusionBackend final : public backend::Backend, public backend::Stream, public backend::SingleOutputExecution {
  public:
   FusionBackend(std::string name, std::unique_ptr<backend::Backend> inner, std::vector<std::unique_ptr<Fuser>> fusers);
   ~FusionBackend() override;

@@ -29,10 +29,10 @@ using ReductionOps = OpList<ir::Reduce>;
 /// The first op of an epilogue group.
 using AnchorOps = OpList<ir::Matmul, ir::Conv>;
 /// Taken by no fuser: never queued, they run alone on the inner backend.
-using EagerOps = OpList<ir::Full, ir::Arange, ir::Random, ir::Cumulative, ir::Sort, ir::Reshape, ir::Permute,
-                       ir::Expand, ir::Flip, ir::Slice, ir::SliceAssign, ir::Cat, ir::Unfold, ir::Gather, ir::Scatter,
-                       ir::Select, ir::SelectAssign, ir::ConvTranspose, ir::ConvWeightGrad, ir::MaxPool, ir::AvgPool,
-                       ir::AdaptiveAvgPool, ir::Interpolate>;
+using EagerOps =
+    OpList<ir::Full, ir::Arange, ir::Random, ir::Cumulative, ir::Sort, ir::Reshape, ir::Permute, ir::Expand, ir::Flip,
+           ir::Slice, ir::SliceAssign, ir::Cat, ir::Unfold, ir::Gather, ir::Scatter, ir::Select, ir::SelectAssign,
+           ir::ConvTranspose, ir::ConvWeightGrad, ir::MaxPool, ir::AvgPool, ir::AdaptiveAvgPool, ir::Interpolate>;
 
 enum class OpKind : std::uint8_t { Elementwise, Reduction, Anchor, Eager };
 
@@ -40,10 +40,9 @@ namespace op_kind_detail {
 
 template <class O>
 consteval OpKind kind_of() {
-  static_assert(ElementwiseOps::contains<O> + ReductionOps::contains<O> + AnchorOps::contains<O> +
-                        EagerOps::contains<O> ==
-                    1,
-                "every ir::Op belongs to exactly one list of src/fusion/op_kind.hpp");
+  static_assert(
+      ElementwiseOps::contains<O> + ReductionOps::contains<O> + AnchorOps::contains<O> + EagerOps::contains<O> == 1,
+      "every ir::Op belongs to exactly one list of src/fusion/op_kind.hpp");
   if constexpr (ElementwiseOps::contains<O>) return OpKind::Elementwise;
   else if constexpr (ReductionOps::contains<O>) return OpKind::Reduction;
   else if constexpr (AnchorOps::contains<O>) return OpKind::Anchor;

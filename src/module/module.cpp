@@ -56,7 +56,8 @@ std::vector<std::string_view> split_field_names(std::string_view names) {
   while (true) {
     auto comma = names.find(',');
     auto item = names.substr(0, comma);
-    while (!item.empty() && (item.front() == ' ' || item.front() == '\n' || item.front() == '\t')) item.remove_prefix(1);
+    while (!item.empty() && (item.front() == ' ' || item.front() == '\n' || item.front() == '\t'))
+      item.remove_prefix(1);
     while (!item.empty() && (item.back() == ' ' || item.back() == '\n' || item.back() == '\t')) item.remove_suffix(1);
     out.push_back(item);
     if (comma == std::string_view::npos) break;

@@ -34,9 +34,10 @@ TensorRef conv(const TensorRef& x, const TensorRef& w, const OptRef& bias, std::
   return execute1(op, conv_inputs(x, w, bias));
 }
 
-TensorRef conv_transpose(const TensorRef& x, const TensorRef& w, const OptRef& bias, std::span<const std::size_t> stride,
-                         std::span<const std::size_t> padding, std::span<const std::size_t> padding_out,
-                         std::span<const std::size_t> dilation, std::size_t groups) {
+TensorRef conv_transpose(const TensorRef& x, const TensorRef& w, const OptRef& bias,
+                         std::span<const std::size_t> stride, std::span<const std::size_t> padding,
+                         std::span<const std::size_t> padding_out, std::span<const std::size_t> dilation,
+                         std::size_t groups) {
   ir::ConvTranspose op{vec(stride), vec(padding), vec(padding_out), vec(dilation), groups, bias.has_value()};
   return execute1(op, conv_inputs(x, w, bias));
 }
@@ -50,8 +51,12 @@ std::pair<TensorRef, std::optional<TensorRef>> max_pool(const TensorRef& x, std:
   // the node keeps its outputs, and max pool's backward rule then reuses them instead of
   // running the pool a second time (i64, wide enough for any plane).
   const bool for_backward = !with_indices && x->node && is_grad_enabled();
-  ir::MaxPool op{vec(kernel),    vec(stride),           vec(padding),
-                 vec(dilation),  ceil_mode,             with_indices || for_backward,
+  ir::MaxPool op{vec(kernel),
+                 vec(stride),
+                 vec(padding),
+                 vec(dilation),
+                 ceil_mode,
+                 with_indices || for_backward,
                  for_backward ? DType::I64 : default_int_dtype(x)};
   auto out = execute(op, std::span<const TensorRef>(&x, 1));
   if (!with_indices) return {std::move(out.at(0)), std::nullopt};
@@ -74,10 +79,11 @@ TensorRef interpolate(const TensorRef& x, std::span<const std::size_t> output_si
 
 TensorRef embedding(const TensorRef& weights, const TensorRef& indices) {
   if (rank_of(weights) != 2)
-    throw Error("embedding", fmt::format("weights must have shape [n_embedding, d_model], got {}",
-                                         shape_of(weights).to_string()));
+    throw Error("embedding",
+                fmt::format("weights must have shape [n_embedding, d_model], got {}", shape_of(weights).to_string()));
   if (rank_of(indices) != 2)
-    throw Error("embedding", fmt::format("indices must have shape [batch, seq], got {}", shape_of(indices).to_string()));
+    throw Error("embedding",
+                fmt::format("indices must have shape [batch, seq], got {}", shape_of(indices).to_string()));
   const std::size_t b = shape_of(indices)[0], s = shape_of(indices)[1], d = shape_of(weights)[1];
   return reshape_exact(select(weights, 0, reshape_exact(indices, Shape{b * s})), Shape{b, s, d});
 }
@@ -88,9 +94,8 @@ TensorRef linear(const TensorRef& x, const TensorRef& weight, const OptRef& bias
     throw Error("linear", fmt::format("weight must have shape [d_in, d_out], got {}", shape_of(weight).to_string()));
   const std::size_t d_in = shape_of(weight)[0], d_out = shape_of(weight)[1];
   if (shape_of(x)[rank - 1] != d_in)
-    throw Error("linear", fmt::format("input {} has {} features but the weight {} expects {}",
-                                      shape_of(x).to_string(), shape_of(x)[rank - 1], shape_of(weight).to_string(),
-                                      d_in));
+    throw Error("linear", fmt::format("input {} has {} features but the weight {} expects {}", shape_of(x).to_string(),
+                                      shape_of(x)[rank - 1], shape_of(weight).to_string(), d_in));
   if (bias && shape_of(*bias) != Shape{d_out})
     throw Error("linear", fmt::format("bias must have shape [{}], got {}", d_out, shape_of(*bias).to_string()));
 

@@ -17,24 +17,15 @@ Activation Activation::softplus(double beta) {
 
 std::string Activation::name() const {
   switch (kind_) {
-    case Kind::Relu:
-      return "relu";
-    case Kind::LeakyRelu:
-      return fmt::format("leaky_relu({})", a_);
-    case Kind::Gelu:
-      return "gelu";
-    case Kind::Sigmoid:
-      return "sigmoid";
-    case Kind::Tanh:
-      return "tanh";
-    case Kind::Silu:
-      return "silu";
-    case Kind::HardSigmoid:
-      return fmt::format("hard_sigmoid({}, {})", a_, b_);
-    case Kind::Mish:
-      return "mish";
-    case Kind::Softplus:
-      return fmt::format("softplus({})", a_);
+    case Kind::Relu: return "relu";
+    case Kind::LeakyRelu: return fmt::format("leaky_relu({})", a_);
+    case Kind::Gelu: return "gelu";
+    case Kind::Sigmoid: return "sigmoid";
+    case Kind::Tanh: return "tanh";
+    case Kind::Silu: return "silu";
+    case Kind::HardSigmoid: return fmt::format("hard_sigmoid({}, {})", a_, b_);
+    case Kind::Mish: return "mish";
+    case Kind::Softplus: return fmt::format("softplus({})", a_);
   }
   throw Error("Activation", "unknown activation kind");
 }
@@ -42,24 +33,15 @@ std::string Activation::name() const {
 burn::detail::TensorRef Activation::apply(const burn::detail::TensorRef& x) const {
   namespace d = burn::detail;  // qualified: the factories above share these names
   switch (kind_) {
-    case Kind::Relu:
-      return d::relu(x);
-    case Kind::LeakyRelu:
-      return d::leaky_relu(x, a_);
-    case Kind::Gelu:
-      return d::gelu(x);
-    case Kind::Sigmoid:
-      return d::sigmoid(x);
-    case Kind::Tanh:
-      return d::unary(ir::UnaryOp::Tanh, x);
-    case Kind::Silu:
-      return d::silu(x);
-    case Kind::HardSigmoid:
-      return d::hard_sigmoid(x, a_, b_);
-    case Kind::Mish:
-      return d::mish(x);
-    case Kind::Softplus:
-      return d::softplus(x, a_);
+    case Kind::Relu: return d::relu(x);
+    case Kind::LeakyRelu: return d::leaky_relu(x, a_);
+    case Kind::Gelu: return d::gelu(x);
+    case Kind::Sigmoid: return d::sigmoid(x);
+    case Kind::Tanh: return d::unary(ir::UnaryOp::Tanh, x);
+    case Kind::Silu: return d::silu(x);
+    case Kind::HardSigmoid: return d::hard_sigmoid(x, a_, b_);
+    case Kind::Mish: return d::mish(x);
+    case Kind::Softplus: return d::softplus(x, a_);
   }
   throw Error("Activation", "unknown activation kind");
 }

@@ -15,14 +15,10 @@ constexpr const char* kOp = "MultiHeadAttention";
 /// exp(score - row max) underflows to exactly 0 whenever the row has an unmasked key.
 double lowest_finite(DType dtype) {
   switch (dtype) {
-    case DType::F64:
-      return std::numeric_limits<double>::lowest();
-    case DType::F16:
-      return -65504.0;
-    case DType::BF16:
-      return -3.3895313892515355e38;  // bits 0xff7f
-    default:
-      return static_cast<double>(std::numeric_limits<float>::lowest());
+    case DType::F64: return std::numeric_limits<double>::lowest();
+    case DType::F16: return -65504.0;
+    case DType::BF16: return -3.3895313892515355e38;  // bits 0xff7f
+    default: return static_cast<double>(std::numeric_limits<float>::lowest());
   }
 }
 

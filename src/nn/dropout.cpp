@@ -5,8 +5,7 @@
 namespace burn::nn {
 
 Dropout DropoutConfig::init() const {
-  if (!(prob >= 0.0 && prob <= 1.0))
-    throw Error("DropoutConfig", fmt::format("prob must be in [0, 1], got {}", prob));
+  if (!(prob >= 0.0 && prob <= 1.0)) throw Error("DropoutConfig", fmt::format("prob must be in [0, 1], got {}", prob));
   return Dropout{prob, {}};
 }
 

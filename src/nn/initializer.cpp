@@ -13,7 +13,8 @@ std::size_t require_fan(std::optional<std::size_t> fan, const char* which, const
 }  // namespace
 
 burn::detail::TensorRef Initializer::init_ref(const Shape& shape, const TensorCreationOptions& options,
-                                        std::optional<std::size_t> fan_in, std::optional<std::size_t> fan_out) const {
+                                              std::optional<std::size_t> fan_in,
+                                              std::optional<std::size_t> fan_out) const {
   auto uniform = [&](double lo, double hi) {
     return burn::detail::random(shape, Distribution::uniform(lo, hi), options, TensorKind::Float);
   };
@@ -31,8 +32,7 @@ burn::detail::TensorRef Initializer::init_ref(const Shape& shape, const TensorCr
       double bound = std::sqrt(3.0) * a_ / std::sqrt(static_cast<double>(kaiming_fan("kaiming_uniform")));
       return uniform(-bound, bound);
     }
-    case Kind::KaimingNormal:
-      return normal(0.0, a_ / std::sqrt(static_cast<double>(kaiming_fan("kaiming_normal"))));
+    case Kind::KaimingNormal: return normal(0.0, a_ / std::sqrt(static_cast<double>(kaiming_fan("kaiming_normal"))));
     case Kind::XavierUniform: {
       double fans = static_cast<double>(require_fan(fan_in, "fan_in", "xavier_uniform") +
                                         require_fan(fan_out, "fan_out", "xavier_uniform"));

@@ -21,12 +21,9 @@ GradientClippingConfig::Kind checked(GradientClippingConfig::Kind kind, double t
 /// norm so a zero gradient never divides by zero).
 double min_positive(DType d) {
   switch (d) {
-    case DType::F64:
-      return DBL_MIN;
-    case DType::F16:
-      return 6.103515625e-05;
-    default:
-      return FLT_MIN;
+    case DType::F64: return DBL_MIN;
+    case DType::F16: return 6.103515625e-05;
+    default: return FLT_MIN;
   }
 }
 
@@ -56,8 +53,7 @@ GradientClippingConfig GradientClippingConfig::global_norm(double max_norm) {
 
 TensorRef GradientClippingConfig::clip(const TensorRef& grad) const {
   switch (kind_) {
-    case Kind::Value:
-      return burn::detail::clamp(grad, -threshold_, threshold_);
+    case Kind::Value: return burn::detail::clamp(grad, -threshold_, threshold_);
     case Kind::Norm: {
       const TensorRef norm = burn::detail::unary(ir::UnaryOp::Sqrt, sum_of_squares(grad));
       const TensorRef coef =
@@ -67,8 +63,7 @@ TensorRef GradientClippingConfig::clip(const TensorRef& grad) const {
                               std::nullopt, 1.0);
       return burn::detail::binary(ir::BinaryOp::Mul, grad, broadcastable(coef, grad));
     }
-    case Kind::GlobalNorm:
-      break;
+    case Kind::GlobalNorm: break;
   }
   return grad;
 }

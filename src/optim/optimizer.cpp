@@ -122,8 +122,8 @@ void Optimizer::step_params(double lr, const std::vector<std::pair<std::string, 
     TensorRef updated = rule_->update(lr, w.value, w.grad, st);
     // Made a fresh trainable leaf here (Param's own rule, which set_ref applies
     // again as a no-op), so the commit below allocates nothing.
-    values.push_back(module::detail::prepare_param(
-        burn::detail::with_context(updated, w.param->ref()->device), w.param->is_trainable()));
+    values.push_back(module::detail::prepare_param(burn::detail::with_context(updated, w.param->ref()->device),
+                                                   w.param->is_trainable()));
     states.insert_or_assign(w.param->id(), std::move(st));
   }
   // The commit: handle swaps and map-node moves, none of which can fail.

@@ -56,8 +56,8 @@ void load_slots(std::span<const Slot> slots, const std::filesystem::path& path, 
   std::vector<std::string> missing;
   for (const auto& slot : slots) {
     if (!wanted.insert(slot.path).second)
-      throw Error(kOp, fmt::format("{}two module tensors share the path '{}'; rename one of the fields", where,
-                                   slot.path));
+      throw Error(kOp,
+                  fmt::format("{}two module tensors share the path '{}'; rename one of the fields", where, slot.path));
     if (!keys.contains(slot.path)) missing.push_back(slot.path);
   }
   std::vector<std::string> unexpected;
@@ -70,9 +70,10 @@ void load_slots(std::span<const Slot> slots, const std::filesystem::path& path, 
   if (!missing.empty()) {
     std::string msg = fmt::format("{}missing keys (in the module, not in the file): {}", where, listed(missing));
     if (!unexpected.empty())
-      msg += fmt::format("; the file has these keys the module lacks: {} (rename them with "
-                         "LoadOptions::with_key_remap)",
-                         listed(unexpected));
+      msg += fmt::format(
+          "; the file has these keys the module lacks: {} (rename them with "
+          "LoadOptions::with_key_remap)",
+          listed(unexpected));
     throw Error(kOp, msg);
   }
   if (options.strict && !unexpected.empty())
@@ -89,15 +90,17 @@ void load_slots(std::span<const Slot> slots, const std::filesystem::path& path, 
     const DType dtype = current.spec.dtype;
     const bool transposed = stored_transposed(*slot.tensor, options.adapter);
     if (transposed && current.spec.shape.rank() != 2) {
-      problems.push_back(fmt::format("'{}' is flagged PyTorch-transposed but has shape {} (only 2-D parameters can "
-                                     "be)",
-                                     slot.path, current.spec.shape.to_string()));
+      problems.push_back(
+          fmt::format("'{}' is flagged PyTorch-transposed but has shape {} (only 2-D parameters can "
+                      "be)",
+                      slot.path, current.spec.shape.to_string()));
       continue;
     }
     const Shape expected = transposed ? transposed_shape(current.spec.shape) : current.spec.shape;
     if (stored.shape() != expected) {
-      problems.push_back(fmt::format("shape mismatch for '{}': expected {}{}, found {}", slot.path, expected.to_string(),
-                                     transposed ? " (PyTorch layout)" : "", stored.shape().to_string()));
+      problems.push_back(fmt::format("shape mismatch for '{}': expected {}{}, found {}", slot.path,
+                                     expected.to_string(), transposed ? " (PyTorch layout)" : "",
+                                     stored.shape().to_string()));
       continue;
     }
     if (kind_of_dtype(stored.dtype()) != kind_of_dtype(dtype)) {
@@ -110,8 +113,8 @@ void load_slots(std::span<const Slot> slots, const std::filesystem::path& path, 
     if (transposed) data = transpose_2d(data);
     // On the tensor's own device, autodiff context included; set_ref below
     // makes trainable float parameters leaves again.
-    auto value = burn::detail::from_data(std::move(data), TensorCreationOptions(current.device, dtype),
-                                         kind_of_dtype(dtype));
+    auto value =
+        burn::detail::from_data(std::move(data), TensorCreationOptions(current.device, dtype), kind_of_dtype(dtype));
     std::optional<module::ParamId> id;
     if (const auto stored = stored_id(file.metadata, file_key, where)) id = module::ParamId(*stored);
     updates.push_back({slot.tensor, std::move(value), id});

@@ -40,8 +40,8 @@ void save_slots(std::span<const ConstSlot> slots, const std::filesystem::path& p
       data = transpose_2d(data);
     }
     if (!tensors.emplace(slot.path, std::move(data)).second)
-      throw Error(kOp, fmt::format("{}two module tensors share the path '{}'; rename one of the fields", where,
-                                   slot.path));
+      throw Error(kOp,
+                  fmt::format("{}two module tensors share the path '{}'; rename one of the fields", where, slot.path));
     metadata.emplace(std::string(kIdPrefix) + slot.path, t.id().to_string());
   }
   // Serialise fully before touching the filesystem, so bad input leaves any

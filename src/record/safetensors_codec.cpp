@@ -40,11 +40,21 @@ struct FileDType {
 
 // What the reader accepts: the writer's dtypes (the first 13) and the FP8 formats.
 constexpr std::array<FileDType, 15> kFileDTypes{{
-    {"F64", DType::F64, Fp8::None}, {"F32", DType::F32, Fp8::None}, {"F16", DType::F16, Fp8::None},
-    {"BF16", DType::BF16, Fp8::None}, {"I64", DType::I64, Fp8::None}, {"I32", DType::I32, Fp8::None},
-    {"I16", DType::I16, Fp8::None}, {"I8", DType::I8, Fp8::None}, {"U64", DType::U64, Fp8::None},
-    {"U32", DType::U32, Fp8::None}, {"U16", DType::U16, Fp8::None}, {"U8", DType::U8, Fp8::None},
-    {"BOOL", DType::Bool, Fp8::None}, {"F8_E4M3", DType::F32, Fp8::E4M3}, {"F8_E5M2", DType::F32, Fp8::E5M2},
+    {"F64", DType::F64, Fp8::None},
+    {"F32", DType::F32, Fp8::None},
+    {"F16", DType::F16, Fp8::None},
+    {"BF16", DType::BF16, Fp8::None},
+    {"I64", DType::I64, Fp8::None},
+    {"I32", DType::I32, Fp8::None},
+    {"I16", DType::I16, Fp8::None},
+    {"I8", DType::I8, Fp8::None},
+    {"U64", DType::U64, Fp8::None},
+    {"U32", DType::U32, Fp8::None},
+    {"U16", DType::U16, Fp8::None},
+    {"U8", DType::U8, Fp8::None},
+    {"BOOL", DType::Bool, Fp8::None},
+    {"F8_E4M3", DType::F32, Fp8::E4M3},
+    {"F8_E5M2", DType::F32, Fp8::E5M2},
 }};
 
 const FileDType* file_dtype(std::string_view name) {
@@ -56,12 +66,9 @@ const FileDType* file_dtype(std::string_view name) {
 float fp8_e4m3_to_float(std::uint8_t b) {
   const int exponent = (b >> 3) & 0xf, mantissa = b & 0x7;
   float v;
-  if (exponent == 0xf && mantissa == 0x7)
-    v = std::numeric_limits<float>::quiet_NaN();
-  else if (exponent == 0)
-    v = std::ldexp(static_cast<float>(mantissa), -9);  // subnormal: m/8 * 2^-6
-  else
-    v = std::ldexp(static_cast<float>(8 + mantissa), exponent - 10);  // (1 + m/8) * 2^(e-7)
+  if (exponent == 0xf && mantissa == 0x7) v = std::numeric_limits<float>::quiet_NaN();
+  else if (exponent == 0) v = std::ldexp(static_cast<float>(mantissa), -9);  // subnormal: m/8 * 2^-6
+  else v = std::ldexp(static_cast<float>(8 + mantissa), exponent - 10);      // (1 + m/8) * 2^(e-7)
   return (b & 0x80) ? -v : v;
 }
 
@@ -70,10 +77,8 @@ float fp8_e5m2_to_float(std::uint8_t b) {
   float v;
   if (exponent == 0x1f)
     v = mantissa == 0 ? std::numeric_limits<float>::infinity() : std::numeric_limits<float>::quiet_NaN();
-  else if (exponent == 0)
-    v = std::ldexp(static_cast<float>(mantissa), -16);  // subnormal: m/4 * 2^-14
-  else
-    v = std::ldexp(static_cast<float>(4 + mantissa), exponent - 17);  // (1 + m/4) * 2^(e-15)
+  else if (exponent == 0) v = std::ldexp(static_cast<float>(mantissa), -16);  // subnormal: m/4 * 2^-14
+  else v = std::ldexp(static_cast<float>(4 + mantissa), exponent - 17);       // (1 + m/4) * 2^(e-15)
   return (b & 0x80) ? -v : v;
 }
 

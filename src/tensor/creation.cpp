@@ -50,8 +50,8 @@ DType creation_dtype(const TensorCreationOptions& options, TensorKind kind, std:
     if (!dtype_matches_kind(*options.dtype, kind))
       throw Error(op, fmt::format("dtype {} is not a {} dtype", dtype_name(*options.dtype), kind_name(kind)));
     if (!options.device.supports_dtype(*options.dtype))
-      throw Error(op, fmt::format("{} does not support dtype {}", options.device.to_string(),
-                                  dtype_name(*options.dtype)));
+      throw Error(op,
+                  fmt::format("{} does not support dtype {}", options.device.to_string(), dtype_name(*options.dtype)));
     return *options.dtype;
   }
   switch (kind) {

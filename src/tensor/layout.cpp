@@ -84,8 +84,8 @@ TensorRef permute(const TensorRef& t, std::span<const std::int64_t> axes) {
   for (std::size_t i = 0; i < rank; ++i) {
     norm[i] = normalize_dim("permute", axes[i], rank);
     if (seen[norm[i]])
-      throw Error("permute", fmt::format("axes [{}] are not a permutation: dim {} appears twice",
-                                         fmt::join(axes, ", "), norm[i]));
+      throw Error("permute",
+                  fmt::format("axes [{}] are not a permutation: dim {} appears twice", fmt::join(axes, ", "), norm[i]));
     seen[norm[i]] = true;
     identity = identity && norm[i] == i;
   }

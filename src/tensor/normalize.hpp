@@ -46,8 +46,8 @@ inline TensorRef full_on(const TensorRef& t, const Shape& shape, Scalar value) {
 
 inline void expect_float_tensor(std::string_view op, const TensorRef& t) {
   if (!is_float(t->spec.dtype))
-    throw Error(op, fmt::format("needs a float tensor, got {}; convert with to_float() or cast()",
-                                dtype_name(t->spec.dtype)));
+    throw Error(
+        op, fmt::format("needs a float tensor, got {}; convert with to_float() or cast()", dtype_name(t->spec.dtype)));
 }
 
 }  // namespace burn::detail

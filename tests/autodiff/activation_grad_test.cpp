@@ -15,22 +15,33 @@ class ActivationGrad : public AdTest {
   Input<2> away_from_zero() { return {rng.signed_magnitudes(12, 0.1, 3), {3, 4}}; }
 };
 
-TEST_P(ActivationGrad, Relu) { check([](auto t) { return activation::relu(t); }, away_from_zero()); }
+TEST_P(ActivationGrad, Relu) {
+  check([](auto t) { return activation::relu(t); }, away_from_zero());
+}
 // relu's backward fills its cotangent in place when nothing else holds it;
 // here add hands one cotangent to both branches, so neither may overwrite it.
 TEST_P(ActivationGrad, ReluBranchesSharingOneCotangent) {
   // Opposite masks: a fill of the shared cotangent would zero the other's.
   check([](auto t) { return activation::relu(t) + activation::relu(t * -3.0); }, away_from_zero());
-  check([](auto t) { return activation::relu(activation::relu(t) * 2.0 + 0.5) * activation::relu(t); }, away_from_zero());
+  check([](auto t) { return activation::relu(activation::relu(t) * 2.0 + 0.5) * activation::relu(t); },
+        away_from_zero());
 }
 TEST_P(ActivationGrad, LeakyRelu) {
   check([](auto t) { return activation::leaky_relu(t); }, away_from_zero());
   check([](auto t) { return activation::leaky_relu(t, 0.3); }, away_from_zero());
 }
-TEST_P(ActivationGrad, Gelu) { check([](auto t) { return activation::gelu(t); }, smooth()); }
-TEST_P(ActivationGrad, GeluTanh) { check([](auto t) { return activation::gelu_tanh(t); }, smooth()); }
-TEST_P(ActivationGrad, Silu) { check([](auto t) { return activation::silu(t); }, smooth()); }
-TEST_P(ActivationGrad, Sigmoid) { check([](auto t) { return activation::sigmoid(t); }, smooth()); }
+TEST_P(ActivationGrad, Gelu) {
+  check([](auto t) { return activation::gelu(t); }, smooth());
+}
+TEST_P(ActivationGrad, GeluTanh) {
+  check([](auto t) { return activation::gelu_tanh(t); }, smooth());
+}
+TEST_P(ActivationGrad, Silu) {
+  check([](auto t) { return activation::silu(t); }, smooth());
+}
+TEST_P(ActivationGrad, Sigmoid) {
+  check([](auto t) { return activation::sigmoid(t); }, smooth());
+}
 TEST_P(ActivationGrad, LogSigmoid) {
   check([](auto t) { return activation::log_sigmoid(t); }, smooth());
   // Large magnitudes: the stable form keeps the gradient finite and exact.
@@ -56,8 +67,12 @@ TEST_P(ActivationGrad, HardSigmoid) {
   check([](auto t) { return activation::hard_sigmoid(t); }, x);
   check([](auto t) { return activation::hard_sigmoid(t, 0.5, 0.25); }, x);  // kinks at -0.5, 1.5
 }
-TEST_P(ActivationGrad, Mish) { check([](auto t) { return activation::mish(t); }, smooth()); }
-TEST_P(ActivationGrad, Tanh) { check([](auto t) { return activation::tanh(t); }, smooth()); }
+TEST_P(ActivationGrad, Mish) {
+  check([](auto t) { return activation::mish(t); }, smooth());
+}
+TEST_P(ActivationGrad, Tanh) {
+  check([](auto t) { return activation::tanh(t); }, smooth());
+}
 
 BURN_AD_MODES(ActivationGrad);
 

@@ -37,11 +37,21 @@ class BinaryGrad : public AdTest {
   }
 };
 
-TEST_P(BinaryGrad, Add) { check_broadcasting([](auto a, auto b) { return a + b; }, -2, 2, -2, 2); }
-TEST_P(BinaryGrad, Sub) { check_broadcasting([](auto a, auto b) { return a - b; }, -2, 2, -2, 2); }
-TEST_P(BinaryGrad, Mul) { check_broadcasting([](auto a, auto b) { return a * b; }, -2, 2, -2, 2); }
-TEST_P(BinaryGrad, Div) { check_broadcasting([](auto a, auto b) { return a / b; }, -2, 2, 0.5, 2, true); }
-TEST_P(BinaryGrad, Powf) { check_broadcasting([](auto a, auto b) { return a.powf(b); }, 0.5, 2, -2, 2); }
+TEST_P(BinaryGrad, Add) {
+  check_broadcasting([](auto a, auto b) { return a + b; }, -2, 2, -2, 2);
+}
+TEST_P(BinaryGrad, Sub) {
+  check_broadcasting([](auto a, auto b) { return a - b; }, -2, 2, -2, 2);
+}
+TEST_P(BinaryGrad, Mul) {
+  check_broadcasting([](auto a, auto b) { return a * b; }, -2, 2, -2, 2);
+}
+TEST_P(BinaryGrad, Div) {
+  check_broadcasting([](auto a, auto b) { return a / b; }, -2, 2, 0.5, 2, true);
+}
+TEST_P(BinaryGrad, Powf) {
+  check_broadcasting([](auto a, auto b) { return a.powf(b); }, 0.5, 2, -2, 2);
+}
 TEST_P(BinaryGrad, Atan2) {
   check_broadcasting([](auto a, auto b) { return a.atan2(b); }, -2, 2, 0.3, 2, true);
 }

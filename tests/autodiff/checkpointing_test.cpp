@@ -142,7 +142,7 @@ TEST_P(CheckpointingPerDevice, GradientsIdenticalToPlain) {
     const auto x = Tensor<4>::from_data(TensorData(xv, {2, 2, 5, 5}), {ad, DType::F64}).require_grad();
     const auto w = Tensor<4>::from_data(TensorData(wv, {3, 2, 3, 3}), {ad, DType::F64}).require_grad();
     const auto m = Tensor<2>::from_data(TensorData(mv, {3, 4}), {ad, DType::F64}).require_grad();
-    auto h = (x * 2.0).sin().exp();                                     // memory-bound chain
+    auto h = (x * 2.0).sin().exp();                                         // memory-bound chain
     auto c = module::conv2d(h, w, std::nullopt, {{1, 1}, {1, 1}, {1, 1}});  // compute-bound
     auto p = module::max_pool2d((c.tanh() + 0.5).abs(), {2, 2}, {2, 2});
     auto f = p.flatten<2>(1, 3).slice({Range::all(), {0, 3}});
@@ -164,7 +164,8 @@ TEST_P(CheckpointingPerDevice, GradientsIdenticalToPlain) {
 // loaded machine (a correct pass takes a few milliseconds).
 TEST_P(CheckpointingPerDevice, ReusedValuesDoNotMultiplyRecomputation) {
   auto run = [&](const Device& ad) {
-    const auto x = Tensor<1>::from_data(TensorData(std::vector<double>(64, 0.5), {64}), {ad, DType::F64}).require_grad();
+    const auto x =
+        Tensor<1>::from_data(TensorData(std::vector<double>(64, 0.5), {64}), {ad, DType::F64}).require_grad();
     Tensor<1> h = x;
     for (int i = 0; i < 13; ++i) h = (h * h).sin() + 0.5;
     const auto loss = h.sum();

@@ -49,8 +49,8 @@ TEST_P(ConvGrad, ConvTranspose1d) {
   check([o](auto x, auto w, auto b) { return module::conv_transpose1d(x, w, b, o); }, Input<3>{r(40), {2, 4, 5}},
         Input<3>{r(36), {4, 3, 3}}, Input<1>{r(6), {6}});
   const ConvTransposeOptions<1> dil({1}, {0}, {0}, {2}, 1);
-  check([dil](auto x, auto w) { return module::conv_transpose1d(x, w, std::nullopt, dil); },
-        Input<3>{r(8), {1, 2, 4}}, Input<3>{r(12), {2, 3, 2}});
+  check([dil](auto x, auto w) { return module::conv_transpose1d(x, w, std::nullopt, dil); }, Input<3>{r(8), {1, 2, 4}},
+        Input<3>{r(12), {2, 3, 2}});
 }
 
 TEST_P(ConvGrad, ConvTranspose2d) {
@@ -64,8 +64,8 @@ TEST_P(ConvGrad, ConvTranspose2d) {
 
 TEST_P(ConvGrad, ConvTranspose3d) {
   const ConvTransposeOptions<3> o({2, 1, 2}, {0, 1, 0}, {1, 0, 0}, {1, 1, 1}, 1);
-  check([o](auto x, auto w, auto b) { return module::conv_transpose3d(x, w, b, o); },
-        Input<5>{r(16), {1, 2, 2, 2, 2}}, Input<5>{r(16), {2, 1, 2, 2, 2}}, Input<1>{r(1), {1}});
+  check([o](auto x, auto w, auto b) { return module::conv_transpose3d(x, w, b, o); }, Input<5>{r(16), {1, 2, 2, 2, 2}},
+        Input<5>{r(16), {2, 1, 2, 2, 2}}, Input<1>{r(1), {1}});
 }
 
 BURN_AD_MODES(ConvGrad);

@@ -62,7 +62,8 @@ std::vector<double> weight_grad(const Geometry& g, const Device& device, DType d
   const burn::detail::TensorRef w = detail::require_grad(make(ws, 2), true);
   const burn::detail::TensorRef y = burn::detail::conv(x, w, std::nullopt, g.stride, g.padding, g.dilation, g.groups);
   const burn::detail::TensorRef r = make(y->spec.shape.dims(), 3);
-  const burn::detail::TensorRef loss = burn::detail::reduce_all(ir::ReduceOp::Sum, burn::detail::binary(ir::BinaryOp::Mul, y, r));
+  const burn::detail::TensorRef loss =
+      burn::detail::reduce_all(ir::ReduceOp::Sum, burn::detail::binary(ir::BinaryOp::Mul, y, r));
   Gradients grads = detail::backward(loss);
   return burn::detail::to_data(*detail::grad(w, grads)).convert<double>().to_vec<double>();
 }
@@ -94,11 +95,17 @@ TEST(ConvWeightGrad, RejectsAGradientThatIsNotTheConvolutionsOutput) {
     auto x = burn::detail::full(Shape{1, 2, 5, 5}, 1.0, {device, DType::F32}, TensorKind::Float);
     auto g = burn::detail::full(Shape{1, 3, 4, 4}, 1.0, {device, DType::F32}, TensorKind::Float);
     const ir::ConvWeightGrad op{{3, 3}, {1, 1}, {0, 0}, {1, 1}, 1};  // the conv output would be 3x3
-    burn::testing::expect_op_error([&] { burn::detail::execute1(op, {x, g}); }, "conv_weight_grad",
-                                   "does not match the convolution's output size 3");
+    burn::testing::expect_op_error(
+        [&] {
+          burn::detail::execute1(op, {x, g});
+        },
+        "conv_weight_grad", "does not match the convolution's output size 3");
     const ir::ConvWeightGrad grouped{{2, 2}, {1, 1}, {0, 0}, {1, 1}, 2};  // 3 gradient channels, 2 groups
-    burn::testing::expect_op_error([&] { burn::detail::execute1(grouped, {x, g}); }, "conv_weight_grad",
-                                   "not divisible by groups 2");
+    burn::testing::expect_op_error(
+        [&] {
+          burn::detail::execute1(grouped, {x, g});
+        },
+        "conv_weight_grad", "not divisible by groups 2");
   }
 }
 

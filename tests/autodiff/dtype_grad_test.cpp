@@ -13,14 +13,15 @@ using namespace burn::adtest;
 class DtypeGrad : public AdTest {
  protected:
   /// Gradients of a composite loss with respect to x [1, 2, 4, 4] and w [2, 2, 3, 3], in `dtype`.
-  std::pair<TensorData, TensorData> grads_in(DType dtype, const std::vector<double>& xv, const std::vector<double>& wv) {
+  std::pair<TensorData, TensorData> grads_in(DType dtype, const std::vector<double>& xv,
+                                             const std::vector<double>& wv) {
     const auto x = burn::testing::float_tensor<4>(xv, {1, 2, 4, 4}, ad(), dtype).require_grad();
     const auto w = burn::testing::float_tensor<4>(wv, {2, 2, 3, 3}, ad(), dtype).require_grad();
     const auto idx = ints<2>({2, 0, 1, 1, 3, 0}, {2, 3});
     const auto mask = bools<2>({true, false, false, true, false, true, true, false}, {2, 4});
 
     auto c = module::conv2d(x, w, std::nullopt, {{1, 1}, {1, 1}, {1, 1}});                   // [1, 2, 4, 4]
-    c = module::conv_transpose2d(activation::gelu(c), w.swap_dims(0, 1), std::nullopt);   // [1, 2, 6, 6]
+    c = module::conv_transpose2d(activation::gelu(c), w.swap_dims(0, 1), std::nullopt);      // [1, 2, 6, 6]
     auto p = module::max_pool2d(c, {2, 2}, {2, 2}) + module::avg_pool2d(c, {2, 2}, {2, 2});  // [1, 2, 3, 3]
     p = module::interpolate(p, {4, 4}, {module::InterpolateMode::Bilinear, false}) +
         module::adaptive_avg_pool2d(c, {4, 4});
@@ -44,7 +45,7 @@ TEST_P(DtypeGrad, CompositeInEveryFloatDtype) {
     EXPECT_EQ(gw.dtype(), dtype);
     // Half types round every intermediate: compare loosely, relative to the
     // largest gradient.
-    const Tolerance tol = dtype == DType::F32 ? Tolerance::rel_abs(1e-4, 1e-5)
+    const Tolerance tol = dtype == DType::F32   ? Tolerance::rel_abs(1e-4, 1e-5)
                           : dtype == DType::F16 ? Tolerance::rel_abs(0.05, 0.01)
                                                 : Tolerance::rel_abs(0.1, 0.04);
     try {

@@ -55,7 +55,8 @@ TEST_P(FixedValues, MatmulOfUnary) {
   }
   {
     SCOPED_TRACE("cos");
-    matmul_of([](const Tensor<2>& t) { return t.cos(); }, {0.10025863348, -1.40613933315, 0.10025863348, -1.40613933315},
+    matmul_of([](const Tensor<2>& t) { return t.cos(); },
+              {0.10025863348, -1.40613933315, 0.10025863348, -1.40613933315},
               {2.27040748592, -1.97095979616, -9.09297426826, -1.4112000806});
   }
   {
@@ -76,7 +77,8 @@ TEST_P(FixedValues, MatmulOfUnary) {
   }
   {
     SCOPED_TRACE("recip");
-    matmul_of([](const Tensor<2>& t) { return t.recip(); }, {0.392857142857, 0.833333333333, 0.392857142857, 0.833333333333},
+    matmul_of([](const Tensor<2>& t) { return t.recip(); },
+              {0.392857142857, 0.833333333333, 0.392857142857, 0.833333333333},
               {-0.1875, -0.0612244897959, -2.5, -1.11111111111});
   }
   {
@@ -90,8 +92,8 @@ TEST_P(FixedValues, MatmulOfUnary) {
   }
   {
     SCOPED_TRACE("log1p");
-    matmul_of([](const Tensor<2>& t) { return t.log1p(); }, {3.68887945411, 2.48490664979, 3.68887945411, 2.48490664979},
-              {0.6, 0.375, 3.33333333333, 2.5});
+    matmul_of([](const Tensor<2>& t) { return t.log1p(); },
+              {3.68887945411, 2.48490664979, 3.68887945411, 2.48490664979}, {0.6, 0.375, 3.33333333333, 2.5});
   }
 }
 

@@ -133,8 +133,8 @@ class GradCheck {
                            shapes[Is].to_string() + " f64";
             return;
           }
-          if (!(g->device() == device_)) problems[Is] = "gradient of input " + std::to_string(Is) + " is on " +
-                                                         g->device().to_string();
+          if (!(g->device() == device_))
+            problems[Is] = "gradient of input " + std::to_string(Is) + " is on " + g->device().to_string();
           analytic[Is] = gc::Host{values_of(*g), g->shape()};
         }(),
         ...);
@@ -215,8 +215,7 @@ class AdTest : public ::testing::TestWithParam<Mode> {
 }  // namespace burn::adtest
 
 /// Instantiates an AdTest-derived fixture over every device x {plain, checkpointing}.
-#define BURN_AD_MODES(Fixture)                                                                     \
-  INSTANTIATE_TEST_SUITE_P(Modes, Fixture, ::testing::ValuesIn(burn::adtest::all_modes()), \
-                           burn::adtest::mode_name)
+#define BURN_AD_MODES(Fixture) \
+  INSTANTIATE_TEST_SUITE_P(Modes, Fixture, ::testing::ValuesIn(burn::adtest::all_modes()), burn::adtest::mode_name)
 
 #endif  // BURN_HAS_AUTODIFF

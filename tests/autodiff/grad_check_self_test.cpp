@@ -20,13 +20,14 @@ TEST_P(GradCheckSelf, ReportsAWrongGradient) {
 }
 
 TEST_P(GradCheckSelf, ReportsAnUnreachedInput) {
-  EXPECT_NONFATAL_FAILURE(check([](auto x, auto y) { return x.exp() + y.detach(); }, Input<1>{{1.0, 2.0}, {2}},
-                                Input<1>{{3.0, 4.0}, {2}}),
-                          "no gradient reached input 1");
+  EXPECT_NONFATAL_FAILURE(
+      check([](auto x, auto y) { return x.exp() + y.detach(); }, Input<1>{{1.0, 2.0}, {2}}, Input<1>{{3.0, 4.0}, {2}}),
+      "no gradient reached input 1");
 }
 
 TEST_P(GradCheckSelf, AcceptsACorrectGradient) {
-  check([](auto x, auto y) { return (x * y).sin(); }, Input<1>{{0.5, -1.0, 2.0}, {3}}, Input<1>{{1.5, 0.25, -0.5}, {3}});
+  check([](auto x, auto y) { return (x * y).sin(); }, Input<1>{{0.5, -1.0, 2.0}, {3}},
+        Input<1>{{1.5, 0.25, -0.5}, {3}});
 }
 
 BURN_AD_MODES(GradCheckSelf);

@@ -140,7 +140,8 @@ TEST_P(Graph, IntAndBoolOutputsCarryNoGraph) {
   EXPECT_FALSE(x.to_int().is_require_grad());
   EXPECT_FALSE(x.any().is_require_grad());
   // Turned back into floats they are constants: d/dx (x * float(x > 2.5)) = mask.
-  const Gradients grads = ((x * gt.to_float().cast(DType::F64)).sum() + am.to_float().cast(DType::F64).sum()).backward();
+  const Gradients grads =
+      ((x * gt.to_float().cast(DType::F64)).sum() + am.to_float().cast(DType::F64).sum()).backward();
   expect_grad(x.grad(grads), {2, 3}, {0, 1, 1, 1, 0, 1});
   // A float result of an Int path has nothing to differentiate.
   const auto through_int = x.to_int().to_float();

@@ -61,15 +61,27 @@ TEST_P(LayoutGrad, Slice) {
 }
 
 TEST_P(LayoutGrad, SliceAssign) {
-  check([](auto t, auto v) { return t.slice_assign({{0, 1}, {1, 3}}, v); }, Input<2>{rng.uniform(12, -2, 2), {3, 4}},
-        Input<2>{rng.uniform(2, -2, 2), {1, 2}});
-  check([](auto t, auto v) { return t.slice_assign({Range::all(), {0, 4, 2}}, v); },
-        Input<2>{rng.uniform(12, -2, 2), {3, 4}}, Input<2>{rng.uniform(6, -2, 2), {3, 2}});
-  check([](auto t, auto v) { return t.slice_assign({{0, 3, -2}, {1, 4, -1}}, v); },
-        Input<2>{rng.uniform(12, -2, 2), {3, 4}}, Input<2>{rng.uniform(6, -2, 2), {2, 3}});
+  check(
+      [](auto t, auto v) {
+        return t.slice_assign({{0, 1}, {1, 3}}, v);
+      },
+      Input<2>{rng.uniform(12, -2, 2), {3, 4}}, Input<2>{rng.uniform(2, -2, 2), {1, 2}});
+  check(
+      [](auto t, auto v) {
+        return t.slice_assign({Range::all(), {0, 4, 2}}, v);
+      },
+      Input<2>{rng.uniform(12, -2, 2), {3, 4}}, Input<2>{rng.uniform(6, -2, 2), {3, 2}});
+  check(
+      [](auto t, auto v) {
+        return t.slice_assign({{0, 3, -2}, {1, 4, -1}}, v);
+      },
+      Input<2>{rng.uniform(12, -2, 2), {3, 4}}, Input<2>{rng.uniform(6, -2, 2), {2, 3}});
   // The assigned values themselves computed from the target.
-  check([](auto t) { return t.slice_assign({{1, 3}, Range::all()}, t.slice({{0, 2}, Range::all()}).exp()); },
-        Input<2>{rng.uniform(12, -2, 2), {3, 4}});
+  check(
+      [](auto t) {
+        return t.slice_assign({{1, 3}, Range::all()}, t.slice({{0, 2}, Range::all()}).exp());
+      },
+      Input<2>{rng.uniform(12, -2, 2), {3, 4}});
 }
 
 TEST_P(LayoutGrad, SliceFill) {
@@ -91,10 +103,17 @@ TEST_P(LayoutGrad, ChunkAndSplit) {
 }
 
 TEST_P(LayoutGrad, Cat) {
-  check([](auto a, auto b, auto c) { return Tensor<2>::cat({a, b, c}, 0); }, Input<2>{rng.uniform(6, -2, 2), {2, 3}},
-        Input<2>{rng.uniform(3, -2, 2), {1, 3}}, Input<2>{rng.uniform(9, -2, 2), {3, 3}});
-  check([](auto a, auto b) { return Tensor<2>::cat({a, b, a}, 1); }, Input<2>{rng.uniform(4, -2, 2), {2, 2}},
-        Input<2>{rng.uniform(6, -2, 2), {2, 3}});
+  check(
+      [](auto a, auto b, auto c) {
+        return Tensor<2>::cat({a, b, c}, 0);
+      },
+      Input<2>{rng.uniform(6, -2, 2), {2, 3}}, Input<2>{rng.uniform(3, -2, 2), {1, 3}},
+      Input<2>{rng.uniform(9, -2, 2), {3, 3}});
+  check(
+      [](auto a, auto b) {
+        return Tensor<2>::cat({a, b, a}, 1);
+      },
+      Input<2>{rng.uniform(4, -2, 2), {2, 2}}, Input<2>{rng.uniform(6, -2, 2), {2, 3}});
 }
 
 TEST_P(LayoutGrad, UntrackedPartners) {
@@ -102,16 +121,25 @@ TEST_P(LayoutGrad, UntrackedPartners) {
   const auto c = constant<2>(rng.uniform(6, -2, 2), {2, 3});
   check([c](auto a) { return Tensor<2>::cat({c, a, c}, 0); }, Input<2>{rng.uniform(3, -2, 2), {1, 3}});
   check([c](auto a) { return c.slice_assign({{0, 1}, {1, 3}}, a); }, Input<2>{rng.uniform(2, -2, 2), {1, 2}});
-  check([c](auto t) { return t.slice_assign({Range::all(), {0, 3, 2}}, c.slice({Range::all(), {0, 2}})); },
-        Input<2>{rng.uniform(6, -2, 2), {2, 3}});
+  check(
+      [c](auto t) {
+        return t.slice_assign({Range::all(), {0, 3, 2}}, c.slice({Range::all(), {0, 2}}));
+      },
+      Input<2>{rng.uniform(6, -2, 2), {2, 3}});
   check([c](auto a) { return Tensor<2>::stack<3>({a, c}, 1); }, Input<2>{rng.uniform(6, -2, 2), {2, 3}});
 }
 
 TEST_P(LayoutGrad, Stack) {
-  check([](auto a, auto b) { return Tensor<2>::stack<3>({a, b, a}, 0); }, Input<2>{rng.uniform(6, -2, 2), {2, 3}},
-        Input<2>{rng.uniform(6, -2, 2), {2, 3}});
-  check([](auto a, auto b) { return Tensor<2>::stack<3>({a, b}, 2); }, Input<2>{rng.uniform(6, -2, 2), {2, 3}},
-        Input<2>{rng.uniform(6, -2, 2), {2, 3}});
+  check(
+      [](auto a, auto b) {
+        return Tensor<2>::stack<3>({a, b, a}, 0);
+      },
+      Input<2>{rng.uniform(6, -2, 2), {2, 3}}, Input<2>{rng.uniform(6, -2, 2), {2, 3}});
+  check(
+      [](auto a, auto b) {
+        return Tensor<2>::stack<3>({a, b}, 2);
+      },
+      Input<2>{rng.uniform(6, -2, 2), {2, 3}}, Input<2>{rng.uniform(6, -2, 2), {2, 3}});
 }
 
 TEST_P(LayoutGrad, Repeat) {

@@ -78,7 +78,7 @@ TEST_P(SavedValuesGrad, InPlaceChainsKeepExactGradients) {
       double z = bv[c];
       for (int k = 0; k < 3; ++k) z += xv[r * 3 + k] * wv[k * 2 + c];
       const double t = std::tanh(z * 2.0 - 0.1);
-      if (t <= 0) continue;                              // relu passes nothing
+      if (t <= 0) continue;                             // relu passes nothing
       const double dz = 2.0 * t * (1.0 - t * t) * 2.0;  // d(h^2)/dh * tanh' * 2
       gb[c] += dz;
       for (int k = 0; k < 3; ++k) {

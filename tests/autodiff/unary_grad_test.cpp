@@ -19,8 +19,12 @@ class UnaryGrad : public AdTest {
   }
 };
 
-TEST_P(UnaryGrad, Neg) { check_unary([](auto x) { return x.neg(); }, -2, 2); }
-TEST_P(UnaryGrad, NegOperator) { check_unary([](auto x) { return -x; }, -2, 2); }
+TEST_P(UnaryGrad, Neg) {
+  check_unary([](auto x) { return x.neg(); }, -2, 2);
+}
+TEST_P(UnaryGrad, NegOperator) {
+  check_unary([](auto x) { return -x; }, -2, 2);
+}
 TEST_P(UnaryGrad, Abs) {
   check([](auto x) { return x.abs(); }, Input<2>{rng.signed_magnitudes(6, 0.2, 2.0), {2, 3}});
 }
@@ -30,31 +34,77 @@ TEST_P(UnaryGrad, SignHasZeroGradient) {
 TEST_P(UnaryGrad, Recip) {
   check([](auto x) { return x.recip(); }, Input<2>{rng.signed_magnitudes(6, 0.5, 2.0), {2, 3}});
 }
-TEST_P(UnaryGrad, Exp) { check_unary([](auto x) { return x.exp(); }, -2, 2); }
-TEST_P(UnaryGrad, Log) { check_unary([](auto x) { return x.log(); }, 0.2, 3); }
-TEST_P(UnaryGrad, Log1p) { check_unary([](auto x) { return x.log1p(); }, -0.5, 3); }
-TEST_P(UnaryGrad, Expm1) { check_unary([](auto x) { return x.expm1(); }, -2, 2); }
-TEST_P(UnaryGrad, Sqrt) { check_unary([](auto x) { return x.sqrt(); }, 0.2, 3); }
-TEST_P(UnaryGrad, Rsqrt) { check_unary([](auto x) { return x.rsqrt(); }, 0.2, 3); }
-TEST_P(UnaryGrad, Sin) { check_unary([](auto x) { return x.sin(); }, -3, 3); }
-TEST_P(UnaryGrad, Cos) { check_unary([](auto x) { return x.cos(); }, -3, 3); }
-TEST_P(UnaryGrad, Tan) { check_unary([](auto x) { return x.tan(); }, -1.2, 1.2); }
-TEST_P(UnaryGrad, Asin) { check_unary([](auto x) { return x.asin(); }, -0.9, 0.9); }
-TEST_P(UnaryGrad, Acos) { check_unary([](auto x) { return x.acos(); }, -0.9, 0.9); }
-TEST_P(UnaryGrad, Atan) { check_unary([](auto x) { return x.atan(); }, -3, 3); }
-TEST_P(UnaryGrad, Sinh) { check_unary([](auto x) { return x.sinh(); }, -2, 2); }
-TEST_P(UnaryGrad, Cosh) { check_unary([](auto x) { return x.cosh(); }, -2, 2); }
-TEST_P(UnaryGrad, Tanh) { check_unary([](auto x) { return x.tanh(); }, -2, 2); }
-TEST_P(UnaryGrad, Asinh) { check_unary([](auto x) { return x.asinh(); }, -3, 3); }
-TEST_P(UnaryGrad, Acosh) { check_unary([](auto x) { return x.acosh(); }, 1.2, 3); }
-TEST_P(UnaryGrad, Atanh) { check_unary([](auto x) { return x.atanh(); }, -0.9, 0.9); }
-TEST_P(UnaryGrad, Erf) { check_unary([](auto x) { return x.erf(); }, -2, 2); }
+TEST_P(UnaryGrad, Exp) {
+  check_unary([](auto x) { return x.exp(); }, -2, 2);
+}
+TEST_P(UnaryGrad, Log) {
+  check_unary([](auto x) { return x.log(); }, 0.2, 3);
+}
+TEST_P(UnaryGrad, Log1p) {
+  check_unary([](auto x) { return x.log1p(); }, -0.5, 3);
+}
+TEST_P(UnaryGrad, Expm1) {
+  check_unary([](auto x) { return x.expm1(); }, -2, 2);
+}
+TEST_P(UnaryGrad, Sqrt) {
+  check_unary([](auto x) { return x.sqrt(); }, 0.2, 3);
+}
+TEST_P(UnaryGrad, Rsqrt) {
+  check_unary([](auto x) { return x.rsqrt(); }, 0.2, 3);
+}
+TEST_P(UnaryGrad, Sin) {
+  check_unary([](auto x) { return x.sin(); }, -3, 3);
+}
+TEST_P(UnaryGrad, Cos) {
+  check_unary([](auto x) { return x.cos(); }, -3, 3);
+}
+TEST_P(UnaryGrad, Tan) {
+  check_unary([](auto x) { return x.tan(); }, -1.2, 1.2);
+}
+TEST_P(UnaryGrad, Asin) {
+  check_unary([](auto x) { return x.asin(); }, -0.9, 0.9);
+}
+TEST_P(UnaryGrad, Acos) {
+  check_unary([](auto x) { return x.acos(); }, -0.9, 0.9);
+}
+TEST_P(UnaryGrad, Atan) {
+  check_unary([](auto x) { return x.atan(); }, -3, 3);
+}
+TEST_P(UnaryGrad, Sinh) {
+  check_unary([](auto x) { return x.sinh(); }, -2, 2);
+}
+TEST_P(UnaryGrad, Cosh) {
+  check_unary([](auto x) { return x.cosh(); }, -2, 2);
+}
+TEST_P(UnaryGrad, Tanh) {
+  check_unary([](auto x) { return x.tanh(); }, -2, 2);
+}
+TEST_P(UnaryGrad, Asinh) {
+  check_unary([](auto x) { return x.asinh(); }, -3, 3);
+}
+TEST_P(UnaryGrad, Acosh) {
+  check_unary([](auto x) { return x.acosh(); }, 1.2, 3);
+}
+TEST_P(UnaryGrad, Atanh) {
+  check_unary([](auto x) { return x.atanh(); }, -0.9, 0.9);
+}
+TEST_P(UnaryGrad, Erf) {
+  check_unary([](auto x) { return x.erf(); }, -2, 2);
+}
 // Piecewise constant: the gradient is zero away from the jumps; `+ x` keeps a
 // non-zero path so the leaf is reached either way.
-TEST_P(UnaryGrad, Round) { check_unary([](auto x) { return x.round() * 2.0 + x; }, -3, 3); }
-TEST_P(UnaryGrad, Floor) { check_unary([](auto x) { return x.floor() * 2.0 + x; }, -3, 3); }
-TEST_P(UnaryGrad, Ceil) { check_unary([](auto x) { return x.ceil() * 2.0 + x; }, -3, 3); }
-TEST_P(UnaryGrad, Trunc) { check_unary([](auto x) { return x.trunc() * 2.0 + x; }, -3, 3); }
+TEST_P(UnaryGrad, Round) {
+  check_unary([](auto x) { return x.round() * 2.0 + x; }, -3, 3);
+}
+TEST_P(UnaryGrad, Floor) {
+  check_unary([](auto x) { return x.floor() * 2.0 + x; }, -3, 3);
+}
+TEST_P(UnaryGrad, Ceil) {
+  check_unary([](auto x) { return x.ceil() * 2.0 + x; }, -3, 3);
+}
+TEST_P(UnaryGrad, Trunc) {
+  check_unary([](auto x) { return x.trunc() * 2.0 + x; }, -3, 3);
+}
 
 TEST_P(UnaryGrad, Clamp) {
   // Values at least 0.05 away from the bounds on either side.

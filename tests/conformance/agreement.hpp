@@ -33,8 +33,8 @@ class AgreementTest : public ComboTest {
   template <std::size_t D>
   Tensor<D, Int> rand_int(Shape s, std::int64_t n, DType dtype = DType::I64) const {
     // Just below n so rounding can never reach n.
-    auto f = Tensor<D>::random(std::move(s), Distribution::uniform(0.0, static_cast<double>(n) - 0.01),
-                               {ref(), DType::F32});
+    auto f =
+        Tensor<D>::random(std::move(s), Distribution::uniform(0.0, static_cast<double>(n) - 0.01), {ref(), DType::F32});
     return f.to_int().cast(dtype);
   }
   template <std::size_t D>
@@ -63,8 +63,7 @@ class AgreementTest : public ComboTest {
 
 }  // namespace burn::conformance
 
-#define BURN_AGREEMENT_SUITE(fixture, dtypes)                                                                 \
-  GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(fixture);                                                     \
-  INSTANTIATE_TEST_SUITE_P(VsReference, fixture,                                                              \
-                           ::testing::ValuesIn(burn::conformance::other_device_combos(dtypes)),               \
+#define BURN_AGREEMENT_SUITE(fixture, dtypes)                                                                         \
+  GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(fixture);                                                             \
+  INSTANTIATE_TEST_SUITE_P(VsReference, fixture, ::testing::ValuesIn(burn::conformance::other_device_combos(dtypes)), \
                            burn::testing::combo_name)

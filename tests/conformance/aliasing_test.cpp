@@ -19,9 +19,9 @@ TEST_P(Aliasing, WritesIntoViewsLeaveTheBaseUnchanged) {
     auto t = base.transpose();
     expect_tensor(t.mask_fill(c.template bl<2>({true, false, false}, {1, 3}), 0), {4, 3},
                   {0, 4, 8, 0, 5, 9, 0, 6, 10, 0, 7, 11});
-    expect_tensor(t.scatter(0, c.template ix<2>({0, 0, 0}, {1, 3}), c.template m<2>({1, 1, 1}, {1, 3}),
-                            ir::IndexReduce::Assign),
-                  {4, 3}, {1, 1, 1, 1, 5, 9, 2, 6, 10, 3, 7, 11});
+    expect_tensor(
+        t.scatter(0, c.template ix<2>({0, 0, 0}, {1, 3}), c.template m<2>({1, 1, 1}, {1, 3}), ir::IndexReduce::Assign),
+        {4, 3}, {1, 1, 1, 1, 5, 9, 2, 6, 10, 3, 7, 11});
     expect_tensor(base.flip({0}).select_assign(0, c.template ix<1>({0}, {1}), c.template m<2>({0, 0, 0, 0}, {1, 4}),
                                                ir::IndexReduce::Assign),
                   {3, 4}, {0, 0, 0, 0, 4, 5, 6, 7, 0, 1, 2, 3});

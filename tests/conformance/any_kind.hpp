@@ -53,7 +53,6 @@ void with_kind(const DeviceDType& p, F&& body) {
 
 }  // namespace burn::conformance
 
-#define BURN_ALL_DTYPES_SUITE(fixture)                                                                     \
-  INSTANTIATE_TEST_SUITE_P(All, fixture,                                                                   \
-                           ::testing::ValuesIn(burn::testing::combos(burn::conformance::all_dtypes())), \
+#define BURN_ALL_DTYPES_SUITE(fixture)                                                                                \
+  INSTANTIATE_TEST_SUITE_P(All, fixture, ::testing::ValuesIn(burn::testing::combos(burn::conformance::all_dtypes())), \
                            burn::testing::combo_name)

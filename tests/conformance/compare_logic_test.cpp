@@ -29,9 +29,7 @@ void check_six(const T& a, const T& b) {
   expect_tensor(a.lower_equal_elem(2), {2, 3}, {1, 1, 1, 0, 0, 0});
 }
 
-TEST_P(CompareFloat, SixComparisons) {
-  check_six(f<2>({0, 1, 2, 3, 4, 5}, {2, 3}), f<2>({0, 2, 1, 3, 3, 6}, {2, 3}));
-}
+TEST_P(CompareFloat, SixComparisons) { check_six(f<2>({0, 1, 2, 3, 4, 5}, {2, 3}), f<2>({0, 2, 1, 3, 3, 6}, {2, 3})); }
 
 TEST_P(CompareFloat, BroadcastAndFractionalScalars) {
   auto a = f<2>({0, 1, 2, 3, 4, 5}, {2, 3});

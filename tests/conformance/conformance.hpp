@@ -17,8 +17,8 @@ using burn::testing::DeviceDType;
 /// Checks a tensor's shape and values (dtype-aware tolerance; exact for int
 /// and bool) and reports a failure at the caller's line instead of throwing.
 template <std::size_t D, class K>
-void expect_tensor(const Tensor<D, K>& t, const Shape& shape, const std::vector<double>& expected,
-                   Tolerance tol = {}, std::source_location loc = std::source_location::current()) {
+void expect_tensor(const Tensor<D, K>& t, const Shape& shape, const std::vector<double>& expected, Tolerance tol = {},
+                   std::source_location loc = std::source_location::current()) {
   try {
     burn::testing::expect_values(t.to_data(), expected, shape, tol);
   } catch (const std::exception& e) {
@@ -71,13 +71,13 @@ inline double rounded(double v, DType dtype) {
 
 }  // namespace burn::conformance
 
-#define BURN_FLOAT_SUITE(fixture)                                                                    \
+#define BURN_FLOAT_SUITE(fixture)                                                                                     \
   INSTANTIATE_TEST_SUITE_P(Float, fixture, ::testing::ValuesIn(burn::testing::combos(burn::testing::float_dtypes())), \
                            burn::testing::combo_name)
-#define BURN_INT_SUITE(fixture)                                                                      \
+#define BURN_INT_SUITE(fixture)                                                                                   \
   INSTANTIATE_TEST_SUITE_P(Int, fixture, ::testing::ValuesIn(burn::testing::combos(burn::testing::int_dtypes())), \
                            burn::testing::combo_name)
-#define BURN_SIGNED_INT_SUITE(fixture)                                                               \
-  INSTANTIATE_TEST_SUITE_P(SignedInt, fixture,                                                       \
+#define BURN_SIGNED_INT_SUITE(fixture)                                                                     \
+  INSTANTIATE_TEST_SUITE_P(SignedInt, fixture,                                                             \
                            ::testing::ValuesIn(burn::testing::combos(burn::testing::signed_int_dtypes())), \
                            burn::testing::combo_name)

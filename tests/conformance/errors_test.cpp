@@ -70,7 +70,10 @@ TEST(Errors, WrongRankOrKindForTheTensorType) {
     SCOPED_TRACE(d.to_string());
     // Data of rank 1 for a Tensor<2>.
     burn::testing::expect_error(
-        [&] { (void)Tensor<2>::from_data(TensorData(std::vector<float>{1, 2, 3, 4}, Shape{4}), d); }, "rank");
+        [&] {
+          (void)Tensor<2>::from_data(TensorData(std::vector<float>{1, 2, 3, 4}, Shape{4}), d);
+        },
+        "rank");
     auto i = Tensor<1, Int>::ones({2}, d);
     burn::testing::expect_error([&] { (void)Tensor<1>(i.ref()); }, "Float");
     burn::testing::expect_error([&] { (void)Tensor<2, Int>(i.ref()); }, "rank");

@@ -47,9 +47,9 @@ TEST_P(Indexing, ScatterAddAndAssign) {
     expect_tensor(z.scatter(0, c.template ix<2>({2, 0, 0, 2}, {2, 2}), c.template m<2>({1, 2, 3, 4}, {2, 2})), {3, 2},
                   {3, 2, 0, 0, 1, 4});
     // Fewer indices than positions: the rest is unchanged.
-    expect_tensor(base.scatter(1, c.template ix<2>({1, 2}, {2, 1}), c.template m<2>({5, 6}, {2, 1}),
-                               ir::IndexReduce::Assign),
-                  {2, 3}, {10, 5, 10, 20, 20, 6});
+    expect_tensor(
+        base.scatter(1, c.template ix<2>({1, 2}, {2, 1}), c.template m<2>({5, 6}, {2, 1}), ir::IndexReduce::Assign),
+        {2, 3}, {10, 5, 10, 20, 20, 6});
     expect_tensor(base, {2, 3}, {10, 10, 10, 20, 20, 20});
   });
 }
@@ -66,9 +66,9 @@ TEST_P(Indexing, SelectAndSelectAssign) {
     // Add (the default) accumulates repeated indices.
     auto ones = c.template m<2>({1, 1, 1, 2, 2, 2}, {2, 3});
     expect_tensor(a.select_assign(1, c.template ix<1>({0, 2, 0}, {3}), ones), {2, 3}, {2, 1, 3, 7, 4, 7});
-    expect_tensor(a.select_assign(0, c.template ix<1>({1}, {1}), c.template m<2>({9, 9, 9}, {1, 3}),
-                                  ir::IndexReduce::Assign),
-                  {2, 3}, {0, 1, 2, 9, 9, 9});
+    expect_tensor(
+        a.select_assign(0, c.template ix<1>({1}, {1}), c.template m<2>({9, 9, 9}, {1, 3}), ir::IndexReduce::Assign),
+        {2, 3}, {0, 1, 2, 9, 9, 9});
     expect_tensor(a.select_assign(1, c.template ix<1>({2, 0}, {2}), c.template m<2>({7, 8, 9, 6}, {2, 2}),
                                   ir::IndexReduce::Assign),
                   {2, 3}, {8, 1, 7, 6, 4, 9});
@@ -119,8 +119,7 @@ TEST_P(Indexing, OutOfRangeIndicesAreErrors) {
     expect_op_error([&] { (void)a.gather(0, c.template ix<2>({0, -1, 0, 0, 0, 0}, {2, 3})).to_data(); }, "gather");
     expect_op_error([&] { (void)a.select(0, c.template ix<1>({0, 2}, {2})).to_data(); }, "select");
     expect_op_error([&] { (void)a.select(1, c.template ix<1>({-1}, {1})).to_data(); }, "select");
-    expect_op_error(
-        [&] { (void)a.scatter(1, c.template ix<2>({0, 5, 0, 0, 0, 0}, {2, 3}), a).to_data(); }, "scatter");
+    expect_op_error([&] { (void)a.scatter(1, c.template ix<2>({0, 5, 0, 0, 0, 0}, {2, 3}), a).to_data(); }, "scatter");
     expect_op_error(
         [&] {
           (void)a.select_assign(0, c.template ix<1>({2}, {1}), c.template m<2>({1, 1, 1}, {1, 3})).to_data();
@@ -137,18 +136,29 @@ TEST_P(Indexing, ShapeAndDimErrors) {
     expect_op_error([&] { (void)a.scatter(1, c.template ix<2>({0, 0}, {2, 1}), a); }, "scatter");
     expect_op_error([&] { (void)a.select(2, c.template ix<1>({0}, {1})); }, "select");
     expect_op_error(
-        [&] { (void)a.select_assign(1, c.template ix<1>({0}, {1}), c.template m<2>({1, 2, 3}, {1, 3})); },
+        [&] {
+          (void)a.select_assign(1, c.template ix<1>({0}, {1}), c.template m<2>({1, 2, 3}, {1, 3}));
+        },
         "select_assign");
-    expect_op_error([&] { (void)a.mask_where(c.template bl<2>({true, false}, {2, 1}).template expand<2>({2, 2}), a); },
-                    "mask_where");
+    expect_op_error(
+        [&] {
+          (void)a.mask_where(c.template bl<2>({true, false}, {2, 1}).template expand<2>({2, 2}), a);
+        },
+        "mask_where");
     expect_op_error([&] { (void)a.mask_fill(c.template bl<2>({true, false, true, false}, {1, 4}), 0); }, "mask_fill");
     const DType other = c.dt == DType::I32 ? DType::I64 : DType::I32;
     auto wrong = burn::testing::int_tensor<2>({1, 2, 3, 4, 5, 6}, {2, 3}, c.dev, other);
-    expect_op_error([&] { (void)burn::detail::mask_where(a.ref(), c.template bl<2>({true}, {1, 1}).ref(), wrong.ref()); },
-                    "mask_where");
-    expect_op_error([&] { (void)burn::detail::scatter(a.ref(), 1, c.template ix<2>({0}, {1, 1}).ref(),
-                                                wrong.slice({{0, 1}, {0, 1}}).ref(), ir::IndexReduce::Add); },
-                    "scatter");
+    expect_op_error(
+        [&] {
+          (void)burn::detail::mask_where(a.ref(), c.template bl<2>({true}, {1, 1}).ref(), wrong.ref());
+        },
+        "mask_where");
+    expect_op_error(
+        [&] {
+          (void)burn::detail::scatter(a.ref(), 1, c.template ix<2>({0}, {1, 1}).ref(),
+                                      wrong.slice({{0, 1}, {0, 1}}).ref(), ir::IndexReduce::Add);
+        },
+        "scatter");
   });
 }
 

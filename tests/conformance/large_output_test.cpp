@@ -15,7 +15,7 @@ TEST(LargeOutput, ElementwiseValuesAreExactEverywhere) {
   for (const Device& device : burn::testing::all_devices()) {
     SCOPED_TRACE(device.to_string());
     const auto i = Tensor<1, Int>::arange(0, kLarge, {device, DType::I64});
-    const auto a = i.to_float();                // 0, 1, 2, ...
+    const auto a = i.to_float();                         // 0, 1, 2, ...
     const auto b = i.remainder(1000).to_float() * 2.0f;  // small integers: sums stay exact in f32
     const auto c = a + b;
     const auto got = c.to_data().convert<double>().to_vec<double>();

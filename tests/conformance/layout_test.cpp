@@ -155,8 +155,7 @@ TEST_P(Layout, RepeatAndRepeatDim) {
     expect_tensor(a.repeat_dim(1, 2), {2, 6}, {0, 1, 2, 0, 1, 2, 3, 4, 5, 3, 4, 5});
     expect_tensor(a.repeat_dim(-1, 1), {2, 3}, {0, 1, 2, 3, 4, 5});
     expect_tensor(a.repeat_dim(0, 0), {0, 3}, {});
-    expect_tensor(a.repeat({2, 2}), {4, 6}, {0, 1, 2, 0, 1, 2, 3, 4, 5, 3, 4, 5,
-                                             0, 1, 2, 0, 1, 2, 3, 4, 5, 3, 4, 5});
+    expect_tensor(a.repeat({2, 2}), {4, 6}, {0, 1, 2, 0, 1, 2, 3, 4, 5, 3, 4, 5, 0, 1, 2, 0, 1, 2, 3, 4, 5, 3, 4, 5});
     expect_tensor(a.repeat({1, 1}), {2, 3}, {0, 1, 2, 3, 4, 5});
     expect_tensor(a.repeat({0, 2}), {0, 6}, {});
     expect_op_error([&] { (void)a.repeat_dim(2, 2); }, "repeat_dim");

@@ -114,17 +114,28 @@ template <class K>
 void check_extremes(const LineExact& t, const Tensor<2, K>& rows, const Tensor<2, K>& cols, std::size_t n) {
   using Tk = Tensor<2, K>;
   const std::string at = " n=" + std::to_string(n);
-  t.exact("max_dim" + at, [](const Tk& a) { return a.max_dim(1); }, rows);
-  t.exact("min_dim" + at, [](const Tk& a) { return a.min_dim(1); }, rows);
-  t.exact("argmax" + at, [](const Tk& a) { return a.argmax(1); }, rows);
-  t.exact("argmin" + at, [](const Tk& a) { return a.argmin(1); }, rows);
-  t.exact("max" + at, [](const Tk& a) { return a.max(); }, rows);
-  t.exact("min" + at, [](const Tk& a) { return a.min(); }, rows);
-  t.exact("strided max_dim" + at, [](const Tk& a) { return a.transpose().max_dim(1); }, cols);
-  t.exact("strided argmin" + at, [](const Tk& a) { return a.transpose().argmin(1); }, cols);
-  t.exact("column max_dim" + at, [](const Tk& a) { return a.max_dim(0); }, cols);
-  t.exact("column min_dim" + at, [](const Tk& a) { return a.min_dim(0); }, cols);
-  t.exact("column argmax" + at, [](const Tk& a) { return a.argmax(0); }, cols);
+  t.exact(
+      "max_dim" + at, [](const Tk& a) { return a.max_dim(1); }, rows);
+  t.exact(
+      "min_dim" + at, [](const Tk& a) { return a.min_dim(1); }, rows);
+  t.exact(
+      "argmax" + at, [](const Tk& a) { return a.argmax(1); }, rows);
+  t.exact(
+      "argmin" + at, [](const Tk& a) { return a.argmin(1); }, rows);
+  t.exact(
+      "max" + at, [](const Tk& a) { return a.max(); }, rows);
+  t.exact(
+      "min" + at, [](const Tk& a) { return a.min(); }, rows);
+  t.exact(
+      "strided max_dim" + at, [](const Tk& a) { return a.transpose().max_dim(1); }, cols);
+  t.exact(
+      "strided argmin" + at, [](const Tk& a) { return a.transpose().argmin(1); }, cols);
+  t.exact(
+      "column max_dim" + at, [](const Tk& a) { return a.max_dim(0); }, cols);
+  t.exact(
+      "column min_dim" + at, [](const Tk& a) { return a.min_dim(0); }, cols);
+  t.exact(
+      "column argmax" + at, [](const Tk& a) { return a.argmax(0); }, cols);
 }
 
 // The transpose of a row-major [rows, n] as row-major values.
@@ -149,7 +160,8 @@ TEST_P(LineExactInt, MaxMinArgSumAsSerial) {
     std::vector<double> v(3 * n, 0.0);
     for (std::size_t k = 0; k < 2 * n; ++k) v[k] = static_cast<double>(is_signed ? integer(-20, 20) : integer(0, 40));
     check_extremes(*this, make<2, Int>(v, {3, n}), make<2, Int>(transposed(v, 3, n), {n, 3}), n);
-    exact("int sum_dim n=" + std::to_string(n), [](const I2& a) { return a.sum_dim(1); }, make<2, Int>(v, {3, n}));
+    exact(
+        "int sum_dim n=" + std::to_string(n), [](const I2& a) { return a.sum_dim(1); }, make<2, Int>(v, {3, n}));
   }
 }
 
@@ -159,14 +171,22 @@ template <class K>
 void check_scans(const LineExact& t, const Tensor<2, K>& x, std::size_t n) {
   using Tk = Tensor<2, K>;
   const std::string at = " n=" + std::to_string(n);
-  t.exact("cumsum" + at, [](const Tk& a) { return a.cumsum(1); }, x);
-  t.exact("cumprod" + at, [](const Tk& a) { return a.cumprod(1); }, x);
-  t.exact("cummax" + at, [](const Tk& a) { return a.cummax(1); }, x);
-  t.exact("cummin" + at, [](const Tk& a) { return a.cummin(1); }, x);
-  t.exact("cumsum of a transposed view" + at, [](const Tk& a) { return a.transpose().cumsum(1); }, x);
-  t.exact("cummax of a transposed view" + at, [](const Tk& a) { return a.transpose().cummax(1); }, x);
-  t.exact("cumsum dim 0" + at, [](const Tk& a) { return a.cumsum(0); }, x);
-  t.exact("cummin dim 0" + at, [](const Tk& a) { return a.cummin(0); }, x);
+  t.exact(
+      "cumsum" + at, [](const Tk& a) { return a.cumsum(1); }, x);
+  t.exact(
+      "cumprod" + at, [](const Tk& a) { return a.cumprod(1); }, x);
+  t.exact(
+      "cummax" + at, [](const Tk& a) { return a.cummax(1); }, x);
+  t.exact(
+      "cummin" + at, [](const Tk& a) { return a.cummin(1); }, x);
+  t.exact(
+      "cumsum of a transposed view" + at, [](const Tk& a) { return a.transpose().cumsum(1); }, x);
+  t.exact(
+      "cummax of a transposed view" + at, [](const Tk& a) { return a.transpose().cummax(1); }, x);
+  t.exact(
+      "cumsum dim 0" + at, [](const Tk& a) { return a.cumsum(0); }, x);
+  t.exact(
+      "cummin dim 0" + at, [](const Tk& a) { return a.cummin(0); }, x);
 }
 
 const std::size_t kScanLengths[] = {1, 5, 16, 17, 33, 100, 1000};
@@ -204,11 +224,15 @@ TEST_P(GatherExact, GatherAndSelect) {
   const auto sel = Tensor<1, Int>::from_data(TensorData(pick, {11}), {ref(), DType::I64});
   const auto on = [&](const auto& t) { return t.to_device(dev()); };
   // Indices move with the input; the op runs on whichever device holds them.
-  exact("gather dim 1", [&](const T2& a) { return a.gather(1, a.device() == ref() ? ix1 : on(ix1)); }, x);
-  exact("gather dim 0", [&](const T2& a) { return a.gather(0, a.device() == ref() ? ix0 : on(ix0)); }, x);
-  exact("gather, strided indices",
-        [&](const T2& a) { return a.gather(1, (a.device() == ref() ? ixt : on(ixt)).transpose()); }, x);
-  exact("select", [&](const T2& a) { return a.select(1, a.device() == ref() ? sel : on(sel)); }, x);
+  exact(
+      "gather dim 1", [&](const T2& a) { return a.gather(1, a.device() == ref() ? ix1 : on(ix1)); }, x);
+  exact(
+      "gather dim 0", [&](const T2& a) { return a.gather(0, a.device() == ref() ? ix0 : on(ix0)); }, x);
+  exact(
+      "gather, strided indices",
+      [&](const T2& a) { return a.gather(1, (a.device() == ref() ? ixt : on(ixt)).transpose()); }, x);
+  exact(
+      "select", [&](const T2& a) { return a.select(1, a.device() == ref() ? sel : on(sel)); }, x);
   auto bad = along1;
   bad[17] = -1;
   const auto neg = I2::from_data(TensorData(bad, {rows, n}), {dev(), DType::I64});

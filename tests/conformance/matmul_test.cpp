@@ -53,8 +53,14 @@ TEST_P(MatmulFloat, LayoutsAndSizesAgainstAReference) {
   struct Size {
     std::size_t m, k, n;
   };
-  const Size sizes[] = {{1, 1, 1}, {1, 7, 5}, {5, 7, 1}, {3, 1, 4}, {33, 17, 9}, {64, 128, 10},
-                        {130, 129, 131} /* > 2^21 multiply-adds */, {300, 3, 300} /* > 2^16 outputs */};
+  const Size sizes[] = {{1, 1, 1},
+                        {1, 7, 5},
+                        {5, 7, 1},
+                        {3, 1, 4},
+                        {33, 17, 9},
+                        {64, 128, 10},
+                        {130, 129, 131} /* > 2^21 multiply-adds */,
+                        {300, 3, 300} /* > 2^16 outputs */};
   auto av = [](std::size_t i, std::size_t p) { return static_cast<double>((i * 7 + p * 3) % 7) - 3.0; };
   auto bv = [](std::size_t p, std::size_t j) { return static_cast<double>((p * 5 + j * 11) % 5) - 2.0; };
   for (const Size& z : sizes) {

@@ -30,7 +30,7 @@ const MathCase kCases[] = {
 
 std::vector<double> inputs(std::size_t n, std::uint64_t seed) {
   const double inf = std::numeric_limits<double>::infinity(), nan = std::numeric_limits<double>::quiet_NaN();
-  std::vector<double> v{0.0,   -0.0, 1.0,  -1.0,   inf,    -inf, nan,  1e-30, -1e-30, 88.0, 88.8,  89.0,  100.0,
+  std::vector<double> v{0.0,   -0.0,  1.0,    -1.0,   inf,   -inf,  nan,    1e-30, -1e-30, 88.0,  88.8, 89.0, 100.0,
                         -87.0, -90.0, -104.0, -105.0, 700.0, 710.0, -745.0, -1.5,  -0.999, 1e-45, 3e38, 20.0, -20.0};
   std::mt19937_64 rng(seed);
   std::uniform_real_distribution<double> wide(-30.0, 30.0), narrow(-1.0, 1.0);
@@ -92,8 +92,8 @@ TEST(SimdMath, StridedViewsGiveTheContiguousResultsBitForBit) {
         const auto b = c.apply(t).to_data().convert<double>().to_vec<double>();
         for (std::size_t i = 0; i < n; ++i) {
           const bool same = (std::isnan(a[i]) && std::isnan(b[i])) || a[i] == b[i];
-          EXPECT_TRUE(same) << c.name << "(" << held[i] << ") " << dtype_name(dtype) << " n=" << n
-                            << ": reversed view " << a[i] << ", contiguous " << b[i];
+          EXPECT_TRUE(same) << c.name << "(" << held[i] << ") " << dtype_name(dtype) << " n=" << n << ": reversed view "
+                            << a[i] << ", contiguous " << b[i];
         }
       }
     }

@@ -115,8 +115,7 @@ template <class T>
 void expect_pieces(const std::vector<T>& pieces, const std::vector<std::vector<double>>& expected,
                    std::source_location loc = std::source_location::current()) {
   ASSERT_EQ(pieces.size(), expected.size()) << "called from line " << loc.line();
-  for (std::size_t i = 0; i < pieces.size(); ++i)
-    expect_tensor(pieces[i], {expected[i].size()}, expected[i], {}, loc);
+  for (std::size_t i = 0; i < pieces.size(); ++i) expect_tensor(pieces[i], {expected[i].size()}, expected[i], {}, loc);
 }
 
 TEST_P(Slice, ChunkAndSplit) {

@@ -49,9 +49,7 @@ TEST_P(UnaryFloat, Hyperbolic) {
   expect_tensor(f<1>({1, -1}, {2}).atanh(), {2}, {kInf, -kInf});
 }
 
-TEST_P(UnaryFloat, Erf) {
-  expect_tensor(f<1>({0, 0.5, -1, 2}, {4}).erf(), {4}, {0.0, 0.5205, -0.842701, 0.995322});
-}
+TEST_P(UnaryFloat, Erf) { expect_tensor(f<1>({0, 0.5, -1, 2}, {4}).erf(), {4}, {0.0, 0.5205, -0.842701, 0.995322}); }
 
 TEST_P(UnaryFloat, Atan2) {
   auto y = f<1>({1, 1, -1, 0, 2, -0.5}, {6});

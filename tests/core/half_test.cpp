@@ -22,7 +22,7 @@ TEST(F16, KnownBitPatterns) {
   EXPECT_EQ(f16_bits(1.0f), 0x3C00);
   EXPECT_EQ(f16_bits(-2.0f), 0xC000);
   EXPECT_EQ(f16_bits(0.5f), 0x3800);
-  EXPECT_EQ(f16_bits(65504.0f), 0x7BFF);  // largest finite half
+  EXPECT_EQ(f16_bits(65504.0f), 0x7BFF);   // largest finite half
   EXPECT_EQ(f16_bits(pow2(-14)), 0x0400);  // smallest normal
   EXPECT_EQ(f16_bits(0.333251953125f), 0x3555);
   EXPECT_EQ(static_cast<float>(f16::from_bits(0x3555)), 0.333251953125f);

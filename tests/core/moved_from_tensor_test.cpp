@@ -45,10 +45,12 @@ TEST(MovedFromTensor, FloatOpsAndAccessorsThrow) {
     expect_op_error([&] { (void)a.is_require_grad(); }, "is_require_grad", kMoved);
     expect_op_error([&] { (void)a.to_data(); }, "to_data", kMoved);
     expect_op_error([&] { (void)a.into_scalar<float>(); }, "to_data", kMoved);
-    expect_op_error([&] {
-      std::ostringstream os;
-      os << a;
-    }, "device", kMoved);
+    expect_op_error(
+        [&] {
+          std::ostringstream os;
+          os << a;
+        },
+        "device", kMoved);
 
     // Operators, with the moved-from tensor on either side and consumed.
     expect_op_error([&] { (void)(a + b); }, "add", kMoved);
@@ -159,7 +161,8 @@ TEST(MovedFromTensor, DispatchRefusesAMissingHandle) {
   // Code holding raw handles (modules, autodiff rules) reaches dispatch
   // without Tensor's check; dispatch names the op too.
   const auto a = Tensor<1>::from_floats({1, 2}, Device::flex());
-  expect_op_error([&] { (void)burn::detail::binary(ir::BinaryOp::Add, a.ref(), burn::detail::TensorRef{}); }, "add", kMoved);
+  expect_op_error([&] { (void)burn::detail::binary(ir::BinaryOp::Add, a.ref(), burn::detail::TensorRef{}); }, "add",
+                  kMoved);
   expect_op_error([&] { (void)burn::detail::unary(ir::UnaryOp::Exp, burn::detail::TensorRef{}); }, "exp", kMoved);
   expect_op_error([] { (void)Tensor<1>(burn::detail::TensorRef{}); }, "Tensor", "empty tensor handle");
 }

@@ -28,11 +28,17 @@ TEST(SizeOverflow, CheckedNumElements) {
   EXPECT_EQ((Shape{max}).checked_num_elements("op"), max);
   EXPECT_EQ((Shape{std::size_t{1} << 60}).checked_num_elements("op", 4), std::size_t{1} << 60);
 
-  expect_op_error([] { (void)(Shape{kBigU, 4}).checked_num_elements("reshape"); }, "reshape",
-                  "shape [4611686018427387905, 4] is too large: its element count overflows 64 bits");
+  expect_op_error(
+      [] {
+        (void)(Shape{kBigU, 4}).checked_num_elements("reshape");
+      },
+      "reshape", "shape [4611686018427387905, 4] is too large: its element count overflows 64 bits");
   expect_op_error([] { (void)(Shape{max + 1}).checked_num_elements("op"); }, "op", "element count overflows");
-  expect_op_error([] { (void)(Shape{std::size_t{1} << 32, std::size_t{1} << 32}).checked_num_elements("op"); },
-                  "op", "element count overflows");
+  expect_op_error(
+      [] {
+        (void)(Shape{std::size_t{1} << 32, std::size_t{1} << 32}).checked_num_elements("op");
+      },
+      "op", "element count overflows");
   expect_op_error([] { (void)(Shape{std::size_t{1} << 62}).checked_num_elements("zeros", 4); }, "zeros",
                   "4611686018427387904 elements of 4 bytes overflow 64 bits");
 }
@@ -41,15 +47,25 @@ TEST(SizeOverflow, ReshapeToAnOverflowingShapeThrows) {
   for (const auto& device : all_devices()) {
     SCOPED_TRACE(device.to_string());
     const auto t = Tensor<1>::from_floats({1, 2, 3, 4}, device);
-    expect_op_error([&] { (void)t.reshape({kBig, 4}); }, "reshape",
-                    "cannot reshape [4] (4 elements) into [4611686018427387905, 4]: the dims' element count "
-                    "overflows 64 bits");
-    expect_op_error([&] { (void)t.reshape(std::array<std::size_t, 2>{kBigU, 4}); }, "reshape",
-                    "shape [4611686018427387905, 4] is too large: its element count overflows 64 bits");
+    expect_op_error(
+        [&] {
+          (void)t.reshape({kBig, 4});
+        },
+        "reshape",
+        "cannot reshape [4] (4 elements) into [4611686018427387905, 4]: the dims' element count "
+        "overflows 64 bits");
+    expect_op_error(
+        [&] {
+          (void)t.reshape(std::array<std::size_t, 2>{kBigU, 4});
+        },
+        "reshape", "shape [4611686018427387905, 4] is too large: its element count overflows 64 bits");
     // With an inferred dim the product of the others used to wrap to 0 or 4.
     expect_op_error([&] { (void)t.reshape({-1, kBig, 4}); }, "reshape", "overflows 64 bits");
-    expect_op_error([&] { (void)t.reshape({std::int64_t{1} << 32, -1, std::int64_t{1} << 32}); }, "reshape",
-                    "overflows 64 bits");
+    expect_op_error(
+        [&] {
+          (void)t.reshape({std::int64_t{1} << 32, -1, std::int64_t{1} << 32});
+        },
+        "reshape", "overflows 64 bits");
     // The tensor is untouched, and ordinary reshapes still work.
     t.reshape({2, -1}).to_data().assert_eq(TensorData(std::vector<float>{1, 2, 3, 4}, Shape{2, 2}));
     t.reshape({0, -1}).to_data().assert_eq(TensorData(std::vector<float>{1, 2, 3, 4}, Shape{4, 1}));
@@ -65,13 +81,15 @@ TEST(SizeOverflow, CreationWithAnOverflowingShapeThrows) {
     expect_op_error([&] { (void)Tensor<2>::full(big, 3.0, device); }, "full", "element count overflows 64 bits");
     expect_op_error([&] { (void)Tensor<2>::empty(big, device); }, "full", "element count overflows 64 bits");
     expect_op_error([&] { (void)Tensor<2, Int>::zeros(big, device); }, "full", "element count overflows 64 bits");
-    expect_op_error([&] { (void)Tensor<2, Bool>::full(big, true, device); }, "full",
-                    "element count overflows 64 bits");
+    expect_op_error([&] { (void)Tensor<2, Bool>::full(big, true, device); }, "full", "element count overflows 64 bits");
     expect_op_error([&] { (void)Tensor<2>::random(big, Distribution::uniform(0, 1), device); }, "random",
                     "element count overflows 64 bits");
     // The count fits, the bytes (2^62 f32 values) do not.
-    expect_op_error([&] { (void)Tensor<1>::zeros({std::size_t{1} << 62}, {device, DType::F32}); }, "full",
-                    "4611686018427387904 elements of 4 bytes overflow 64 bits");
+    expect_op_error(
+        [&] {
+          (void)Tensor<1>::zeros({std::size_t{1} << 62}, {device, DType::F32});
+        },
+        "full", "4611686018427387904 elements of 4 bytes overflow 64 bits");
     // n * n overflows.
     expect_op_error([&] { (void)Tensor<2>::eye(std::size_t{1} << 32, device); }, "eye",
                     "element count overflows 64 bits");
@@ -82,10 +100,16 @@ TEST(SizeOverflow, CreationWithAnOverflowingShapeThrows) {
 
 TEST(SizeOverflow, DataWithAnOverflowingShapeThrows) {
   // Four values "fill" [2^62 + 1, 4] when the count wraps around.
-  expect_op_error([] { (void)TensorData(std::vector<float>{1, 2, 3, 4}, Shape{kBigU, 4}); }, "TensorData",
-                  "element count overflows 64 bits");
-  expect_op_error([] { (void)TensorData(std::vector<std::byte>(16), Shape{kBigU, 4}, DType::F32); }, "TensorData",
-                  "element count overflows 64 bits");
+  expect_op_error(
+      [] {
+        (void)TensorData(std::vector<float>{1, 2, 3, 4}, Shape{kBigU, 4});
+      },
+      "TensorData", "element count overflows 64 bits");
+  expect_op_error(
+      [] {
+        (void)TensorData(std::vector<std::byte>(16), Shape{kBigU, 4}, DType::F32);
+      },
+      "TensorData", "element count overflows 64 bits");
   expect_op_error([] { (void)TensorData::zeros(Shape{std::size_t{1} << 62}, DType::F64); }, "TensorData::zeros",
                   "elements of 8 bytes overflow 64 bits");
   // from_data can only be given data that passed these checks.

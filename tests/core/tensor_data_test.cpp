@@ -150,8 +150,9 @@ TEST(TensorData, AssertEqShapeAndDtypeMismatch) {
   const std::string shape_msg = error_of([&] { a.assert_eq(TensorData(std::vector<float>{1, 2, 3, 4}, Shape{4})); });
   expect_contains(shape_msg, "[2, 2]");
   expect_contains(shape_msg, "[4]");
-  const std::string dtype_msg =
-      error_of([&] { a.assert_eq(TensorData(std::vector<double>{1, 2, 3, 4}, Shape{2, 2})); });
+  const std::string dtype_msg = error_of([&] {
+    a.assert_eq(TensorData(std::vector<double>{1, 2, 3, 4}, Shape{2, 2}));
+  });
   expect_contains(dtype_msg, "f32");
   expect_contains(dtype_msg, "f64");
 }
@@ -175,7 +176,8 @@ TEST(TensorData, AssertApproxEq) {
   const TensorData a(std::vector<float>{1.0f, 2.0f, 3.0f});
   EXPECT_NO_THROW(a.assert_approx_eq(TensorData(std::vector<float>{1.001f, 2.0f, 3.0f})));
   EXPECT_NO_THROW(a.assert_approx_eq(TensorData(std::vector<double>{1.0, 2.0, 3.0})));
-  EXPECT_NO_THROW(a.assert_approx_eq(TensorData(std::vector<float>{1.5f, 2.0f, 3.0f}), burn::Tolerance::absolute_only(0.6)));
+  EXPECT_NO_THROW(
+      a.assert_approx_eq(TensorData(std::vector<float>{1.5f, 2.0f, 3.0f}), burn::Tolerance::absolute_only(0.6)));
 
   const std::string m = error_of([&] { a.assert_approx_eq(TensorData(std::vector<float>{1.0f, 2.5f, 3.0f})); });
   EXPECT_EQ(m.rfind("[assert_approx_eq]", 0), 0u) << m;
@@ -185,16 +187,15 @@ TEST(TensorData, AssertApproxEq) {
 
   const float nan = std::numeric_limits<float>::quiet_NaN();
   const float inf = std::numeric_limits<float>::infinity();
-  EXPECT_NO_THROW(TensorData(std::vector<float>{nan, inf, -inf}).assert_approx_eq(
-      TensorData(std::vector<float>{nan, inf, -inf})));
-  EXPECT_THROW(TensorData(std::vector<float>{nan}).assert_approx_eq(TensorData(std::vector<float>{1.0f})),
-               burn::Error);
-  EXPECT_THROW(TensorData(std::vector<float>{inf}).assert_approx_eq(TensorData(std::vector<float>{-inf})),
-               burn::Error);
+  EXPECT_NO_THROW(
+      TensorData(std::vector<float>{nan, inf, -inf}).assert_approx_eq(TensorData(std::vector<float>{nan, inf, -inf})));
+  EXPECT_THROW(TensorData(std::vector<float>{nan}).assert_approx_eq(TensorData(std::vector<float>{1.0f})), burn::Error);
+  EXPECT_THROW(TensorData(std::vector<float>{inf}).assert_approx_eq(TensorData(std::vector<float>{-inf})), burn::Error);
   EXPECT_THROW(TensorData(std::vector<float>{1e30f}).assert_approx_eq(TensorData(std::vector<float>{inf})),
                burn::Error);
-  const std::string shape_msg =
-      error_of([&] { a.assert_approx_eq(TensorData(std::vector<float>{1, 2, 3}, Shape{3, 1})); });
+  const std::string shape_msg = error_of([&] {
+    a.assert_approx_eq(TensorData(std::vector<float>{1, 2, 3}, Shape{3, 1}));
+  });
   expect_contains(shape_msg, "[3, 1]");
 }
 

@@ -88,8 +88,7 @@ TEST_P(TensorTypes, IntoScalar) {
   EXPECT_EQ(i.into_scalar<std::int64_t>(), -7);
   EXPECT_EQ(i.into_scalar<double>(), -7.0);
   EXPECT_TRUE((Tensor<1, Bool>::from_bools({true}, GetParam()).into_scalar<bool>()));
-  expect_error([&] { (void)Tensor<1>::from_floats({1.0, 2.0}, GetParam()).into_scalar<float>(); },
-               "[into_scalar]");
+  expect_error([&] { (void)Tensor<1>::from_floats({1.0, 2.0}, GetParam()).into_scalar<float>(); }, "[into_scalar]");
   expect_error([&] { (void)Tensor<1>::zeros({0}, GetParam()).into_scalar<float>(); }, "[0]");
 }
 
@@ -109,8 +108,11 @@ TEST_P(TensorTypes, FromDataConvertsToTheKindsDefault) {
   const auto f = Tensor<1>::from_data(burn::TensorData(std::vector<std::int64_t>{1, 2}), GetParam());
   EXPECT_EQ(f.dtype(), DType::F32);
   f.to_data().assert_eq(burn::TensorData(std::vector<float>{1, 2}));
-  expect_error([&] { (void)Tensor<1>::from_data(burn::TensorData(std::vector<float>{1}), {GetParam(), DType::I32}); },
-               "i32");
+  expect_error(
+      [&] {
+        (void)Tensor<1>::from_data(burn::TensorData(std::vector<float>{1}), {GetParam(), DType::I32});
+      },
+      "i32");
 }
 
 TEST_P(TensorTypes, CopiesShareStorage) {

@@ -22,8 +22,7 @@ TensorData grid(std::size_t rows, std::size_t cols, float scale, float shift) {
 void expect_close(const TensorData& got, const TensorData& want) {
   const auto g = got.to_vec<float>(), w = want.to_vec<float>();
   ASSERT_EQ(g.size(), w.size());
-  for (std::size_t i = 0; i < g.size(); ++i)
-    ASSERT_NEAR(g[i], w[i], 1e-5 * (1.0 + std::abs(w[i]))) << "at " << i;
+  for (std::size_t i = 0; i < g.size(); ++i) ASSERT_NEAR(g[i], w[i], 1e-5 * (1.0 + std::abs(w[i]))) << "at " << i;
 }
 
 /// Runs `chain` on cpu — counting only the drain that computes its result —
@@ -42,8 +41,8 @@ fusion::FusionStats fused_against_flex(Chain&& chain) {
 struct Linear {
   TensorData x, w, b;
   Tensor<2> run(const Device& d) const {
-    auto out = Tensor<2>::from_data(x, d).matmul(Tensor<2>::from_data(w, d)) +
-               Tensor<1>::from_data(b, d).unsqueeze<2>();
+    auto out =
+        Tensor<2>::from_data(x, d).matmul(Tensor<2>::from_data(w, d)) + Tensor<1>::from_data(b, d).unsqueeze<2>();
     return burn::activation::relu(out);
   }
 };

@@ -63,8 +63,7 @@ Scalar pick_scalar(std::mt19937& rng, BinaryOp op, DType dtype) {
     case BinaryOp::Rem:
       return is_unsigned ? Scalar(pick(rng, std::array<std::int64_t, 4>{1, 2, 3, 7}))
                          : Scalar(pick(rng, std::array<std::int64_t, 6>{-3, -2, -1, 2, 3, 7}));
-    case BinaryOp::Pow:
-      return Scalar(pick(rng, std::array<std::int64_t, 4>{0, 1, 2, 3}));
+    case BinaryOp::Pow: return Scalar(pick(rng, std::array<std::int64_t, 4>{0, 1, 2, 3}));
     case BinaryOp::Shl:
     case BinaryOp::Shr:
       // Counts past the width are defined (the result is 0 or the sign).
@@ -209,8 +208,7 @@ class Generator {
         if (l.axes.empty()) l.axes.push_back(static_cast<std::int64_t>(uniform(rng_, 0, rank - 1)));
         break;
       }
-      default:
-        break;  // plain contiguous data
+      default: break;  // plain contiguous data
     }
     p_.leaves.push_back(std::move(l));
     return {true, p_.leaves.size() - 1};
@@ -252,13 +250,10 @@ class Generator {
         // rem takes the divisor's sign, so x rem 5 is in [0, 4] for every x.
         return scalar_step(scalar_step(b, BinaryOp::Rem, Scalar(std::int64_t{5}), true), BinaryOp::Add,
                            Scalar(std::int64_t{1}), true);
-      case BinaryOp::Pow:
-        return scalar_step(b, BinaryOp::Rem, Scalar(std::int64_t{4}), true);
+      case BinaryOp::Pow: return scalar_step(b, BinaryOp::Rem, Scalar(std::int64_t{4}), true);
       case BinaryOp::Shl:
-      case BinaryOp::Shr:
-        return scalar_step(b, BinaryOp::Rem, Scalar(bit_width(dtype) + 3), true);
-      default:
-        return b;
+      case BinaryOp::Shr: return scalar_step(b, BinaryOp::Rem, Scalar(bit_width(dtype) + 3), true);
+      default: return b;
     }
   }
 
@@ -410,9 +405,7 @@ class Generator {
         s.shape[s.dim] = 1;
         return true;
       }
-      case 1:
-        s.kind = OpKind::ReshapeRoundTrip;
-        return true;
+      case 1: s.kind = OpKind::ReshapeRoundTrip; return true;
       case 2: {
         if (rank < 2 || is_bool(d)) return false;
         s.kind = OpKind::Matmul;
@@ -457,17 +450,10 @@ Program with_new_scalars(const Program& program, std::uint64_t seed) {
         // Comparisons drew their scalar like an add (any value is valid).
         s.scalar = pick_scalar(rng, is_compare(s.binary) ? BinaryOp::Add : s.binary, in);
         break;
-      case OpKind::ScalarLhs:
-        s.scalar = pick_scalar(rng, BinaryOp::Add, in);
-        break;
-      case OpKind::Clamp:
-        std::tie(s.lo, s.hi) = pick_clamp(rng, in, s.lo && s.hi ? 0 : s.lo ? 1 : 2);
-        break;
-      case OpKind::MaskFill:
-        s.scalar = pick_fill(rng, in);
-        break;
-      default:
-        break;
+      case OpKind::ScalarLhs: s.scalar = pick_scalar(rng, BinaryOp::Add, in); break;
+      case OpKind::Clamp: std::tie(s.lo, s.hi) = pick_clamp(rng, in, s.lo && s.hi ? 0 : s.lo ? 1 : 2); break;
+      case OpKind::MaskFill: s.scalar = pick_fill(rng, in); break;
+      default: break;
     }
   }
   return out;

@@ -36,21 +36,16 @@ TensorData leaf_data(const Leaf& leaf) {
         x = u01(rng) < 0.5;
       } else if constexpr (std::is_integral_v<T>) {
         constexpr std::array edges{std::numeric_limits<T>::min(), std::numeric_limits<T>::max(), T(0), T(1)};
-        if (special())
-          x = edges[rng() % edges.size()];
-        else if constexpr (std::is_signed_v<T>)
-          x = static_cast<T>(static_cast<std::int64_t>(rng() % 41) - 20);
-        else
-          x = static_cast<T>(rng() % 41);
+        if (special()) x = edges[rng() % edges.size()];
+        else if constexpr (std::is_signed_v<T>) x = static_cast<T>(static_cast<std::int64_t>(rng() % 41) - 20);
+        else x = static_cast<T>(rng() % 41);
       } else {
         constexpr double inf = std::numeric_limits<double>::infinity();
         constexpr std::array edges{0.0, -0.0,  0.5, 2.5,  -1.5,
                                    1e4, 1e-40, inf, -inf, std::numeric_limits<double>::quiet_NaN()};
         const double d = special() ? edges[rng() % edges.size()] : std::normal_distribution<double>(0, 3)(rng);
-        if constexpr (std::is_same_v<T, f16> || std::is_same_v<T, bf16>)
-          x = T(static_cast<float>(d));
-        else
-          x = static_cast<T>(d);
+        if constexpr (std::is_same_v<T, f16> || std::is_same_v<T, bf16>) x = T(static_cast<float>(d));
+        else x = static_cast<T>(d);
       }
       v[i] = x;
     }
@@ -62,14 +57,10 @@ TensorRef make_leaf(const Leaf& leaf, const Device& device) {
   TensorRef t =
       burn::detail::from_data(leaf_data(leaf), TensorCreationOptions(device, leaf.dtype), kind_of_dtype(leaf.dtype));
   switch (leaf.view) {
-    case ViewKind::None:
-      return t;
-    case ViewKind::Permute:
-      return burn::detail::permute(t, leaf.axes);
-    case ViewKind::Slice:
-      return burn::detail::slice(t, leaf.ranges);
-    case ViewKind::Flip:
-      return burn::detail::flip(t, leaf.axes);
+    case ViewKind::None: return t;
+    case ViewKind::Permute: return burn::detail::permute(t, leaf.axes);
+    case ViewKind::Slice: return burn::detail::slice(t, leaf.ranges);
+    case ViewKind::Flip: return burn::detail::flip(t, leaf.axes);
     case ViewKind::Expand: {
       std::vector<std::int64_t> dims(leaf.shape.begin(), leaf.shape.end());
       return burn::detail::expand(t, dims);
@@ -104,17 +95,10 @@ std::string leaf_line(const Leaf& l, std::size_t i) {
   std::ostringstream os;
   os << "L" << i << " = " << dtype_name(l.dtype) << ' ' << l.shape.to_string() << " (data seed " << l.data_seed << ')';
   switch (l.view) {
-    case ViewKind::None:
-      break;
-    case ViewKind::Permute:
-      os << " = permute(base " << l.base.to_string() << ", " << join(l.axes) << ')';
-      break;
-    case ViewKind::Flip:
-      os << " = flip(base, " << join(l.axes) << ')';
-      break;
-    case ViewKind::Expand:
-      os << " = expand(base " << l.base.to_string() << ')';
-      break;
+    case ViewKind::None: break;
+    case ViewKind::Permute: os << " = permute(base " << l.base.to_string() << ", " << join(l.axes) << ')'; break;
+    case ViewKind::Flip: os << " = flip(base, " << join(l.axes) << ')'; break;
+    case ViewKind::Expand: os << " = expand(base " << l.base.to_string() << ')'; break;
     case ViewKind::Slice: {
       os << " = slice(base " << l.base.to_string() << ", ";
       for (const Range& r : l.ranges) os << r.start << ".." << r.end.value_or(-1) << ':' << r.step << ' ';
@@ -130,40 +114,26 @@ std::string step_line(const Step& s, std::size_t i) {
   os << 'v' << i << " = ";
   const std::string a = s.args.empty() ? "" : ref_name(s.args[0]);
   switch (s.kind) {
-    case OpKind::Unary:
-      os << ir::unary_name(s.unary) << '(' << a << ')';
-      break;
-    case OpKind::Binary:
-      os << ir::binary_name(s.binary) << '(' << a << ", " << ref_name(s.args[1]) << ')';
-      break;
+    case OpKind::Unary: os << ir::unary_name(s.unary) << '(' << a << ')'; break;
+    case OpKind::Binary: os << ir::binary_name(s.binary) << '(' << a << ", " << ref_name(s.args[1]) << ')'; break;
     case OpKind::BinaryScalar:
       os << ir::binary_name(s.binary) << '(' << a << ", " << s.scalar.to_string() << ')';
       break;
-    case OpKind::ScalarLhs:
-      os << ir::binary_name(s.binary) << '(' << s.scalar.to_string() << ", " << a << ')';
-      break;
+    case OpKind::ScalarLhs: os << ir::binary_name(s.binary) << '(' << s.scalar.to_string() << ", " << a << ')'; break;
     case OpKind::Clamp:
       os << "clamp(" << a << ", " << (s.lo ? s.lo->to_string() : "none") << ", " << (s.hi ? s.hi->to_string() : "none")
          << ')';
       break;
-    case OpKind::Cast:
-      os << "cast(" << a << ", " << dtype_name(s.cast_to) << ')';
-      break;
+    case OpKind::Cast: os << "cast(" << a << ", " << dtype_name(s.cast_to) << ')'; break;
     case OpKind::MaskWhere:
       os << "mask_where(" << a << ", " << ref_name(s.args[1]) << ", " << ref_name(s.args[2]) << ')';
       break;
     case OpKind::MaskFill:
       os << "mask_fill(" << a << ", " << ref_name(s.args[1]) << ", " << s.scalar.to_string() << ')';
       break;
-    case OpKind::ReduceDim:
-      os << ir::reduce_name(s.reduce) << "_dim(" << a << ", " << s.dim << ')';
-      break;
-    case OpKind::ReshapeRoundTrip:
-      os << "reshape(reshape(" << a << ", [numel]), shape)";
-      break;
-    case OpKind::Matmul:
-      os << "matmul(" << a << ", " << ref_name(s.args[1]) << ')';
-      break;
+    case OpKind::ReduceDim: os << ir::reduce_name(s.reduce) << "_dim(" << a << ", " << s.dim << ')'; break;
+    case OpKind::ReshapeRoundTrip: os << "reshape(reshape(" << a << ", [numel]), shape)"; break;
+    case OpKind::Matmul: os << "matmul(" << a << ", " << ref_name(s.args[1]) << ')'; break;
     case OpKind::TransposeSandwich:
       os << "swap_dims(" << ir::unary_name(s.unary) << "(swap_dims(" << a << ", " << s.dim << ", " << s.dim2 << ")), "
          << s.dim << ", " << s.dim2 << ')';
@@ -198,7 +168,8 @@ class Runner {
         if (last_use_step_[i] == kUnused) release_if_done({false, i}, kUnused);  // a dead result
       }
       for (std::size_t i = 0; i + 1 < p_.steps.size(); ++i)
-        if (p_.steps[i].keep) out.values.emplace_back(ref_name({false, i}, " (kept)"), burn::detail::to_data(steps_[i]));
+        if (p_.steps[i].keep)
+          out.values.emplace_back(ref_name({false, i}, " (kept)"), burn::detail::to_data(steps_[i]));
       const std::size_t last = p_.steps.size() - 1;
       out.values.emplace_back(ref_name({false, last}, " (result)"), burn::detail::to_data(steps_[last]));
     } catch (const std::exception& e) {
@@ -227,25 +198,18 @@ class Runner {
 
   TensorRef execute(const Step& s, std::size_t i) {
     switch (s.kind) {
-      case OpKind::Unary:
-        return burn::detail::unary(s.unary, take(s, 0, i));
+      case OpKind::Unary: return burn::detail::unary(s.unary, take(s, 0, i));
       case OpKind::Binary: {
         TensorRef a = take(s, 0, i);
         TensorRef b = take(s, 1, i);
         return burn::detail::binary(s.binary, std::move(a), std::move(b));
       }
-      case OpKind::BinaryScalar:
-        return burn::detail::binary_scalar(s.binary, take(s, 0, i), s.scalar);
-      case OpKind::ScalarLhs:
-        return burn::detail::scalar_binary(s.binary, s.scalar, take(s, 0, i));
-      case OpKind::Clamp:
-        return burn::detail::clamp(take(s, 0, i), s.lo, s.hi);
-      case OpKind::Cast:
-        return burn::detail::cast(take(s, 0, i), s.cast_to);
-      case OpKind::MaskWhere:
-        return burn::detail::mask_where(take(s, 0, i), take(s, 1, i), take(s, 2, i));
-      case OpKind::MaskFill:
-        return burn::detail::mask_fill(take(s, 0, i), take(s, 1, i), s.scalar);
+      case OpKind::BinaryScalar: return burn::detail::binary_scalar(s.binary, take(s, 0, i), s.scalar);
+      case OpKind::ScalarLhs: return burn::detail::scalar_binary(s.binary, s.scalar, take(s, 0, i));
+      case OpKind::Clamp: return burn::detail::clamp(take(s, 0, i), s.lo, s.hi);
+      case OpKind::Cast: return burn::detail::cast(take(s, 0, i), s.cast_to);
+      case OpKind::MaskWhere: return burn::detail::mask_where(take(s, 0, i), take(s, 1, i), take(s, 2, i));
+      case OpKind::MaskFill: return burn::detail::mask_fill(take(s, 0, i), take(s, 1, i), s.scalar);
       case OpKind::ReduceDim:
         return burn::detail::reduce_dim(s.reduce, take(s, 0, i), static_cast<std::int64_t>(s.dim));
       case OpKind::ReshapeRoundTrip: {
@@ -253,11 +217,11 @@ class Runner {
         const Shape shape = a->spec.shape;
         return burn::detail::reshape_exact(burn::detail::reshape_exact(a, Shape{shape.num_elements()}), shape);
       }
-      case OpKind::Matmul:
-        return burn::detail::matmul(take(s, 0, i), take(s, 1, i));
+      case OpKind::Matmul: return burn::detail::matmul(take(s, 0, i), take(s, 1, i));
       case OpKind::TransposeSandwich: {
         const auto d1 = static_cast<std::int64_t>(s.dim), d2 = static_cast<std::int64_t>(s.dim2);
-        return burn::detail::swap_dims(burn::detail::unary(s.unary, burn::detail::swap_dims(take(s, 0, i), d1, d2)), d1, d2);
+        return burn::detail::swap_dims(burn::detail::unary(s.unary, burn::detail::swap_dims(take(s, 0, i), d1, d2)), d1,
+                                       d2);
       }
     }
     throw Error("fuzz", "unknown step kind");
@@ -294,8 +258,7 @@ bool is_nan_at(const TensorData& d, std::size_t i) {
       std::memcpy(&b, p, 2);
       return (b & 0x7f80) == 0x7f80 && (b & 0x007f) != 0;
     }
-    default:
-      return false;
+    default: return false;
   }
 }
 

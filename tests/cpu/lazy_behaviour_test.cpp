@@ -4,8 +4,8 @@
 // fused chains, errors are raised where the user can act on them, and a
 // steady-state loop plans once.
 #include <atomic>
-#include <cmath>
 #include <burn/activation.hpp>
+#include <cmath>
 #include <optional>
 #include <thread>
 #include <vector>
@@ -68,10 +68,8 @@ TEST(LazyBehaviour, FlushAndSyncDrain) {
     fusion::reset_stats(cpu);
     auto y = small_chain(x);
     EXPECT_EQ(fusion::stats(cpu).fused_groups, 0u);
-    if (use_sync)
-      cpu.sync();
-    else
-      cpu.flush();
+    if (use_sync) cpu.sync();
+    else cpu.flush();
     const FusionStats s = fusion::stats(cpu);
     EXPECT_EQ(s.drains, 1u) << (use_sync ? "sync" : "flush");
     EXPECT_EQ(s.fused_groups, 1u) << (use_sync ? "sync" : "flush");
@@ -192,7 +190,7 @@ TEST(LazyBehaviour, DeadResultsOfEarlierGroupsGiveTheirStorage) {
     std::optional<Tensor<2>> y;
     {
       auto z = burn::activation::relu(a.matmul(a) + c.unsqueeze<2>());  // one group
-      y = z.exp() * 0.5f - 1.0f;                // a second group, reading z (a handle then)
+      y = z.exp() * 0.5f - 1.0f;                                        // a second group, reading z (a handle then)
     }
     out = y->to_data();
     return d.memory_pool_usage().value().bytes_reserved - before;

@@ -15,7 +15,8 @@ TensorData wave(std::vector<std::size_t> shape, float scale) {
   std::size_t n = 1;
   for (auto d : shape) n *= d;
   std::vector<float> v(n);
-  for (std::size_t i = 0; i < n; ++i) v[i] = scale * std::sin(0.37f * static_cast<float>(i)) + 0.01f * static_cast<float>(i % 7);
+  for (std::size_t i = 0; i < n; ++i)
+    v[i] = scale * std::sin(0.37f * static_cast<float>(i)) + 0.01f * static_cast<float>(i % 7);
   return TensorData(v, Shape(shape));
 }
 
@@ -40,11 +41,13 @@ Tensor<2> layer_norm(const Tensor<2>& x, const Tensor<1>& gamma, const Tensor<1>
 }
 
 TEST(RowReduce, SoftmaxIsOneGroup) {
-  expect_same_on_both<2>(wave({64, 300}, 4.0f), [](const Tensor<2>& x) { return burn::activation::softmax(x, -1); }, 1, 0);
+  expect_same_on_both<2>(
+      wave({64, 300}, 4.0f), [](const Tensor<2>& x) { return burn::activation::softmax(x, -1); }, 1, 0);
 }
 
 TEST(RowReduce, LogSoftmaxOfA3dTensor) {
-  expect_same_on_both<3>(wave({4, 9, 130}, 6.0f), [](const Tensor<3>& x) { return burn::activation::log_softmax(x, -1); }, 1, 0);
+  expect_same_on_both<3>(
+      wave({4, 9, 130}, 6.0f), [](const Tensor<3>& x) { return burn::activation::log_softmax(x, -1); }, 1, 0);
 }
 
 TEST(RowReduce, StridedRowsReadStatisticsBroadcast) {
@@ -96,9 +99,9 @@ TEST(RowReduce, StatisticsKeptByTheUserAreMaterialised) {
   const Device cpu = fused_device();
   const auto data = wave({10, 33}, 5.0f);
   auto x = Tensor<2>::from_data(data, cpu);
-  auto m = x.max_dim(-1);           // kept: the user reads it below
+  auto m = x.max_dim(-1);  // kept: the user reads it below
   auto e = (x - m).exp();
-  auto s = e.sum_dim(-1);           // kept too
+  auto s = e.sum_dim(-1);  // kept too
   auto y = e / s;
   auto xe = Tensor<2>::from_data(data, eager_device());
   auto me = xe.max_dim(-1);
@@ -112,8 +115,10 @@ TEST(RowReduce, StatisticsKeptByTheUserAreMaterialised) {
 TEST(RowReduce, OtherDimsAndLongRowsStayEagerAndCorrect) {
   // A reduction over dim 0 is not a row reduction; a row of 20,000 is longer
   // than one chunk of flex's reduction. Both run, with flex's results.
-  expect_same_on_both<2>(wave({40, 50}, 2.0f), [](const Tensor<2>& x) { return (x * 2.0).exp().sum_dim(0); }, 0, 1);
-  expect_same_on_both<2>(wave({3, 20000}, 2.0f), [](const Tensor<2>& x) { return burn::activation::softmax(x, -1); }, 0, 8);
+  expect_same_on_both<2>(
+      wave({40, 50}, 2.0f), [](const Tensor<2>& x) { return (x * 2.0).exp().sum_dim(0); }, 0, 1);
+  expect_same_on_both<2>(
+      wave({3, 20000}, 2.0f), [](const Tensor<2>& x) { return burn::activation::softmax(x, -1); }, 0, 8);
 }
 
 TEST(RowReduce, EmptyRowsStillComputeTheirStatistics) {
@@ -122,8 +127,10 @@ TEST(RowReduce, EmptyRowsStillComputeTheirStatistics) {
   for (std::size_t rows : {1u, 3u}) {
     SCOPED_TRACE(rows);
     const TensorData empty(std::vector<float>{}, {rows, 0});
-    expect_same_on_both<2>(empty, [](const Tensor<2>& x) { return x.sum_dim(-1).acosh() + 1.0; }, 1, 0);
-    expect_same_on_both<2>(empty, [](const Tensor<2>& x) { return (x.mean_dim(-1) * 2.0).exp(); }, 1, 0);
+    expect_same_on_both<2>(
+        empty, [](const Tensor<2>& x) { return x.sum_dim(-1).acosh() + 1.0; }, 1, 0);
+    expect_same_on_both<2>(
+        empty, [](const Tensor<2>& x) { return (x.mean_dim(-1) * 2.0).exp(); }, 1, 0);
   }
 }
 
@@ -145,8 +152,9 @@ TEST(RowReduce, ShortRowsRunInBlocksAndEqualFlex) {
   // Several blocks (1000 rows of 10), in every float width.
   for (DType dt : {DType::F32, DType::F64, DType::F16}) {
     SCOPED_TRACE(dtype_name(dt));
-    expect_same_on_both<2>(wave({1000, 10}, 6.0f),
-                           [dt](const Tensor<2>& x) { return burn::activation::log_softmax(x.cast(dt), -1); }, 1, 1);
+    expect_same_on_both<2>(
+        wave({1000, 10}, 6.0f), [dt](const Tensor<2>& x) { return burn::activation::log_softmax(x.cast(dt), -1); }, 1,
+        1);
   }
   // A layer norm's gamma and beta are read broadcast along the rows: each
   // block copies them out once per row.

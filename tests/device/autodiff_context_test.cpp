@@ -121,8 +121,7 @@ TEST(AutodiffToDevice, KeepsTheSourceContext) {
       EXPECT_FALSE(plain.to_device(to.autodiff()).is_autodiff()) << "destination defaults must not add autodiff";
 
       const auto ckpt = Tensor<1>::zeros({1}, from.autodiff().gradient_checkpointing());
-      EXPECT_EQ(ckpt.to_device(to).device().gradient_checkpointing_strategy(),
-                GradientCheckpointingStrategy::Balanced);
+      EXPECT_EQ(ckpt.to_device(to).device().gradient_checkpointing_strategy(), GradientCheckpointingStrategy::Balanced);
       EXPECT_EQ(tracked.to_device(to.autodiff().gradient_checkpointing()).device().gradient_checkpointing_strategy(),
                 std::nullopt);
     }

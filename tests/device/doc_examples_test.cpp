@@ -44,7 +44,7 @@ TEST(BackendAndDeviceChapter, SameApiOnAnotherBackend) {
 //   let automatic = Device::wgpu(Default::default());
 //   let metal = Device::metal(Default::default());
 TEST(BackendAndDeviceChapter, SeveralBackendsInOneBuild) {
-  const Device automatic = Device();  // the build's automatic choice (wgpu is not built here)
+  const Device automatic = Device();                 // the build's automatic choice (wgpu is not built here)
   const Device explicit_device = Device::ndarray();  // an explicit constructor pins its backend (for metal)
   EXPECT_EQ(explicit_device.type(), burn::DeviceType::NdArray);
   EXPECT_NO_THROW(Tensor<1>::ones({1}, automatic).to_data());

@@ -26,7 +26,8 @@ using namespace burn;
 
 TensorData wave(const Shape& shape, double scale, double phase) {
   std::vector<float> v(shape.num_elements());
-  for (std::size_t i = 0; i < v.size(); ++i) v[i] = static_cast<float>(scale * std::sin(0.37 * static_cast<double>(i) + phase));
+  for (std::size_t i = 0; i < v.size(); ++i)
+    v[i] = static_cast<float>(scale * std::sin(0.37 * static_cast<double>(i) + phase));
   return TensorData(v, shape);
 }
 
@@ -123,8 +124,10 @@ TEST(FlexBlockedLayout, OneDimensionalAndHalfPrecisionChains) {
   // values are the reference's within half rounding.
   for (DType dtype : {DType::BF16, DType::F16}) {
     SCOPED_TRACE(dtype_name(dtype));
-    chain1d(flex, dtype).to_data().convert(DType::F32).assert_approx_eq(
-        chain1d(ref, DType::F32).to_data(), Tolerance::rel_abs(0.05, 0.05));
+    chain1d(flex, dtype)
+        .to_data()
+        .convert(DType::F32)
+        .assert_approx_eq(chain1d(ref, DType::F32).to_data(), Tolerance::rel_abs(0.05, 0.05));
   }
 }
 

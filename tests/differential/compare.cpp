@@ -167,9 +167,9 @@ Row run_row(const Entry& entry, DType dtype, const Pair& pair) {
     for (std::size_t o = 0; o < want.size(); ++o) {
       if (got[o].shape() != want[o].shape() || got[o].dtype() != want[o].dtype()) {
         row.failed = true;
-        ADD_FAILURE() << where << ", case " << describe(c) << ", output " << o << ": got "
-                      << got[o].shape().to_string() << " " << got[o].dtype() << ", the oracle gave "
-                      << want[o].shape().to_string() << " " << want[o].dtype();
+        ADD_FAILURE() << where << ", case " << describe(c) << ", output " << o << ": got " << got[o].shape().to_string()
+                      << " " << got[o].dtype() << ", the oracle gave " << want[o].shape().to_string() << " "
+                      << want[o].dtype();
         continue;
       }
       if (entry.check == Check::Statistics) {
@@ -190,8 +190,8 @@ Row run_row(const Entry& entry, DType dtype, const Pair& pair) {
       if (e.mismatches) {
         row.failed = true;
         ADD_FAILURE() << where << ", case " << describe(c) << ", output " << o << ": " << e.mismatches << " of "
-                      << want[o].num_elements() << " values differ beyond " << tolerance_text(want[o].dtype())
-                      << " (" << pair.dut.to_string() << " vs " << pair.oracle.to_string() << "):" << e.examples;
+                      << want[o].num_elements() << " values differ beyond " << tolerance_text(want[o].dtype()) << " ("
+                      << pair.dut.to_string() << " vs " << pair.oracle.to_string() << "):" << e.examples;
       }
     }
   }

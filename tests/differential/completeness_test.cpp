@@ -25,15 +25,15 @@ std::map<CoverageKey, std::string> required_keys() {
             using E = typename Enumerated<A>::type;
             for (std::size_t e = 0; e < enumerator_count<E>(); ++e) {
               const ir::Op op = Enumerated<A>::make(static_cast<E>(e));
-              keys[{I, static_cast<int>(e)}] =
-                  std::string(ir::op_name(op)) + " (enumerator " + std::to_string(e) + ")";
+              keys[{I, static_cast<int>(e)}] = std::string(ir::op_name(op)) + " (enumerator " + std::to_string(e) + ")";
             }
           } else {
             keys[{I, -1}] = std::string(ir::op_name(ir::Op(A{})));
           }
         }(),
         ...);
-  }(std::make_index_sequence<std::variant_size_v<ir::Op>>{});
+  }
+  (std::make_index_sequence<std::variant_size_v<ir::Op>>{});
   return keys;
 }
 

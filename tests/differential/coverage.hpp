@@ -16,12 +16,12 @@ namespace burn::differential {
 template <class Alternative>
 struct Enumerated : std::false_type {};
 
-#define BURN_DIFF_ENUMERATED(Alt, Enum, member, ...)                       \
-  template <>                                                              \
-  struct Enumerated<ir::Alt> : std::true_type {                            \
-    using type = ir::Enum;                                                 \
-    static type get(const ir::Alt& a) { return a.member; }                 \
-    static ir::Alt make(type e) { return ir::Alt{__VA_ARGS__}; }           \
+#define BURN_DIFF_ENUMERATED(Alt, Enum, member, ...)             \
+  template <>                                                    \
+  struct Enumerated<ir::Alt> : std::true_type {                  \
+    using type = ir::Enum;                                       \
+    static type get(const ir::Alt& a) { return a.member; }       \
+    static ir::Alt make(type e) { return ir::Alt{__VA_ARGS__}; } \
   };
 BURN_DIFF_ENUMERATED(Unary, UnaryOp, op, e)
 BURN_DIFF_ENUMERATED(Binary, BinaryOp, op, e, std::nullopt)

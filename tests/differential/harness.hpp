@@ -34,10 +34,26 @@ struct Dist {
   double p_true = 0.5;
 
   static Dist range(double lo, double hi) { return Dist{lo, hi}; }
-  Dist on_grid(double g) const { Dist d = *this; d.grid = g; return d; }
-  Dist without_zero() const { Dist d = *this; d.nonzero = true; return d; }
-  Dist with_non_finite() const { Dist d = *this; d.non_finite = true; return d; }
-  Dist with_p_true(double p) const { Dist d = *this; d.p_true = p; return d; }
+  Dist on_grid(double g) const {
+    Dist d = *this;
+    d.grid = g;
+    return d;
+  }
+  Dist without_zero() const {
+    Dist d = *this;
+    d.nonzero = true;
+    return d;
+  }
+  Dist with_non_finite() const {
+    Dist d = *this;
+    d.non_finite = true;
+    return d;
+  }
+  Dist with_p_true(double p) const {
+    Dist d = *this;
+    d.p_true = p;
+    return d;
+  }
 };
 
 /// How an input reaches the op: as uploaded, or as a non-contiguous view the
@@ -93,8 +109,8 @@ enum class Check : std::uint8_t { Values, Statistics };
 using CaseMaker = std::function<std::vector<Case>(DType, Rng&)>;
 
 struct Entry {
-  std::string name;          // the table row's op name (unique)
-  ir::Op prototype;          // the IR alternative and enumerator it covers
+  std::string name;  // the table row's op name (unique)
+  ir::Op prototype;  // the IR alternative and enumerator it covers
   std::vector<DType> dtypes;
   CaseMaker cases;
   Check check = Check::Values;

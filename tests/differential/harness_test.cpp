@@ -83,7 +83,8 @@ std::vector<float> through_view(const Shape& logical, View view) {
   const ViewPlan plan = plan_view(logical, view);
   std::vector<float> values(plan.base.num_elements());
   for (std::size_t i = 0; i < values.size(); ++i) values[i] = static_cast<float>(i);
-  burn::detail::TensorRef t = burn::detail::from_data(TensorData(values, plan.base), {any_device(), DType::F32}, TensorKind::Float);
+  burn::detail::TensorRef t =
+      burn::detail::from_data(TensorData(values, plan.base), {any_device(), DType::F32}, TensorKind::Float);
   for (const auto& op : plan.ops) t = burn::detail::execute1(op, {t});
   EXPECT_EQ(t->spec.shape, logical) << view_name(view);
   return burn::detail::to_data(t).to_vec<float>();

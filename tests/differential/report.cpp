@@ -44,9 +44,10 @@ void print_table() {
   for (const auto& pair : pairs) {
     std::size_t ops = 0, failed = 0;
     std::printf("\nDifferential test %s: worst error per op and dtype\n", pair.c_str());
-    std::printf("(values pass when |a-b| <= max(rel*|a+b|, abs); worst rel is |a-b|/max(|a|,|b|,abs);\n"
-                " random ops compare sample statistics: abs is the larger difference of the means and standard\n"
-                " deviations, rel that over the distribution's standard deviation)\n");
+    std::printf(
+        "(values pass when |a-b| <= max(rel*|a+b|, abs); worst rel is |a-b|/max(|a|,|b|,abs);\n"
+        " random ops compare sample statistics: abs is the larger difference of the means and standard\n"
+        " deviations, rel that over the distribution's standard deviation)\n");
     std::printf("%-24s %-5s %5s %12s %12s  %s\n", "op", "dtype", "cases", "worst abs", "worst rel", "tolerance");
     for (const auto& r : rows()) {
       if (r.pair != pair) continue;

@@ -83,8 +83,8 @@ StatisticsResult compare_statistics(const ir::Random& op, const TensorData& dut,
       problems << "\n  " << who[k] << ": std " << s[k].std << ", expected " << want.std << " +- " << std_bound;
     // Floats may round up to the open upper bound; integers must stay below it.
     if (s[k].min < want.lo || s[k].max > want.hi)
-      problems << "\n  " << who[k] << ": values in [" << s[k].min << ", " << s[k].max << "], outside ["
-               << want.lo << ", " << want.hi << "]";
+      problems << "\n  " << who[k] << ": values in [" << s[k].min << ", " << s[k].max << "], outside [" << want.lo
+               << ", " << want.hi << "]";
   }
   const TensorData* data[2] = {&dut, &oracle};
   if (want.integral)
@@ -97,8 +97,7 @@ StatisticsResult compare_statistics(const ir::Random& op, const TensorData& dut,
         }
       }
   const double d_mean = std::abs(s[0].mean - s[1].mean), d_std = std::abs(s[0].std - s[1].std);
-  if (d_mean > std::sqrt(2.0) * mean_bound)
-    problems << "\n  means differ: " << s[0].mean << " vs " << s[1].mean;
+  if (d_mean > std::sqrt(2.0) * mean_bound) problems << "\n  means differ: " << s[0].mean << " vs " << s[1].mean;
   if (d_std > std_bound) problems << "\n  standard deviations differ: " << s[0].std << " vs " << s[1].std;
   r.abs = std::max(d_mean, d_std);
   r.rel = want.std > 0 ? r.abs / want.std : r.abs;

@@ -5,9 +5,9 @@
 namespace burn::differential {
 
 const std::vector<Family>& all_families() {
-  static const std::vector<Family> families{
-      {"creation", creation_entries()}, {"elementwise", elementwise_entries()}, {"reduce", reduce_entries()},
-      {"layout", layout_entries()},     {"indexing", indexing_entries()},       {"module", module_entries()}};
+  static const std::vector<Family> families{{"creation", creation_entries()}, {"elementwise", elementwise_entries()},
+                                            {"reduce", reduce_entries()},     {"layout", layout_entries()},
+                                            {"indexing", indexing_entries()}, {"module", module_entries()}};
   return families;
 }
 

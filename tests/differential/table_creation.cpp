@@ -18,14 +18,17 @@ std::vector<Case> full_cases(DType dt, Rng&) {
 }
 
 std::vector<Case> arange_cases(DType dt, Rng&) {
-  struct R { std::int64_t start, end, step; };
+  struct R {
+    std::int64_t start, end, step;
+  };
   std::vector<R> ranges{{0, 10, 1}, {3, 3, 1}, {2, 40, 7}, {30, 4, -4}};
   if (!is_unsigned_int(dt)) ranges.insert(ranges.end(), {{5, -7, -3}, {-4, 20, 5}, {-9, -2, 2}});
   std::vector<Case> out;
   for (const auto& r : ranges)
-    out.push_back({"arange(" + std::to_string(r.start) + ", " + std::to_string(r.end) + ", " + std::to_string(r.step) +
-                       ")",
-                   ir::Arange{r.start, r.end, r.step, dt}, {}});
+    out.push_back(
+        {"arange(" + std::to_string(r.start) + ", " + std::to_string(r.end) + ", " + std::to_string(r.step) + ")",
+         ir::Arange{r.start, r.end, r.step, dt},
+         {}});
   return out;
 }
 
@@ -52,7 +55,9 @@ std::vector<Entry> creation_entries() {
       {"full", ir::Full{}, all_dtypes(), full_cases},
       {"arange", ir::Arange{}, numeric_dtypes(), arange_cases},
       random_entry("random_default", ir::DistributionKind::Default, float_dtypes(),
-                   [](DType) { return std::pair{0.0, 1.0}; }),
+                   [](DType) {
+                     return std::pair{0.0, 1.0};
+                   }),
       random_entry("random_uniform", ir::DistributionKind::Uniform, numeric_dtypes(),
                    [](DType dt) {
                      if (is_unsigned_int(dt)) return std::pair{2.0, 12.0};
@@ -60,9 +65,13 @@ std::vector<Entry> creation_entries() {
                      return std::pair{-3.0, 5.0};
                    }),
       random_entry("random_normal", ir::DistributionKind::Normal, float_dtypes(),
-                   [](DType) { return std::pair{1.5, 2.0}; }),
+                   [](DType) {
+                     return std::pair{1.5, 2.0};
+                   }),
       random_entry("random_bernoulli", ir::DistributionKind::Bernoulli, with_bool,
-                   [](DType) { return std::pair{0.3, 0.0}; }),
+                   [](DType) {
+                     return std::pair{0.3, 0.0};
+                   }),
   };
 }
 

@@ -19,12 +19,17 @@ struct Layout {
 const Shape kLarge{131, 541};
 
 const std::vector<Layout>& unary_layouts() {
-  static const std::vector<Layout> l{
-      {{4, 5, 6}, View::Contiguous}, {{67}, View::Contiguous}, {{6, 7}, View::Permuted},
-      {{3, 4, 5}, View::Strided},    {{4, 5, 6}, View::Expanded}, {{5, 6}, View::Flipped},
-      {{2, 0, 3}, View::Contiguous}, {{0, 4}, View::Strided},
-      // Large enough for flex to split the work across threads.
-      {kLarge, View::Contiguous},    {kLarge, View::Permuted}};
+  static const std::vector<Layout> l{{{4, 5, 6}, View::Contiguous},
+                                     {{67}, View::Contiguous},
+                                     {{6, 7}, View::Permuted},
+                                     {{3, 4, 5}, View::Strided},
+                                     {{4, 5, 6}, View::Expanded},
+                                     {{5, 6}, View::Flipped},
+                                     {{2, 0, 3}, View::Contiguous},
+                                     {{0, 4}, View::Strided},
+                                     // Large enough for flex to split the work across threads.
+                                     {kLarge, View::Contiguous},
+                                     {kLarge, View::Permuted}};
   return l;
 }
 
@@ -47,9 +52,11 @@ const std::vector<std::pair<Layout, Layout>>& binary_layouts() {
 }
 
 const std::vector<Layout>& scalar_layouts() {
-  static const std::vector<Layout> l{
-      {{4, 5, 6}, View::Contiguous}, {{6, 7}, View::Permuted}, {{3, 4, 5}, View::Strided}, {{0, 5}, View::Contiguous},
-      {kLarge, View::Strided}};
+  static const std::vector<Layout> l{{{4, 5, 6}, View::Contiguous},
+                                     {{6, 7}, View::Permuted},
+                                     {{3, 4, 5}, View::Strided},
+                                     {{0, 5}, View::Contiguous},
+                                     {kLarge, View::Strided}};
   return l;
 }
 
@@ -70,12 +77,14 @@ Entry binary(BinaryOp op, std::vector<DType> dtypes, DistFor lhs, DistFor rhs, S
   CaseMaker make = [op, lhs, rhs, scalar](DType dt, Rng& rng) {
     std::vector<Case> out;
     for (const auto& [a, b] : binary_layouts())
-      out.push_back({layout_label(a.shape, a.view) + " with " + layout_label(b.shape, b.view),
-                     ir::Binary{op, std::nullopt},
-                     {random_input(a.shape, dt, lhs(dt), a.view, rng), random_input(b.shape, dt, rhs(dt), b.view, rng)}});
+      out.push_back(
+          {layout_label(a.shape, a.view) + " with " + layout_label(b.shape, b.view),
+           ir::Binary{op, std::nullopt},
+           {random_input(a.shape, dt, lhs(dt), a.view, rng), random_input(b.shape, dt, rhs(dt), b.view, rng)}});
     const Scalar s = scalar(dt);
     for (const auto& l : scalar_layouts())
-      out.push_back({layout_label(l.shape, l.view) + " with scalar " + s.to_string(), ir::Binary{op, s},
+      out.push_back({layout_label(l.shape, l.view) + " with scalar " + s.to_string(),
+                     ir::Binary{op, s},
                      {random_input(l.shape, dt, lhs(dt), l.view, rng)}});
     return out;
   };
@@ -185,12 +194,12 @@ std::vector<Case> clamp_cases(DType dt, Rng& rng) {
   const Scalar hi = is_float(dt) ? Scalar(2.25) : Scalar(std::int64_t{is_unsigned_int(dt) ? 7 : 3});
   std::vector<Case> out;
   for (const auto& l : unary_layouts())
-    out.push_back({layout_label(l.shape, l.view) + " [lo, hi]", ir::Clamp{lo, hi},
-                   {random_input(l.shape, dt, d, l.view, rng)}});
-  out.push_back({"[4, 5, 6] min only", ir::Clamp{lo, std::nullopt},
-                 {random_input({4, 5, 6}, dt, d, View::Contiguous, rng)}});
-  out.push_back({"[6, 7] permuted max only", ir::Clamp{std::nullopt, hi},
-                 {random_input({6, 7}, dt, d, View::Permuted, rng)}});
+    out.push_back(
+        {layout_label(l.shape, l.view) + " [lo, hi]", ir::Clamp{lo, hi}, {random_input(l.shape, dt, d, l.view, rng)}});
+  out.push_back(
+      {"[4, 5, 6] min only", ir::Clamp{lo, std::nullopt}, {random_input({4, 5, 6}, dt, d, View::Contiguous, rng)}});
+  out.push_back(
+      {"[6, 7] permuted max only", ir::Clamp{std::nullopt, hi}, {random_input({6, 7}, dt, d, View::Permuted, rng)}});
   return out;
 }
 
@@ -210,7 +219,8 @@ std::vector<Case> cast_cases(DType from, Rng& rng) {
     out.push_back({"[4, 5, 6]" + target, ir::Cast{to}, {random_input({4, 5, 6}, from, d, View::Contiguous, rng)}});
     out.push_back({"[6, 7] permuted" + target, ir::Cast{to}, {random_input({6, 7}, from, d, View::Permuted, rng)}});
     out.push_back({"[0, 3]" + target, ir::Cast{to}, {random_input({0, 3}, from, d, View::Contiguous, rng)}});
-    out.push_back({layout_label(kLarge, View::Permuted) + target, ir::Cast{to},
+    out.push_back({layout_label(kLarge, View::Permuted) + target,
+                   ir::Cast{to},
                    {random_input(kLarge, from, d, View::Permuted, rng)}});
   }
   return out;

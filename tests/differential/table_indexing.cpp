@@ -24,15 +24,14 @@ std::vector<Case> gather_cases(DType dt, Rng& rng) {
     Source indices;
     DType index_dtype;
   };
-  const std::vector<C> cases{
-      {{{4, 5}, View::Contiguous}, 0, {{6, 5}, View::Contiguous}, DType::I64},
-      {{{4, 5}, View::Permuted}, 1, {{4, 7}, View::Flipped}, DType::I64},
-      {{{3, 4, 5}, View::Strided}, 2, {{2, 3, 4}, View::Contiguous}, DType::I32},
-      {{{3, 4, 5}, View::Expanded}, 0, {{5, 4, 5}, View::Strided}, DType::I64},
-      {{{6}, View::Contiguous}, 0, {{10}, View::Permuted}, DType::U8},
-      {{{4, 5}, View::Contiguous}, 1, {{4, 0}, View::Contiguous}, DType::I64},
-      {{{0, 5}, View::Contiguous}, 0, {{0, 5}, View::Contiguous}, DType::I64},
-      {{{300, 257}, View::Contiguous}, 0, {{400, 257}, View::Contiguous}, DType::I64}};
+  const std::vector<C> cases{{{{4, 5}, View::Contiguous}, 0, {{6, 5}, View::Contiguous}, DType::I64},
+                             {{{4, 5}, View::Permuted}, 1, {{4, 7}, View::Flipped}, DType::I64},
+                             {{{3, 4, 5}, View::Strided}, 2, {{2, 3, 4}, View::Contiguous}, DType::I32},
+                             {{{3, 4, 5}, View::Expanded}, 0, {{5, 4, 5}, View::Strided}, DType::I64},
+                             {{{6}, View::Contiguous}, 0, {{10}, View::Permuted}, DType::U8},
+                             {{{4, 5}, View::Contiguous}, 1, {{4, 0}, View::Contiguous}, DType::I64},
+                             {{{0, 5}, View::Contiguous}, 0, {{0, 5}, View::Contiguous}, DType::I64},
+                             {{{300, 257}, View::Contiguous}, 0, {{400, 257}, View::Contiguous}, DType::I64}};
   std::vector<Case> out;
   for (const auto& c : cases)
     out.push_back({label(c.tensor) + " dim " + std::to_string(c.dim) + " by " + label(c.indices) + " " +
@@ -155,7 +154,8 @@ const std::vector<Masked>& masked_layouts() {
 std::vector<Case> mask_where_cases(DType dt, Rng& rng) {
   std::vector<Case> out;
   for (const auto& m : masked_layouts())
-    out.push_back({label(m.tensor) + " mask " + label(m.mask) + " source " + label(m.source), ir::MaskWhere{},
+    out.push_back({label(m.tensor) + " mask " + label(m.mask) + " source " + label(m.source),
+                   ir::MaskWhere{},
                    {random_input(m.tensor.shape, dt, kData, m.tensor.view, rng),
                     random_input(m.mask.shape, DType::Bool, Dist{}, m.mask.view, rng),
                     random_input(m.source.shape, dt, kData, m.source.view, rng)}});
@@ -166,7 +166,8 @@ std::vector<Case> mask_fill_cases(DType dt, Rng& rng) {
   const Scalar value = scalar_for(dt, -7.5, 9, true);
   std::vector<Case> out;
   for (const auto& m : masked_layouts())
-    out.push_back({label(m.tensor) + " mask " + label(m.mask), ir::MaskFill{value},
+    out.push_back({label(m.tensor) + " mask " + label(m.mask),
+                   ir::MaskFill{value},
                    {random_input(m.tensor.shape, dt, kData, m.tensor.view, rng),
                     random_input(m.mask.shape, DType::Bool, Dist{}, m.mask.view, rng)}});
   return out;

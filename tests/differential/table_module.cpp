@@ -43,9 +43,22 @@ std::vector<ConvCase> conv_geometries(std::size_t n) {
             {{{0, 4, 5, 5}, View::Contiguous}, {{2, 4, 3, 3}, View::Contiguous}, {1, 1}, {0, 0}, {1, 1}, 1, false},
             // Large enough for the blocked (oneDNN) paths and several threads.
             {{{2, 8, 40, 40}, View::Contiguous}, {{16, 8, 3, 3}, View::Contiguous}, {1, 1}, {1, 1}, {1, 1}, 1, true}};
-  return {{{{1, 2, 4, 5, 5}, View::Contiguous}, {{3, 2, 2, 3, 3}, View::Contiguous}, {1, 2, 1}, {1, 0, 1}, {1, 1, 2}, 1, true},
-          {{{2, 4, 3, 4, 4}, View::Flipped}, {{4, 2, 1, 2, 2}, View::Permuted}, {1, 1, 1}, {0, 0, 0}, {1, 1, 1}, 2, false},
-          {{{0, 2, 3, 3, 3}, View::Contiguous}, {{2, 2, 2, 2, 2}, View::Contiguous}, {1, 1, 1}, {0, 0, 0}, {1, 1, 1}, 1, true}};
+  return {
+      {{{1, 2, 4, 5, 5}, View::Contiguous},
+       {{3, 2, 2, 3, 3}, View::Contiguous},
+       {1, 2, 1},
+       {1, 0, 1},
+       {1, 1, 2},
+       1,
+       true},
+      {{{2, 4, 3, 4, 4}, View::Flipped}, {{4, 2, 1, 2, 2}, View::Permuted}, {1, 1, 1}, {0, 0, 0}, {1, 1, 1}, 2, false},
+      {{{0, 2, 3, 3, 3}, View::Contiguous},
+       {{2, 2, 2, 2, 2}, View::Contiguous},
+       {1, 1, 1},
+       {0, 0, 0},
+       {1, 1, 1},
+       1,
+       true}};
 }
 
 CaseMaker conv_cases(std::size_t n) {
@@ -72,9 +85,10 @@ CaseMaker conv_weight_grad_cases(std::size_t n) {
       for (std::size_t i = 0; i < n; ++i)
         grad.push_back(conv_size(g.x.shape[i + 2], kernel[i], g.stride[i], g.padding[i], g.dilation[i]));
       const Operand gr{Shape(grad), g.w.view};
-      out.push_back({label(g.x) + " with grad " + label(gr) + " groups " + std::to_string(g.groups),
-                     ir::ConvWeightGrad{kernel, g.stride, g.padding, g.dilation, g.groups},
-                     {random_input(g.x.shape, dt, kFloat, g.x.view, rng), random_input(gr.shape, dt, kFloat, gr.view, rng)}});
+      out.push_back(
+          {label(g.x) + " with grad " + label(gr) + " groups " + std::to_string(g.groups),
+           ir::ConvWeightGrad{kernel, g.stride, g.padding, g.dilation, g.groups},
+           {random_input(g.x.shape, dt, kFloat, g.x.view, rng), random_input(gr.shape, dt, kFloat, gr.view, rng)}});
     }
     return out;
   };
@@ -93,15 +107,34 @@ std::vector<ConvTransposeCase> conv_transpose_geometries(std::size_t n) {
             {{{2, 4, 6}, View::Permuted}, {{4, 2, 3}, View::Strided}, {1}, {0}, {0}, {2}, 2, false},
             {{{0, 4, 5}, View::Contiguous}, {{4, 3, 3}, View::Contiguous}, {1}, {0}, {0}, {1}, 1, true}};
   if (n == 2)
-    return {{{{2, 4, 5, 6}, View::Contiguous}, {{4, 3, 3, 3}, View::Contiguous}, {2, 2}, {1, 1}, {1, 0}, {1, 1}, 1, true},
-            {{{1, 4, 4, 4}, View::Permuted}, {{4, 1, 2, 3}, View::Flipped}, {1, 2}, {0, 1}, {0, 1}, {2, 1}, 4, false},
-            {{{0, 4, 5, 6}, View::Contiguous}, {{4, 3, 3, 3}, View::Contiguous}, {1, 1}, {0, 0}, {0, 0}, {1, 1}, 1, true}};
-  return {{{{1, 2, 3, 4, 4}, View::Contiguous}, {{2, 3, 2, 2, 3}, View::Contiguous}, {1, 2, 2}, {0, 1, 1}, {0, 1, 0},
-           {1, 1, 1}, 1, true},
-          {{{1, 4, 2, 3, 3}, View::Flipped}, {{4, 1, 2, 2, 2}, View::Strided}, {1, 1, 1}, {0, 0, 0}, {0, 0, 0},
-           {1, 1, 1}, 2, false},
-          {{{0, 2, 3, 3, 3}, View::Contiguous}, {{2, 2, 2, 2, 2}, View::Contiguous}, {2, 2, 2}, {0, 0, 0}, {1, 1, 1},
-           {1, 1, 1}, 1, false}};
+    return {
+        {{{2, 4, 5, 6}, View::Contiguous}, {{4, 3, 3, 3}, View::Contiguous}, {2, 2}, {1, 1}, {1, 0}, {1, 1}, 1, true},
+        {{{1, 4, 4, 4}, View::Permuted}, {{4, 1, 2, 3}, View::Flipped}, {1, 2}, {0, 1}, {0, 1}, {2, 1}, 4, false},
+        {{{0, 4, 5, 6}, View::Contiguous}, {{4, 3, 3, 3}, View::Contiguous}, {1, 1}, {0, 0}, {0, 0}, {1, 1}, 1, true}};
+  return {{{{1, 2, 3, 4, 4}, View::Contiguous},
+           {{2, 3, 2, 2, 3}, View::Contiguous},
+           {1, 2, 2},
+           {0, 1, 1},
+           {0, 1, 0},
+           {1, 1, 1},
+           1,
+           true},
+          {{{1, 4, 2, 3, 3}, View::Flipped},
+           {{4, 1, 2, 2, 2}, View::Strided},
+           {1, 1, 1},
+           {0, 0, 0},
+           {0, 0, 0},
+           {1, 1, 1},
+           2,
+           false},
+          {{{0, 2, 3, 3, 3}, View::Contiguous},
+           {{2, 2, 2, 2, 2}, View::Contiguous},
+           {2, 2, 2},
+           {0, 0, 0},
+           {1, 1, 1},
+           {1, 1, 1},
+           1,
+           false}};
 }
 
 CaseMaker conv_transpose_cases(std::size_t n) {
@@ -128,8 +161,14 @@ struct PoolCase {
 
 PoolCase pool(Shape x, View view, Dims kernel, Dims stride, Dims padding, Dims dilation, bool ceil_mode, bool flag,
               DType index_dtype = DType::I64) {
-  return {{std::move(x), view}, std::move(kernel), std::move(stride), std::move(padding), std::move(dilation),
-          ceil_mode, flag, index_dtype};
+  return {{std::move(x), view},
+          std::move(kernel),
+          std::move(stride),
+          std::move(padding),
+          std::move(dilation),
+          ceil_mode,
+          flag,
+          index_dtype};
 }
 
 std::vector<PoolCase> pool_geometries(std::size_t n) {
@@ -181,7 +220,9 @@ CaseMaker avg_pool_cases(std::size_t n) {
 CaseMaker adaptive_cases(std::size_t n) {
   std::vector<std::pair<Operand, Dims>> geometries;
   if (n == 1)
-    geometries = {{{{2, 3, 7}, View::Contiguous}, {3}}, {{{2, 3, 5}, View::Permuted}, {8}}, {{{0, 3, 7}, View::Contiguous}, {2}}};
+    geometries = {{{{2, 3, 7}, View::Contiguous}, {3}},
+                  {{{2, 3, 5}, View::Permuted}, {8}},
+                  {{{0, 3, 7}, View::Contiguous}, {2}}};
   else if (n == 2)
     geometries = {{{{2, 3, 7, 9}, View::Contiguous}, {3, 4}},
                   {{{2, 3, 5, 6}, View::Strided}, {5, 6}},
@@ -195,7 +236,8 @@ CaseMaker adaptive_cases(std::size_t n) {
   return [geometries](DType dt, Rng& rng) {
     std::vector<Case> out;
     for (const auto& [x, size] : geometries)
-      out.push_back({label(x) + " to " + Shape(size).to_string(), ir::AdaptiveAvgPool{size},
+      out.push_back({label(x) + " to " + Shape(size).to_string(),
+                     ir::AdaptiveAvgPool{size},
                      {random_input(x.shape, dt, kFloat, x.view, rng)}});
     return out;
   };
@@ -204,9 +246,9 @@ CaseMaker adaptive_cases(std::size_t n) {
 CaseMaker interpolate_cases(ir::InterpolateMode mode) {
   return [mode](DType dt, Rng& rng) {
     const std::vector<std::pair<Operand, Dims>> geometries{
-        {{{2, 3, 5, 6}, View::Contiguous}, {7, 9}},  {{{2, 3, 8, 9}, View::Permuted}, {3, 4}},
-        {{{1, 2, 4, 4}, View::Strided}, {4, 4}},     {{{1, 2, 5, 1}, View::Expanded}, {3, 5}},
-        {{{0, 2, 4, 4}, View::Contiguous}, {6, 6}},  {{{1, 1, 1, 1}, View::Contiguous}, {3, 3}},
+        {{{2, 3, 5, 6}, View::Contiguous}, {7, 9}}, {{{2, 3, 8, 9}, View::Permuted}, {3, 4}},
+        {{{1, 2, 4, 4}, View::Strided}, {4, 4}},    {{{1, 2, 5, 1}, View::Expanded}, {3, 5}},
+        {{{0, 2, 4, 4}, View::Contiguous}, {6, 6}}, {{{1, 1, 1, 1}, View::Contiguous}, {3, 3}},
         {{{1, 1, 3, 3}, View::Flipped}, {1, 1}},    {{{1, 8, 48, 48}, View::Contiguous}, {97, 95}}};
     std::vector<Case> out;
     // Nearest has no align_corners variant in PyTorch; the others run both.
@@ -214,7 +256,8 @@ CaseMaker interpolate_cases(ir::InterpolateMode mode) {
       if (align && mode == ir::InterpolateMode::Nearest) continue;
       for (const auto& [x, size] : geometries)
         out.push_back({label(x) + " to " + Shape(size).to_string() + (align ? " align_corners" : ""),
-                       ir::Interpolate{size, mode, align}, {random_input(x.shape, dt, kFloat, x.view, rng)}});
+                       ir::Interpolate{size, mode, align},
+                       {random_input(x.shape, dt, kFloat, x.view, rng)}});
     }
     return out;
   };

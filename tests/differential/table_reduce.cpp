@@ -21,13 +21,12 @@ std::string label(const Along& a) { return layout_label(a.shape, a.view) + " dim
 const Shape kLarge{131, 541};
 
 std::vector<Along> along_dims(DType dt) {
-  std::vector<Along> a{{{4, 5, 6}, View::Contiguous, 0}, {{4, 5, 6}, View::Contiguous, 1},
-                       {{4, 5, 6}, View::Contiguous, 2}, {{6, 7}, View::Permuted, 1},
-                       {{6, 7}, View::Permuted, 0},      {{3, 4, 5}, View::Strided, 2},
-                       {{4, 5, 6}, View::Expanded, 0},   {{4, 5, 6}, View::Expanded, 1},
-                       {{5, 6}, View::Flipped, 1},       {{3, 300}, View::Contiguous, 1},
-                       {{0, 4}, View::Contiguous, 1},    {kLarge, View::Contiguous, 0},
-                       {kLarge, View::Permuted, 0}};
+  std::vector<Along> a{
+      {{4, 5, 6}, View::Contiguous, 0}, {{4, 5, 6}, View::Contiguous, 1}, {{4, 5, 6}, View::Contiguous, 2},
+      {{6, 7}, View::Permuted, 1},      {{6, 7}, View::Permuted, 0},      {{3, 4, 5}, View::Strided, 2},
+      {{4, 5, 6}, View::Expanded, 0},   {{4, 5, 6}, View::Expanded, 1},   {{5, 6}, View::Flipped, 1},
+      {{3, 300}, View::Contiguous, 1},  {{0, 4}, View::Contiguous, 1},    {kLarge, View::Contiguous, 0},
+      {kLarge, View::Permuted, 0}};
   // Rows of 541: one-byte ints could not hold the sums.
   if (is_float(dt) || dtype_size(dt) > 1) a.push_back({kLarge, View::Contiguous, 1});
   return a;
@@ -72,7 +71,8 @@ Entry reduce(ReduceOp op, std::vector<DType> dtypes) {
     for (const auto& a : shapes)
       out.push_back({label(a), ir::Reduce{op, a.dim}, {random_input(a.shape, dt, dist(a.shape[a.dim]), a.view, rng)}});
     if (op == ReduceOp::ArgMax || op == ReduceOp::ArgMin)
-      out.push_back({"[4, 5, 6] dim 2, i32 indices", ir::Reduce{op, 2, DType::I32},
+      out.push_back({"[4, 5, 6] dim 2, i32 indices",
+                     ir::Reduce{op, 2, DType::I32},
                      {random_input({4, 5, 6}, dt, dist(6), View::Contiguous, rng)}});
     return out;
   };
@@ -127,9 +127,11 @@ std::vector<Case> sort_cases(DType dt, Rng& rng) {
   }
   std::vector<Case> out;
   for (const auto& c : cases)
-    out.push_back({label(c.a) + (c.descending ? " descending" : " ascending"), ir::Sort{c.a.dim, c.descending},
+    out.push_back({label(c.a) + (c.descending ? " descending" : " ascending"),
+                   ir::Sort{c.a.dim, c.descending},
                    {random_input(c.a.shape, dt, c.dist, c.a.view, rng)}});
-  out.push_back({"[4, 5, 6] dim 1, i32 indices", ir::Sort{1, false, DType::I32},
+  out.push_back({"[4, 5, 6] dim 1, i32 indices",
+                 ir::Sort{1, false, DType::I32},
                  {random_input({4, 5, 6}, dt, ties, View::Contiguous, rng)}});
   return out;
 }
@@ -158,7 +160,8 @@ std::vector<Case> matmul_cases(DType dt, Rng& rng) {
       {{0, 5}, View::Contiguous, {5, 3}, View::Contiguous}};
   std::vector<Case> out;
   for (const auto& s : shapes)
-    out.push_back({layout_label(s.a, s.va) + " x " + layout_label(s.b, s.vb), ir::Matmul{},
+    out.push_back({layout_label(s.a, s.va) + " x " + layout_label(s.b, s.vb),
+                   ir::Matmul{},
                    {random_input(s.a, dt, d, s.va, rng), random_input(s.b, dt, d, s.vb, rng)}});
   return out;
 }

@@ -26,9 +26,9 @@ const std::filesystem::path& scratch() {
   }();
   // Registered after `dir` exists, so it runs before `dir` is destroyed.
   [[maybe_unused]] static const bool cleanup = std::atexit([] {
-    std::error_code ec;
-    std::filesystem::remove_all(scratch(), ec);
-  }) == 0;
+                                                 std::error_code ec;
+                                                 std::filesystem::remove_all(scratch(), ec);
+                                               }) == 0;
   return dir;
 }
 

@@ -28,12 +28,9 @@ enum class Layout {
 
 inline const char* layout_name(Layout l) {
   switch (l) {
-    case Layout::Contiguous:
-      return "contiguous";
-    case Layout::ChannelsLast:
-      return "channels-last";
-    case Layout::Sliced:
-      return "sliced";
+    case Layout::Contiguous: return "contiguous";
+    case Layout::ChannelsLast: return "channels-last";
+    case Layout::Sliced: return "sliced";
   }
   return "?";
 }
@@ -64,8 +61,7 @@ template <std::size_t D>
 Tensor<D> make_tensor(const std::vector<double>& values, const Shape& shape, Layout layout, const Device& device,
                       DType dtype) {
   switch (layout) {
-    case Layout::Contiguous:
-      return float_tensor<D>(values, shape, device, dtype);
+    case Layout::Contiguous: return float_tensor<D>(values, shape, device, dtype);
     case Layout::ChannelsLast: {
       // perm = {0, 2, ..., D-1, 1} (a transpose for matrices); the view
       // permutes back with its inverse.

@@ -51,12 +51,9 @@ Tensor<N + 2> run_conv(const ConvCase<N>& c, const Device& device, DType dtype) 
   std::optional<Tensor<1>> b;
   if (c.bias) b = arange_tensor<1>(Shape{c.c_out}, s * s, device, dtype);
   const module::ConvOptions<N> o(c.stride, c.padding, c.dilation, c.groups);
-  if constexpr (N == 1)
-    return module::conv1d(x, w, b, o);
-  else if constexpr (N == 2)
-    return module::conv2d(x, w, b, o);
-  else
-    return module::conv3d(x, w, b, o);
+  if constexpr (N == 1) return module::conv1d(x, w, b, o);
+  else if constexpr (N == 2) return module::conv2d(x, w, b, o);
+  else return module::conv3d(x, w, b, o);
 }
 
 template <std::size_t N>
@@ -67,12 +64,9 @@ Tensor<N + 2> run_conv_transpose(const ConvCase<N>& c, const Device& device, DTy
   std::optional<Tensor<1>> b;
   if (c.bias) b = arange_tensor<1>(Shape{c.c_out}, s * s, device, dtype);
   const module::ConvTransposeOptions<N> o(c.stride, c.padding, c.padding_out, c.dilation, c.groups);
-  if constexpr (N == 1)
-    return module::conv_transpose1d(x, w, b, o);
-  else if constexpr (N == 2)
-    return module::conv_transpose2d(x, w, b, o);
-  else
-    return module::conv_transpose3d(x, w, b, o);
+  if constexpr (N == 1) return module::conv_transpose1d(x, w, b, o);
+  else if constexpr (N == 2) return module::conv_transpose2d(x, w, b, o);
+  else return module::conv_transpose3d(x, w, b, o);
 }
 
 /// Fixture for convolutions: `expect_conv` undoes the f16 input scaling.

@@ -233,12 +233,12 @@ TEST_P(MaxPool2dTest, TwoByTwoStrideTwoRowsFollowTheRule) {
   std::vector<double> x(H * W);
   for (std::size_t i = 0; i < x.size(); ++i) x[i] = static_cast<double>((i * 37) % 11) - 5.0;
   const double inf = std::numeric_limits<double>::infinity();
-  x[2] = x[3] = x[W + 2] = x[W + 3] = 4.0;               // four-way tie
-  x[4] = x[5] = x[W + 4] = x[W + 5] = -inf;              // all -inf
-  x[6] = kNaN;                                           // first position NaN
-  x[8 + 1] = kNaN, x[W + 8] = kNaN;                      // two NaNs: the last wins
-  x[2 * W + 30 + W + 1] = kNaN;                          // second output row, last position
-  x[2 * W + 10] = 7.0, x[2 * W + 11] = 7.0;              // a tie on the top row
+  x[2] = x[3] = x[W + 2] = x[W + 3] = 4.0;   // four-way tie
+  x[4] = x[5] = x[W + 4] = x[W + 5] = -inf;  // all -inf
+  x[6] = kNaN;                               // first position NaN
+  x[8 + 1] = kNaN, x[W + 8] = kNaN;          // two NaNs: the last wins
+  x[2 * W + 30 + W + 1] = kNaN;              // second output row, last position
+  x[2 * W + 10] = 7.0, x[2 * W + 11] = 7.0;  // a tie on the top row
   std::vector<double> want_v, want_i;
   for (std::size_t oh = 0; oh < H / 2; ++oh)
     for (std::size_t ow = 0; ow < W / 2; ++ow) {

@@ -82,20 +82,14 @@ class ConvAgreementTest : public AgreementTest {
       if (c.bias) b = float_tensor<1>(bv, Shape{c.c_out}, d, dtype());
       if (transposed) {
         const module::ConvTransposeOptions<N> o(c.stride, c.padding, c.padding_out, c.dilation, c.groups);
-        if constexpr (N == 1)
-          return module::conv_transpose1d(x, w, b, o);
-        else if constexpr (N == 2)
-          return module::conv_transpose2d(x, w, b, o);
-        else
-          return module::conv_transpose3d(x, w, b, o);
+        if constexpr (N == 1) return module::conv_transpose1d(x, w, b, o);
+        else if constexpr (N == 2) return module::conv_transpose2d(x, w, b, o);
+        else return module::conv_transpose3d(x, w, b, o);
       }
       const module::ConvOptions<N> o(c.stride, c.padding, c.dilation, c.groups);
-      if constexpr (N == 1)
-        return module::conv1d(x, w, b, o);
-      else if constexpr (N == 2)
-        return module::conv2d(x, w, b, o);
-      else
-        return module::conv3d(x, w, b, o);
+      if constexpr (N == 1) return module::conv1d(x, w, b, o);
+      else if constexpr (N == 2) return module::conv2d(x, w, b, o);
+      else return module::conv3d(x, w, b, o);
     };
     const std::string what = describe(c, layout);
     try {

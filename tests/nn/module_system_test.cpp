@@ -30,7 +30,8 @@ struct Net {
 
 Net make_net(const Device& device) {
   Net net{{}, std::nullopt, nn::DropoutConfig{0.5}.init(), module::RunningState(Tensor<1>::zeros(Shape{1}, device))};
-  for (int i = 0; i < 2; ++i) net.blocks.push_back({nn::LinearConfig{3, 3}.init(device), nn::LayerNormConfig{3}.init(device)});
+  for (int i = 0; i < 2; ++i)
+    net.blocks.push_back({nn::LinearConfig{3, 3}.init(device), nn::LayerNormConfig{3}.init(device)});
   net.head = nn::LinearConfig{3, 2}.with_bias(false).init(device);
   return net;
 }
@@ -43,8 +44,8 @@ std::vector<std::string> param_paths(const Net& net) {
 
 TEST(ModuleSystem, VisitsFieldsWithDottedPathsInDeclarationOrder) {
   auto net = make_net(Device::flex());
-  std::vector<std::string> expected{"blocks.0.fc.weight", "blocks.0.fc.bias",  "blocks.0.norm.weight",
-                                    "blocks.0.norm.bias", "blocks.1.fc.weight", "blocks.1.fc.bias",
+  std::vector<std::string> expected{"blocks.0.fc.weight",   "blocks.0.fc.bias",   "blocks.0.norm.weight",
+                                    "blocks.0.norm.bias",   "blocks.1.fc.weight", "blocks.1.fc.bias",
                                     "blocks.1.norm.weight", "blocks.1.norm.bias", "head.weight"};
   EXPECT_EQ(param_paths(net), expected);
   std::vector<std::string> all;
@@ -78,10 +79,13 @@ TEST(ModuleSystem, ToDeviceMovesEveryTensorAndKeepsIds) {
   module::for_each_tensor(net, [&](const std::string&, const module::ParamBase& p) { a.push_back(p.id()); });
   module::for_each_tensor(moved, [&](const std::string&, const module::ParamBase& p) { b.push_back(p.id()); });
   EXPECT_EQ(a, b);
-  burn::testing::expect_values(moved.blocks[1].fc.weight->to_data(), [&] {
-    auto v = net.blocks[1].fc.weight->to_data().convert<double>().to_vec<double>();
-    return v;
-  }(), Shape{3, 3}, Tolerance{0.0, 0.0});
+  burn::testing::expect_values(
+      moved.blocks[1].fc.weight->to_data(),
+      [&] {
+        auto v = net.blocks[1].fc.weight->to_data().convert<double>().to_vec<double>();
+        return v;
+      }(),
+      Shape{3, 3}, Tolerance{0.0, 0.0});
 }
 
 #if BURN_HAS_AUTODIFF
@@ -176,8 +180,8 @@ TEST(ModuleSystem, LayerNormMatchesBurnsFixedCase) {
     auto x = Tensor<2>::from_floats(
         {{-0.6897, -2.7106, 2.2222, -1.0330, -0.8933, 1.1765, 0.0601, 1.5252, -0.3630, 0.6728}}, device);
     burn::testing::expect_values(norm.forward(x).to_data(),
-                              {-0.4990, -1.9680, 1.6178, -0.7486, -0.6470, 0.8576, 0.0461, 1.1111, -0.2614, 0.4915},
-                              Shape{1, 10}, Tolerance{0.0, 1e-3});
+                                 {-0.4990, -1.9680, 1.6178, -0.7486, -0.6470, 0.8576, 0.0461, 1.1111, -0.2614, 0.4915},
+                                 Shape{1, 10}, Tolerance{0.0, 1e-3});
   }
 }
 
@@ -186,7 +190,10 @@ TEST(ModuleSystem, ConfigsRejectBadValues) {
   burn::testing::expect_error([] { nn::DropoutConfig{1.5}.init(); }, "[DropoutConfig]");
   burn::testing::expect_error([] { nn::LayerNormConfig{4, -1.0}.init(Device::flex()); }, "[LayerNormConfig]");
   burn::testing::expect_error(
-      [] { nn::Initializer::kaiming_uniform().init<2>(Shape{2, 2}, Device::flex()); }, "fan_in");
+      [] {
+        nn::Initializer::kaiming_uniform().init<2>(Shape{2, 2}, Device::flex());
+      },
+      "fan_in");
 }
 
 }  // namespace
@@ -198,7 +205,8 @@ TEST(ModuleSystem, HandBuiltLinearWeightsAreFlaggedAsTransposedForPyTorch) {
   using namespace burn;
   nn::Linear fc{module::Param(Tensor<2>::zeros({3, 3}, Device::flex())), std::nullopt};
   std::vector<bool> flags;
-  module::for_each_param(fc, [&](const std::string&, const module::ParamBase& p) { flags.push_back(p.is_pytorch_transposed()); });
+  module::for_each_param(
+      fc, [&](const std::string&, const module::ParamBase& p) { flags.push_back(p.is_pytorch_transposed()); });
   EXPECT_EQ(flags, std::vector<bool>{true});
 }
 }  // namespace

@@ -74,8 +74,11 @@ TEST(ModuleRecordAtomic, ASaveRejectedBeforeWritingKeepsTheOldCheckpoint) {
   const Net old_net = make_net(Device::flex());
   save_module(old_net, path);
   const auto old_bytes = test::read_bytes(path);
-  expect_op_error([&] { save_module(make_net(Device::flex()), path, {{"format", "mine"}}); }, "save_module",
-                  "reserved");
+  expect_op_error(
+      [&] {
+        save_module(make_net(Device::flex()), path, {{"format", "mine"}});
+      },
+      "save_module", "reserved");
   EXPECT_EQ(dir.entries(), std::vector<std::string>{"net.safetensors"});
   expect_checkpoint(path, old_bytes, old_net);
 }

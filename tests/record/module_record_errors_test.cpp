@@ -123,9 +123,7 @@ TEST(ModuleRecordErrors, BadKeyRemapRulesAreErrors) {
   TempDir dir;
   save_module(make_net(Device::flex()), dir / "net.safetensors");
   expect_op_error(
-      [&] {
-        load_module(make_net(Device::flex()), dir / "net.safetensors", LoadOptions{}.with_key_remap("([", "x"));
-      },
+      [&] { load_module(make_net(Device::flex()), dir / "net.safetensors", LoadOptions{}.with_key_remap("([", "x")); },
       "load_module", "key_remap pattern '([' is not a valid regular expression");
   expect_op_error(
       [&] {
@@ -138,8 +136,11 @@ TEST(ModuleRecordErrors, BadKeyRemapRulesAreErrors) {
 TEST(ModuleRecordErrors, ReservedMetadataKeysAreRejectedOnSave) {
   TempDir dir;
   for (const char* key : {"format", "burn.id.steps", "burn.layout"}) {
-    expect_op_error([&] { save_module(make_net(Device::flex()), dir / "net.safetensors", {{key, "x"}}); },
-                    "save_module", std::string("metadata key '") + key + "' is reserved");
+    expect_op_error(
+        [&] {
+          save_module(make_net(Device::flex()), dir / "net.safetensors", {{key, "x"}});
+        },
+        "save_module", std::string("metadata key '") + key + "' is reserved");
   }
   EXPECT_TRUE(dir.entries().empty());
 }

@@ -51,7 +51,9 @@ struct TorchNet {
 TorchNet make_torch_net(const TensorCreationOptions& o) {
   return TorchNet{nn::EmbeddingConfig{10, 5}.init(o),
                   nn::Conv2dConfig{{2, 3}, {3, 3}}.with_padding(nn::PaddingConfig2d::explicit_(1, 1)).init(o),
-                  nn::BatchNormConfig{3}.init(o), nn::LinearConfig{48, 5}.init(o), nn::LayerNormConfig{5}.init(o),
+                  nn::BatchNormConfig{3}.init(o),
+                  nn::LinearConfig{48, 5}.init(o),
+                  nn::LayerNormConfig{5}.init(o),
                   nn::LinearConfig{5, 5}.init(o)}
       .eval();
 }
@@ -124,8 +126,8 @@ TEST(ModuleRecordPyTorch, ExportReloadsWithThePyTorchAdapterOnly) {
                   "LoadOptions{}.with_adapter(Adapter::PyTorch)");
   // And a Burn-layout file is refused by the PyTorch adapter.
   save_module(net, dir / "burn.safetensors");
-  expect_op_error([&] { load_module(make_torch_net(Device::flex()), dir / "burn.safetensors", kTorch); },
-                  "load_module", "saved in the burn layout");
+  expect_op_error([&] { load_module(make_torch_net(Device::flex()), dir / "burn.safetensors", kTorch); }, "load_module",
+                  "saved in the burn layout");
 }
 
 // The interpreter for the live check: $BURN_TEST_PYTHON, else /usr/bin/python3.
@@ -146,21 +148,22 @@ TEST(ModuleRecordPyTorch, LiveExportLoadsIntoTorchAndMatchesItsForward) {
   }
   // A burn-initialised model with every tensor random (running_var positive).
   const Device device = Device::flex();
-  const TorchNet net = module::map_tensors(make_torch_net(device), [](const std::string& path,
-                                                                      const module::ParamBase& p) {
-    const auto& t = *p.ref();
-    if (!is_float(t.spec.dtype)) return p.ref();
-    const auto dist = path.ends_with("running_var") ? Distribution::uniform(0.5, 2.0) : Distribution::uniform(-1, 1);
-    return burn::detail::random(t.spec.shape, dist, {t.device, t.spec.dtype}, TensorKind::Float);
-  });
+  const TorchNet net =
+      module::map_tensors(make_torch_net(device), [](const std::string& path, const module::ParamBase& p) {
+        const auto& t = *p.ref();
+        if (!is_float(t.spec.dtype)) return p.ref();
+        const auto dist =
+            path.ends_with("running_var") ? Distribution::uniform(0.5, 2.0) : Distribution::uniform(-1, 1);
+        return burn::detail::random(t.spec.shape, dist, {t.device, t.spec.dtype}, TensorKind::Float);
+      });
   const auto x = Tensor<4>::random(Shape{3, 2, 4, 4}, Distribution::normal(0, 1), device);
   const auto tokens = Tensor<2, Int>::from_data(TensorData(std::vector<std::int64_t>{3, 3, 0, 9, 1, 5}, Shape{3, 2}),
                                                 {device, DType::I64});
   TempDir dir;
   save_module(net, dir / "burn_export.safetensors", {}, SaveOptions{}.with_adapter(Adapter::PyTorch));
-  save_safetensors(dir / "io.safetensors", {{"input", x.to_data()},
-                                            {"tokens", tokens.to_data()},
-                                            {"output", net.forward(x, tokens).to_data()}});
+  save_safetensors(
+      dir / "io.safetensors",
+      {{"input", x.to_data()}, {"tokens", tokens.to_data()}, {"output", net.forward(x, tokens).to_data()}});
   const std::string cmd = quoted(py) + " " + quoted(kTorchScript.string()) + " check " +
                           quoted((dir / "burn_export.safetensors").string()) + " " +
                           quoted((dir / "io.safetensors").string());

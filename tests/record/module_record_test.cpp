@@ -15,10 +15,18 @@ using test::Net;
 using test::snapshot;
 using test::TempDir;
 
-const std::vector<std::string> kNetPaths{
-    "blocks.0.fc.weight", "blocks.0.fc.bias", "blocks.0.norm.weight", "blocks.0.norm.bias",
-    "blocks.1.fc.weight", "blocks.1.fc.bias", "blocks.1.norm.weight", "blocks.1.norm.bias",
-    "head.weight",        "head.bias",        "steps",                "counter"};
+const std::vector<std::string> kNetPaths{"blocks.0.fc.weight",
+                                         "blocks.0.fc.bias",
+                                         "blocks.0.norm.weight",
+                                         "blocks.0.norm.bias",
+                                         "blocks.1.fc.weight",
+                                         "blocks.1.fc.bias",
+                                         "blocks.1.norm.weight",
+                                         "blocks.1.norm.bias",
+                                         "head.weight",
+                                         "head.bias",
+                                         "steps",
+                                         "counter"};
 
 TEST(ModuleRecord, RoundTripRestoresEveryTensorBitwiseWithItsId) {
   for (const auto& device : burn::testing::all_devices()) {
@@ -209,8 +217,8 @@ TEST(ModuleRecord, NonStrictLoadIgnoresExtraKeys) {
   TempDir dir;
   const Net with_head = make_net(Device::flex());
   save_module(with_head, dir / "net.safetensors");
-  const Net loaded = load_module(make_net(Device::flex(), 3, false), dir / "net.safetensors",
-                                 LoadOptions{}.with_strict(false));
+  const Net loaded =
+      load_module(make_net(Device::flex(), 3, false), dir / "net.safetensors", LoadOptions{}.with_strict(false));
   EXPECT_FALSE(loaded.head.has_value());
   EXPECT_EQ(loaded.blocks[1].norm.weight->to_data(), with_head.blocks[1].norm.weight->to_data());
 }

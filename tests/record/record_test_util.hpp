@@ -90,7 +90,8 @@ void expect_error(F&& f, std::initializer_list<std::string_view> fragments) {
     f();
   } catch (const burn::Error& e) {
     const std::string msg = e.what();
-    for (auto frag : fragments) EXPECT_NE(msg.find(frag), std::string::npos) << "message: " << msg << "\nmissing: " << frag;
+    for (auto frag : fragments)
+      EXPECT_NE(msg.find(frag), std::string::npos) << "message: " << msg << "\nmissing: " << frag;
     return;
   }
   ADD_FAILURE() << "expected a burn::Error mentioning " << *fragments.begin();

@@ -120,8 +120,11 @@ TEST(SafetensorsAtomicWrite, BadInputNeverTouchesTheFile) {
   const auto path = dir / "m.safetensors";
   save_safetensors(path, small());
   const auto original = read_bytes(path);
-  expect_error([&] { save_safetensors(path, {{"__metadata__", TensorData(std::vector<float>{1})}}); },
-               {"[save_safetensors] " + path.string() + ": ", "__metadata__"});
+  expect_error(
+      [&] {
+        save_safetensors(path, {{"__metadata__", TensorData(std::vector<float>{1})}});
+      },
+      {"[save_safetensors] " + path.string() + ": ", "__metadata__"});
   EXPECT_EQ(read_bytes(path), original);
   EXPECT_EQ(dir.entries(), std::vector<std::string>{"m.safetensors"});
 }

@@ -40,9 +40,9 @@ TEST(SafetensorsInterop, LoadsAFileWrittenByPython) {
   EXPECT_EQ(f.tensor("f32").to_vec<float>(), (std::vector<float>{0.5f, -1.0f, 3.25f, 1e-3f, 100.0f, -0.0f}));
   EXPECT_TRUE(std::signbit(f.tensor("f32").to_vec<float>()[5]));
   EXPECT_EQ(half_bits(f.tensor("f16")), (std::vector<std::uint16_t>{0x3c00, 0xb800, 0x7bff, 0x2e66}));
-  EXPECT_EQ(f.tensor("i64").to_vec<std::int64_t>(),
-            (std::vector<std::int64_t>{std::numeric_limits<std::int64_t>::min(),
-                                       std::numeric_limits<std::int64_t>::max()}));
+  EXPECT_EQ(
+      f.tensor("i64").to_vec<std::int64_t>(),
+      (std::vector<std::int64_t>{std::numeric_limits<std::int64_t>::min(), std::numeric_limits<std::int64_t>::max()}));
   EXPECT_EQ(f.tensor("i32").to_vec<std::int32_t>(), (std::vector<std::int32_t>{-7, 0, 2147483647}));
   EXPECT_EQ(f.tensor("i16").to_vec<std::int16_t>(), (std::vector<std::int16_t>{-32768, 12345}));
   EXPECT_EQ(f.tensor("i8").to_vec<std::int8_t>(), (std::vector<std::int8_t>{-128, 127, 5}));

@@ -112,9 +112,9 @@ TEST(SafetensorsLoadErrors, MalformedEntries) {
   expect_load_error(raw_file(R"({"x":[1]})"), {"tensor \"x\" must be described by an object"});
   expect_load_error(raw_file(R"({"__metadata__":{"k":1}})"), {"metadata value of key \"k\" must be a string"});
   expect_load_error(raw_file(R"({"__metadata__":[]})"), {"\"__metadata__\" must be an object"});
-  expect_load_error(raw_file(R"({"b":{"dtype":"BOOL","shape":[2],"data_offsets":[0,2]}})",
-                             {std::byte(1), std::byte(2)}),
-                    {"BOOL tensor \"b\" holds the byte 2 at element 1"});
+  expect_load_error(
+      raw_file(R"({"b":{"dtype":"BOOL","shape":[2],"data_offsets":[0,2]}})", {std::byte(1), std::byte(2)}),
+      {"BOOL tensor \"b\" holds the byte 2 at element 1"});
 }
 
 TEST(SafetensorsLoadErrors, OffsetsOutOfRange) {
@@ -134,8 +134,7 @@ TEST(SafetensorsLoadErrors, OffsetsNotMatchingShapeTimesDTypeSize) {
 TEST(SafetensorsLoadErrors, OverlappingTensors) {
   expect_load_error(raw_file(header({tensor("a", "[0,4]"), tensor("b", "[2,6]")}), zeros(6)),
                     {"tensors \"a\" and \"b\" overlap"});
-  expect_load_error(raw_file(header({tensor("a", "[0,4]"), tensor("b", "[0,4]")}), zeros(4)),
-                    {"overlap"});
+  expect_load_error(raw_file(header({tensor("a", "[0,4]"), tensor("b", "[0,4]")}), zeros(4)), {"overlap"});
 }
 
 TEST(SafetensorsLoadErrors, GapBetweenTensors) {
@@ -157,10 +156,9 @@ TEST(SafetensorsLoadErrors, TrailingGarbage) {
 
 TEST(SafetensorsLoadErrors, AcceptsUnpaddedHeadersAndUnsortedOffsets) {
   // Other writers need not pad or order entries by offset; both are valid.
-  const auto file = deserialize_safetensors(raw_file(
-      header({tensor("a", "[4,8]"), tensor("b", "[0,4]")}),
-      {std::byte(0), std::byte(0), std::byte(0x80), std::byte(0x3f), std::byte(0), std::byte(0), std::byte(0),
-       std::byte(0x40)}));
+  const auto file = deserialize_safetensors(raw_file(header({tensor("a", "[4,8]"), tensor("b", "[0,4]")}),
+                                                     {std::byte(0), std::byte(0), std::byte(0x80), std::byte(0x3f),
+                                                      std::byte(0), std::byte(0), std::byte(0), std::byte(0x40)}));
   EXPECT_EQ(file.tensor("a").to_vec<float>(), std::vector<float>{2.0f});
   EXPECT_EQ(file.tensor("b").to_vec<float>(), std::vector<float>{1.0f});
 }

@@ -73,8 +73,10 @@ TEST(Safetensors, RoundTripsEmptyTensorsAndScalars) {
 
 TEST(Safetensors, RoundTripsMetadata) {
   TempDir dir;
-  const std::map<std::string, std::string> meta{
-      {"format", "pt"}, {"epoch", "12"}, {"quote\"back\\slash", "line\nbreak \xc3\xa9"}, {"empty", ""}};
+  const std::map<std::string, std::string> meta{{"format", "pt"},
+                                                {"epoch", "12"},
+                                                {"quote\"back\\slash", "line\nbreak \xc3\xa9"},
+                                                {"empty", ""}};
   const std::map<std::string, TensorData> t{{"w", TensorData(std::vector<float>{1, 2})}};
   save_safetensors(dir / "m.safetensors", t, meta);
   const auto loaded = load_safetensors(dir / "m.safetensors");
@@ -102,16 +104,16 @@ TEST(Safetensors, WritesTheExactBytesOfTheReferenceFormat) {
 }
 
 TEST(Safetensors, SortsTensorsByNameInTheHeaderAndData) {
-  const auto bytes = serialize_safetensors({{"b", TensorData(std::vector<std::uint8_t>{2})},
-                                            {"a", TensorData(std::vector<std::uint8_t>{1})}});
+  const auto bytes = serialize_safetensors(
+      {{"b", TensorData(std::vector<std::uint8_t>{2})}, {"a", TensorData(std::vector<std::uint8_t>{1})}});
   const std::string text(reinterpret_cast<const char*>(bytes.data()), bytes.size());
   EXPECT_LT(text.find("\"a\""), text.find("\"b\""));
   EXPECT_EQ(text.substr(text.size() - 2), std::string("\x01\x02", 2));
 }
 
 TEST(Safetensors, TensorLookupAndDTypeConversion) {
-  const auto file = deserialize_safetensors(
-      serialize_safetensors({{"w", TensorData(std::vector<float>{1.5f, -2.0f})}}));
+  const auto file =
+      deserialize_safetensors(serialize_safetensors({{"w", TensorData(std::vector<float>{1.5f, -2.0f})}}));
   EXPECT_EQ(file.tensor("w").to_vec<float>(), (std::vector<float>{1.5f, -2.0f}));
   EXPECT_EQ(file.tensor("w", DType::F64).to_vec<double>(), (std::vector<double>{1.5, -2.0}));
   EXPECT_EQ(file.tensor("w", DType::BF16).dtype(), DType::BF16);
@@ -120,10 +122,16 @@ TEST(Safetensors, TensorLookupAndDTypeConversion) {
 }
 
 TEST(Safetensors, WriterRejectsBadInput) {
-  expect_error([] { (void)serialize_safetensors({{"__metadata__", TensorData(std::vector<float>{1})}}); },
-               {"[serialize_safetensors]", "__metadata__"});
-  expect_error([] { (void)serialize_safetensors({{"bad\xff", TensorData(std::vector<float>{1})}}); },
-               {"[serialize_safetensors]", "tensor name", "not valid UTF-8"});
+  expect_error(
+      [] {
+        (void)serialize_safetensors({{"__metadata__", TensorData(std::vector<float>{1})}});
+      },
+      {"[serialize_safetensors]", "__metadata__"});
+  expect_error(
+      [] {
+        (void)serialize_safetensors({{"bad\xff", TensorData(std::vector<float>{1})}});
+      },
+      {"[serialize_safetensors]", "tensor name", "not valid UTF-8"});
   expect_error([] { (void)serialize_safetensors({}, {{"k", "\xc3"}}); }, {"metadata value", "not valid UTF-8"});
   expect_error([] { (void)serialize_safetensors({{"d", TensorData()}}); }, {"tensor \"d\"", "holds 0 bytes"});
 }

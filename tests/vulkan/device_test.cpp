@@ -50,8 +50,7 @@ TEST(VulkanDevice, MissingKindIsAClearError) {
     EXPECT_EQ(e.kind(), burn::DeviceErrorKind::NotAvailable);
   }
 #if BURN_HAS_WGPU
-  burn::testing::expect_op_error([] { (void)Device::wgpu(DeviceKind::virtual_gpu(7)); }, "Device::wgpu",
-                                 "wgpu:0 = ");
+  burn::testing::expect_op_error([] { (void)Device::wgpu(DeviceKind::virtual_gpu(7)); }, "Device::wgpu", "wgpu:0 = ");
 #endif
   burn::testing::expect_error([] { (void)Device::parse("vulkan:99"); }, "does not exist");
 }
@@ -75,7 +74,9 @@ TEST(VulkanDevice, CpuAdapterBelongsToTheHostCpu) {
   const auto host = std::find_if(physical.begin(), physical.end(),
                                  [](const burn::PhysicalDevice& p) { return p.physical.label == "host-cpu"; });
   ASSERT_NE(host, physical.end());
-  auto holds = [&](const Device& d) { return std::find(host->devices.begin(), host->devices.end(), d) != host->devices.end(); };
+  auto holds = [&](const Device& d) {
+    return std::find(host->devices.begin(), host->devices.end(), d) != host->devices.end();
+  };
   EXPECT_TRUE(holds(*lavapipe));
 #if BURN_HAS_FLEX
   EXPECT_TRUE(holds(Device::flex()));
@@ -89,8 +90,7 @@ TEST(VulkanDevice, CpuAdapterIsNotTheDefaultDevice) {
   // With only a software adapter, Device() stays on the CPU backends, which
   // are faster there; an explicit request still reaches Vulkan.
   bool has_gpu = false;
-  for (const auto& d : Device::enumerate(DeviceType::Vulkan))
-    has_gpu = has_gpu || d.identity().label != "host-cpu";
+  for (const auto& d : Device::enumerate(DeviceType::Vulkan)) has_gpu = has_gpu || d.identity().label != "host-cpu";
   if (has_gpu || std::getenv("BURN_DEVICE")) GTEST_SKIP() << "a hardware adapter (or BURN_DEVICE) decides";
   EXPECT_NE(Device().type(), DeviceType::Vulkan);
 }
@@ -114,9 +114,9 @@ TEST(VulkanDevice, EveryIrOpIsSupported) {
   const Device d = vk();
   const auto supported = [&]<std::size_t... I>(std::index_sequence<I...>) {
     return std::vector<bool>{d.supports_op(burn::ir::Op(std::in_place_index<I>))...};
-  }(std::make_index_sequence<std::variant_size_v<burn::ir::Op>>());
-  for (std::size_t i = 0; i < supported.size(); ++i)
-    EXPECT_TRUE(supported[i]) << "ir::Op alternative " << i;
+  }
+  (std::make_index_sequence<std::variant_size_v<burn::ir::Op>>());
+  for (std::size_t i = 0; i < supported.size(); ++i) EXPECT_TRUE(supported[i]) << "ir::Op alternative " << i;
 }
 
 #if BURN_HAS_WGPU

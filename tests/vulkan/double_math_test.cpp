@@ -26,8 +26,10 @@ std::vector<double> spread(double lo, double hi, std::size_t n, bool log_scale =
   std::uniform_real_distribution<double> u(0.0, 1.0);
   std::vector<double> v(n);
   for (auto& x : v)
-    x = log_scale ? std::copysign(std::exp(std::log(std::abs(lo)) + u(rng) * (std::log(std::abs(hi)) - std::log(std::abs(lo)))), lo)
-                  : lo + u(rng) * (hi - lo);
+    x = log_scale
+            ? std::copysign(
+                  std::exp(std::log(std::abs(lo)) + u(rng) * (std::log(std::abs(hi)) - std::log(std::abs(lo)))), lo)
+            : lo + u(rng) * (hi - lo);
   return v;
 }
 
@@ -93,8 +95,8 @@ TEST(VulkanDoubleMath, HyperbolicAndErf) {
   close("atanh", un(UnaryOp::Atanh), {spread(-1, 1, 3000)});
   close("erf", un(UnaryOp::Erf), {spread(-7, 7, 4000)});
   close("erf small", un(UnaryOp::Erf), {spread(1e-300, 1, 1000, true)});
-  for (UnaryOp op : {UnaryOp::Sinh, UnaryOp::Cosh, UnaryOp::Tanh, UnaryOp::Asinh, UnaryOp::Acosh, UnaryOp::Atanh,
-                     UnaryOp::Erf})
+  for (UnaryOp op :
+       {UnaryOp::Sinh, UnaryOp::Cosh, UnaryOp::Tanh, UnaryOp::Asinh, UnaryOp::Acosh, UnaryOp::Atanh, UnaryOp::Erf})
     close(std::string(ir::unary_name(op)) + " special", un(op), {kSpecial, {711.0, -711.0, 30.0, 2.0}}, 2e-15, 1e-320);
 }
 
@@ -103,7 +105,8 @@ TEST(VulkanDoubleMath, PowAndAtan2) {
   // |b log a| up to ~700: exp(b log a) carries that many ulps of the product.
   close("pow", bin(BinaryOp::Pow), {spread(1e-3, 1e3, 3000, true), spread(-100, 100, 3000, false, 9)}, 2e-13);
   close("pow integer exponents", bin(BinaryOp::Pow),
-        {spread(-10, 10, 2000), [] {
+        {spread(-10, 10, 2000),
+         [] {
            auto v = spread(-20, 20, 2000, false, 11);
            for (auto& x : v) x = std::round(x);
            return v;

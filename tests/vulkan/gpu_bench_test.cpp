@@ -150,12 +150,11 @@ TEST(GpuBench, DISABLED_MatmulAndElementwiseAgainstPeaks) {
   ASSERT_GT(reps, 0);
 
   const bool scalar = env("BURN_VULKAN_SCALAR_LOADS", "0") == "1";
-  std::printf("\nburn Vulkan benchmark on %s (%s), f32, %d runs each, %s\n", d.to_string().c_str(), name.c_str(),
-              reps, scalar ? "scalar loads only (BURN_VULKAN_SCALAR_LOADS=1)" : "vector loads where layouts allow");
+  std::printf("\nburn Vulkan benchmark on %s (%s), f32, %d runs each, %s\n", d.to_string().c_str(), name.c_str(), reps,
+              scalar ? "scalar loads only (BURN_VULKAN_SCALAR_LOADS=1)" : "vector loads where layouts allow");
   if (peaks.gbs > 0 || peaks.tflops > 0)
     std::printf("  peaks: %g GB/s, %g TFLOP/s f32 (0: unknown)\n", peaks.gbs, peaks.tflops);
-  else
-    std::printf("  peaks unknown for this adapter: pass --peak-gbs and --peak-tflops to gpu-check.sh\n");
+  else std::printf("  peaks unknown for this adapter: pass --peak-gbs and --peak-tflops to gpu-check.sh\n");
   std::printf("  %-34s %12s %12s %18s\n", "case", "device", "wall", "achieved");
 
   {
@@ -170,8 +169,7 @@ TEST(GpuBench, DISABLED_MatmulAndElementwiseAgainstPeaks) {
     // a x b^T: the rhs is a transposed view (what backward passes multiply by).
     const auto a = Tensor<2>::full({n, n}, 0.5f, d), b = Tensor<2>::full({n, n}, 0.25f, d).transpose();
     const auto [dev, wall] = time_it(d, reps, [&] { return a.matmul(b); });
-    report("matmul " + std::to_string(n) + "^3, rhs transposed", dev, wall, 2.0 * n * n * n, "TFLOP/s",
-           peaks.tflops);
+    report("matmul " + std::to_string(n) + "^3, rhs transposed", dev, wall, 2.0 * n * n * n, "TFLOP/s", peaks.tflops);
   }
   {
     const auto a = Tensor<3>::full({bb, bn, bn}, 0.5f, d), b = Tensor<3>::full({bb, bn, bn}, 2.0f, d);

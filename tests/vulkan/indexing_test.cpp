@@ -26,11 +26,12 @@ TEST(VulkanIndexing, GatherEveryDtypeAndIndexType) {
     }
   }
   for (DType it : {DType::I32, DType::I16, DType::U8, DType::U64})
-    agree("gather with " + name_of(it) + " indices", [](const auto& in) { return burn::detail::gather(in[0], 1, in[1]); },
+    agree("gather with " + name_of(it) + " indices",
+          [](const auto& in) { return burn::detail::gather(in[0], 1, in[1]); },
           {rand(Shape{5, 7}, DType::F32), indices(Shape{5, 9}, 7, it)});
-  agree("gather from a transposed view", [](const auto& in) {
-    return burn::detail::gather(burn::detail::swap_dims(in[0], 0, 1), 0, in[1]);
-  }, {rand(Shape{6, 8}, DType::F32), indices(Shape{3, 6}, 8)});
+  agree("gather from a transposed view",
+        [](const auto& in) { return burn::detail::gather(burn::detail::swap_dims(in[0], 0, 1), 0, in[1]); },
+        {rand(Shape{6, 8}, DType::F32), indices(Shape{3, 6}, 8)});
 }
 
 TEST(VulkanIndexing, SelectAndSelectAssign) {
@@ -66,12 +67,12 @@ TEST(VulkanIndexing, ScatterDuplicatesResolveAsTheSerialLoop) {
     }
   }
   // A line longer than one sort chunk, all into a few targets.
-  agree("scatter add of a long line", [](const auto& in) {
-    return burn::detail::scatter(in[0], 1, in[1], in[2], ir::IndexReduce::Add);
-  }, {rand(Shape{2, 4}, DType::F32), indices(Shape{2, 3000}, 4), rand(Shape{2, 3000}, DType::F32)});
-  agree("scatter assign of a long line", [](const auto& in) {
-    return burn::detail::scatter(in[0], 1, in[1], in[2], ir::IndexReduce::Assign);
-  }, {rand(Shape{2, 4}, DType::I32), indices(Shape{2, 3000}, 4, DType::U16), rand(Shape{2, 3000}, DType::I32)});
+  agree("scatter add of a long line",
+        [](const auto& in) { return burn::detail::scatter(in[0], 1, in[1], in[2], ir::IndexReduce::Add); },
+        {rand(Shape{2, 4}, DType::F32), indices(Shape{2, 3000}, 4), rand(Shape{2, 3000}, DType::F32)});
+  agree("scatter assign of a long line",
+        [](const auto& in) { return burn::detail::scatter(in[0], 1, in[1], in[2], ir::IndexReduce::Assign); },
+        {rand(Shape{2, 4}, DType::I32), indices(Shape{2, 3000}, 4, DType::U16), rand(Shape{2, 3000}, DType::I32)});
 }
 
 TEST(VulkanIndexing, OutOfBoundsIndicesAreErrorsAtTheCall) {
@@ -82,7 +83,10 @@ TEST(VulkanIndexing, OutOfBoundsIndicesAreErrorsAtTheCall) {
   const auto negative = values({0, -4}, Shape{2}, DType::I32, vk());
   burn::testing::expect_op_error([&] { burn::detail::select(x, 1, negative); }, "select", "index -4 is out of bounds");
   burn::testing::expect_op_error(
-      [&] { burn::detail::scatter(x, 1, bad, burn::detail::to_device(rand(Shape{2, 2}, DType::F32), vk()), ir::IndexReduce::Add); },
+      [&] {
+        burn::detail::scatter(x, 1, bad, burn::detail::to_device(rand(Shape{2, 2}, DType::F32), vk()),
+                              ir::IndexReduce::Add);
+      },
       "scatter", "index 7");
   // The device keeps working.
   EXPECT_EQ(burn::detail::to_data(burn::detail::gather(x, 1, values({2, 0}, Shape{2, 1}, DType::I64, vk()))).shape(),
@@ -94,19 +98,25 @@ TEST(VulkanIndexing, MaskWhereAndFillBroadcast) {
     auto r = [&](Shape s) { return t == DType::Bool ? rand_bool(s) : rand(s, t, -9, 9); };
     agree("mask_where " + name_of(t), [](const auto& in) { return burn::detail::mask_where(in[0], in[1], in[2]); },
           {r(Shape{4, 1, 5}), rand_bool(Shape{1, 3, 5}), r(Shape{4, 3, 1})});
-    agree("mask_fill " + name_of(t), [](const auto& in) { return burn::detail::mask_fill(in[0], in[1], burn::Scalar(-3)); },
+    agree("mask_fill " + name_of(t),
+          [](const auto& in) { return burn::detail::mask_fill(in[0], in[1], burn::Scalar(-3)); },
           {r(Shape{4, 3, 5}), rand_bool(Shape{4, 1, 5})});
   }
-  agree("mask_fill f32 NaN", [](const auto& in) {
-    return burn::detail::mask_fill(in[0], in[1], burn::Scalar(std::numeric_limits<double>::quiet_NaN()));
-  }, {rand(Shape{6, 5}, DType::F32), rand_bool(Shape{6, 5})});
+  agree("mask_fill f32 NaN",
+        [](const auto& in) {
+          return burn::detail::mask_fill(in[0], in[1], burn::Scalar(std::numeric_limits<double>::quiet_NaN()));
+        },
+        {rand(Shape{6, 5}, DType::F32), rand_bool(Shape{6, 5})});
 }
 
 TEST(VulkanIndexing, UnfoldIsAView) {
-  agree("unfold dim 1", [](const auto& in) { return burn::detail::unfold(in[0], 1, 3, 2); }, {rand(Shape{2, 9, 3}, DType::F32)});
-  agree("unfold then sum", [](const auto& in) {
-    return burn::detail::reduce_dim(ir::ReduceOp::Sum, burn::detail::unfold(in[0], 0, 4, 1), 2);
-  }, {rand(Shape{10, 2}, DType::I32, -5, 5)});
+  agree("unfold dim 1", [](const auto& in) { return burn::detail::unfold(in[0], 1, 3, 2); },
+        {rand(Shape{2, 9, 3}, DType::F32)});
+  agree("unfold then sum",
+        [](const auto& in) {
+          return burn::detail::reduce_dim(ir::ReduceOp::Sum, burn::detail::unfold(in[0], 0, 4, 1), 2);
+        },
+        {rand(Shape{10, 2}, DType::I32, -5, 5)});
 }
 
 }  // namespace

@@ -40,8 +40,9 @@ TEST(VulkanLargeDispatch, EveryStepOfAMaskCountIsExact) {
   EXPECT_EQ(count_wrong(xs, [](std::int64_t i) { return static_cast<std::int32_t>(i); }), 0u) << "arange";
 
   const auto r = x.remainder(3);
-  EXPECT_EQ(count_wrong(r.to_data().to_vec<std::int32_t>(), [](std::int64_t i) { return static_cast<std::int32_t>(i % 3); }),
-            0u)
+  EXPECT_EQ(
+      count_wrong(r.to_data().to_vec<std::int32_t>(), [](std::int64_t i) { return static_cast<std::int32_t>(i % 3); }),
+      0u)
       << "remainder";
 
   const auto mask = r.equal_elem(0);
@@ -105,7 +106,8 @@ TEST(VulkanLargeDispatch, FloatReductionsPast2To24AndTheFirstNaN) {
   // NaN wins max and min, the first NaN the arg ops, whatever else is there.
   const double nan = std::numeric_limits<double>::quiet_NaN();
   const std::int64_t p1 = n - 2 * kChunk - 100, p2 = n - 3;
-  const auto g = last.mask_fill(a.equal_elem(p1), nan).mask_fill(a.equal_elem(p2), nan).mask_fill(a.equal_elem(3), -9.0);
+  const auto g =
+      last.mask_fill(a.equal_elem(p1), nan).mask_fill(a.equal_elem(p2), nan).mask_fill(a.equal_elem(3), -9.0);
   EXPECT_EQ(g.argmax(0).into_scalar<std::int64_t>(), p1);
   EXPECT_EQ(g.argmin(0).into_scalar<std::int64_t>(), p1);
   EXPECT_TRUE(std::isnan(g.max().into_scalar<double>()));
@@ -119,8 +121,8 @@ TEST(VulkanLargeDispatch, StridedReductionsOfSeveralLongColumns) {
   const std::int64_t n = kLarge;
   const auto a = arange_i32(n);
   const auto base = a.remainder(5).mask_fill(a.equal_elem(n - 2), 9).mask_fill(a.equal_elem(n - 7), -1);
-  const auto cols = Tensor<2, Int>::from_data(TensorData(std::vector<std::int16_t>{0, 10, 20}, Shape{1, 3}),
-                                              {vk(), DType::I16});
+  const auto cols =
+      Tensor<2, Int>::from_data(TensorData(std::vector<std::int16_t>{0, 10, 20}, Shape{1, 3}), {vk(), DType::I16});
   const auto x = base.cast(DType::I16).unsqueeze_dim<2>(1) + cols;
   std::int64_t s = 0;
   for (std::int64_t i = 0; i < n; ++i) s += i == n - 2 ? 9 : i == n - 7 ? -1 : i % 5;
@@ -133,7 +135,7 @@ TEST(VulkanLargeDispatch, StridedReductionsOfSeveralLongColumns) {
     const std::int64_t total = s + 10 * static_cast<std::int64_t>(j) * n;
     SCOPED_TRACE(j);
     EXPECT_EQ(sums[j], static_cast<std::int16_t>(static_cast<std::uint16_t>(total & 0xffff)));  // i16 sums wrap
-    EXPECT_EQ(means[j], static_cast<std::int16_t>(total / n));  // summed in 64 bits
+    EXPECT_EQ(means[j], static_cast<std::int16_t>(total / n));                                  // summed in 64 bits
     EXPECT_EQ(maxes[j], 9 + 10 * static_cast<std::int16_t>(j));
     EXPECT_EQ(argmaxes[j], n - 2);
     EXPECT_EQ(argmins[j], n - 7);

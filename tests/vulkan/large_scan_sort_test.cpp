@@ -59,8 +59,8 @@ TEST(VulkanLargeScan, EveryPositionPast2To24) {
   }
   EXPECT_EQ(count_wrong(i32s(v.cummax(0)), [&](std::int64_t i) { return want_max[static_cast<std::size_t>(i)]; }), 0u)
       << "cummax";
-  EXPECT_EQ(count_wrong(i32s(v.neg().cummin(0)), [&](std::int64_t i) { return -want_max[static_cast<std::size_t>(i)]; }),
-            0u)
+  EXPECT_EQ(
+      count_wrong(i32s(v.neg().cummin(0)), [&](std::int64_t i) { return -want_max[static_cast<std::size_t>(i)]; }), 0u)
       << "cummin";
 
   // Every other element 1 in f32: every running sum is an exact integer.
@@ -85,8 +85,9 @@ TEST(VulkanLargeScan, ManyBlocksAgreeWithTheReference) {
       for (CumulativeOp op : {CumulativeOp::Sum, CumulativeOp::Prod, CumulativeOp::Max, CumulativeOp::Min}) {
         // Integer values keep float sums exact; products stay near 1.
         const bool prod = op == CumulativeOp::Prod;
-        const auto x = prod ? (burn::is_float(t) ? rand(s, t, 0.9999, 1.0001) : rand(s, t, 1, 2))
-                            : (burn::is_float(t) ? burn::detail::cast(rand(s, DType::I32, -2, 3), t) : rand(s, t, -4, 5));
+        const auto x =
+            prod ? (burn::is_float(t) ? rand(s, t, 0.9999, 1.0001) : rand(s, t, 1, 2))
+                 : (burn::is_float(t) ? burn::detail::cast(rand(s, DType::I32, -2, 3), t) : rand(s, t, -4, 5));
         agree("cumulative " + std::to_string(static_cast<int>(op)) + " " + name_of(t) + " " + s.to_string(),
               [&](const auto& in) { return burn::detail::cumulative(op, in[0], dim); }, {x});
       }

@@ -10,8 +10,8 @@
 
 namespace {
 
-using burn::DType;
 using burn::Device;
+using burn::DType;
 using burn::Shape;
 using namespace burn::vktest;
 namespace ir = burn::ir;
@@ -61,7 +61,8 @@ TEST(VulkanLongLoops, MatmulWithALongInnerDimIsExact) {
     // ... and transposed ones (the lhs read along m, the rhs along k).
     const auto at = values(operand(m, true, true), Shape{kLongK, m}, t, vk());
     const auto bt = values(operand(n, false, false), Shape{n, kLongK}, t, vk());
-    const auto got_t = burn::detail::to_data(run(ir::Matmul{}, {burn::detail::swap_dims(at, 0, 1), burn::detail::swap_dims(bt, 0, 1)}));
+    const auto got_t = burn::detail::to_data(
+        run(ir::Matmul{}, {burn::detail::swap_dims(at, 0, 1), burn::detail::swap_dims(bt, 0, 1)}));
     got_t.assert_eq(burn::TensorData(want, Shape{m, n}).convert(t));
   }
 }
@@ -83,7 +84,8 @@ TEST(VulkanLongLoops, BatchedMatmulWithALongInnerDimIsExact) {
         for (std::size_t k = 0; k < kLongK; ++k) col += rhs_at(k, j);
         want.push_back(base[i * n + j] + static_cast<double>(e) * col);
       }
-  burn::detail::to_data(run(ir::Matmul{}, {a, b})).assert_eq(burn::TensorData(want, Shape{batches, m, n}).convert(DType::F32));
+  burn::detail::to_data(run(ir::Matmul{}, {a, b}))
+      .assert_eq(burn::TensorData(want, Shape{batches, m, n}).convert(DType::F32));
 }
 
 TEST(VulkanLongLoops, HalfMatmulAccumulatesAcrossPassesInF32) {
@@ -109,11 +111,13 @@ TEST(VulkanLongLoops, WeightGradOfA1x1KernelOverA200x200Image) {
   const auto xs = values(x, Shape{1, 1, side, side}, DType::F32, vk());
   const auto gs = values(g, Shape{1, 1, side, side}, DType::F32, vk());
   const auto got = burn::detail::to_data(run(ir::ConvWeightGrad{{1, 1}, {1, 1}, {0, 0}, {1, 1}, 1}, {xs, gs}));
-  got.assert_eq(burn::TensorData(std::vector<double>{static_cast<double>(want)}, Shape{1, 1, 1, 1}).convert(DType::F32));
+  got.assert_eq(
+      burn::TensorData(std::vector<double>{static_cast<double>(want)}, Shape{1, 1, 1, 1}).convert(DType::F32));
   // All ones: the count itself.
   const auto ones = values(std::vector<double>(vol, 1.0), Shape{1, 1, side, side}, DType::F32, vk());
-  EXPECT_EQ(burn::detail::to_data(run(ir::ConvWeightGrad{{1, 1}, {1, 1}, {0, 0}, {1, 1}, 1}, {ones, ones})).to_vec<float>(),
-            std::vector<float>{40000.0f});
+  EXPECT_EQ(
+      burn::detail::to_data(run(ir::ConvWeightGrad{{1, 1}, {1, 1}, {0, 0}, {1, 1}, 1}, {ones, ones})).to_vec<float>(),
+      std::vector<float>{40000.0f});
 }
 
 /// Runs `op` on copies of `inputs` on vulkan:0 and on flex; the results agree
@@ -169,7 +173,8 @@ TEST(VulkanLongLoops, ConvAndTransposedConvOverManyChannels) {
 TEST(VulkanLongLoops, GlobalAveragePoolOver300x300) {
   const std::size_t side = 300;
   const auto ones = values(std::vector<double>(2 * side * side, 1.0), Shape{2, 1, side, side}, DType::F32, vk());
-  EXPECT_EQ(burn::detail::to_data(run(ir::AdaptiveAvgPool{{1, 1}}, {ones})).to_vec<float>(), (std::vector<float>{1, 1}));
+  EXPECT_EQ(burn::detail::to_data(run(ir::AdaptiveAvgPool{{1, 1}}, {ones})).to_vec<float>(),
+            (std::vector<float>{1, 1}));
   agree_with_flex("adaptive 1x1", ir::AdaptiveAvgPool{{1, 1}}, {rand(Shape{1, 2, side, side}, DType::F32, 0, 1)});
   agree_with_flex("adaptive 2x3", ir::AdaptiveAvgPool{{2, 3}}, {rand(Shape{1, 1, side, side}, DType::F32, 0, 1)});
   agree_with_flex("avg_pool 1-D", ir::AvgPool{{100000}, {100000}, {0}, true, false},
@@ -185,9 +190,10 @@ TEST(VulkanLongLoops, LargeWindowMaxPoolFindsTheLastMaximum) {
     SCOPED_TRACE(name_of(t));
     const auto x = values(ramp, Shape{1, 1, side, side}, t, vk());
     const ir::MaxPool op{{side, side}, {side, side}, {0, 0}, {1, 1}, false, true, DType::I64};
-    burn::detail::to_data(run(op, {x}, 0)).assert_eq(burn::TensorData(std::vector<double>{89999.0}, Shape{1, 1, 1, 1}).convert(t));
-    burn::detail::to_data(run(op, {x}, 1)).assert_eq(
-        burn::TensorData(std::vector<double>{89999.0}, Shape{1, 1, 1, 1}).convert(DType::I64));
+    burn::detail::to_data(run(op, {x}, 0))
+        .assert_eq(burn::TensorData(std::vector<double>{89999.0}, Shape{1, 1, 1, 1}).convert(t));
+    burn::detail::to_data(run(op, {x}, 1))
+        .assert_eq(burn::TensorData(std::vector<double>{89999.0}, Shape{1, 1, 1, 1}).convert(DType::I64));
   }
   // Overlapping 250x250 windows with a stride of 25, against flex.
   agree_with_flex("250x250 windows", ir::MaxPool{{250, 250}, {25, 25}, {0, 0}, {1, 1}, false, true, DType::I64},

@@ -81,8 +81,11 @@ TEST(VulkanMemory, PersistentAllocations) {
 TEST(VulkanMemory, TooLargeForOneBufferIsAClearError) {
   const Device d = vk();
   // 2^31 f32 elements: past every device's storage-buffer range (lavapipe: 128 MiB).
-  burn::testing::expect_op_error([&] { (void)Tensor<2>::zeros({1u << 16, 1u << 15}, d); }, "full",
-                                 "more than vulkan:0 can bind");
+  burn::testing::expect_op_error(
+      [&] {
+        (void)Tensor<2>::zeros({1u << 16, 1u << 15}, d);
+      },
+      "full", "more than vulkan:0 can bind");
 }
 
 }  // namespace

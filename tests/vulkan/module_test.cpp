@@ -27,19 +27,20 @@ TEST(VulkanConv, GeometriesGroupsAndDtypes) {
       {Shape{2, 3, 17}, Shape{4, 3, 3}, {1}, {0}, {1}, 1},
       {Shape{2, 4, 20}, Shape{6, 2, 5}, {2}, {3}, {2}, 2},
       {Shape{2, 3, 9, 11}, Shape{8, 3, 3, 3}, {1, 1}, {1, 1}, {1, 1}, 1},
-      {Shape{1, 6, 12, 10}, Shape{6, 1, 3, 2}, {2, 1}, {1, 0}, {2, 3}, 6},  // depthwise
+      {Shape{1, 6, 12, 10}, Shape{6, 1, 3, 2}, {2, 1}, {1, 0}, {2, 3}, 6},   // depthwise
       {Shape{3, 70, 5, 6}, Shape{66, 35, 1, 2}, {1, 2}, {0, 1}, {1, 1}, 2},  // more than one tile
       {Shape{1, 2, 5, 6, 4}, Shape{3, 2, 2, 3, 2}, {1, 2, 1}, {1, 0, 1}, {1, 1, 2}, 1},
   };
   for (DType t : {DType::F32, DType::F64, DType::F16}) {
     for (const Case& c : cases) {
       for (bool bias : {false, true}) {
-        const std::string what = "conv " + name_of(t) + " " + c.x.to_string() + " * " + c.w.to_string() +
-                                  (bias ? " + bias" : "");
+        const std::string what =
+            "conv " + name_of(t) + " " + c.x.to_string() + " * " + c.w.to_string() + (bias ? " + bias" : "");
         std::vector<TensorRef> in{rand(c.x, t, -1, 1), rand(c.w, t, -1, 1)};
         if (bias) in.push_back(rand(Shape{c.w[0]}, t, -1, 1));
         const ir::Conv op{c.stride, c.padding, c.dilation, c.groups, bias};
-        agree(what, [&](const auto& i) { return run(op, i); }, in);
+        agree(
+            what, [&](const auto& i) { return run(op, i); }, in);
         // The weight gradient of the same geometry, from a gradient of the output's shape.
         const ir::Conv no_bias{c.stride, c.padding, c.dilation, c.groups, false};
         const std::vector<ir::TensorSpec> specs{{c.x, t}, {c.w, t}};
@@ -70,8 +71,9 @@ TEST(VulkanConv, TransposedGeometries) {
         std::vector<TensorRef> in{rand(c.x, t, -1, 1), rand(c.w, t, -1, 1)};
         if (bias) in.push_back(rand(Shape{c.w[1] * c.groups}, t, -1, 1));
         const ir::ConvTranspose op{c.stride, c.padding, c.padding_out, c.dilation, c.groups, bias};
-        agree("conv_transpose " + name_of(t) + " " + c.x.to_string() + " * " + c.w.to_string(),
-              [&](const auto& i) { return run(op, i); }, in);
+        agree(
+            "conv_transpose " + name_of(t) + " " + c.x.to_string() + " * " + c.w.to_string(),
+            [&](const auto& i) { return run(op, i); }, in);
       }
     }
   }
@@ -103,9 +105,11 @@ TEST(VulkanPool, MaxWithIndicesEveryRule) {
   const ir::MaxPool op{{3}, {2}, {1}, {1}, false, true, DType::I32};
   agree("max_pool NaN values", [&](const auto& i) { return run(op, i, 0); }, {with_nan});
   agree("max_pool NaN indices as i32", [&](const auto& i) { return run(op, i, 1); }, {with_nan});
-  agree("max_pool without indices", [&](const auto& i) {
-    return run(ir::MaxPool{{2, 2}, {2, 2}, {0, 0}, {1, 1}, false, false, DType::I64}, i);
-  }, {rand(Shape{2, 3, 6, 6}, DType::F32)});
+  agree("max_pool without indices",
+        [&](const auto& i) {
+          return run(ir::MaxPool{{2, 2}, {2, 2}, {0, 0}, {1, 1}, false, false, DType::I64}, i);
+        },
+        {rand(Shape{2, 3, 6, 6}, DType::F32)});
 }
 
 TEST(VulkanPool, AverageAndAdaptive) {
@@ -113,17 +117,25 @@ TEST(VulkanPool, AverageAndAdaptive) {
     for (bool include_pad : {true, false}) {
       for (bool ceil : {false, true}) {
         const std::string what = "avg_pool " + name_of(t) + (include_pad ? " include_pad" : "") + (ceil ? " ceil" : "");
-        agree(what + " 2d", [&](const auto& i) {
-          return run(ir::AvgPool{{3, 2}, {2, 2}, {1, 1}, include_pad, ceil}, i);
-        }, {rand(Shape{2, 3, 8, 7}, t)});
-        agree(what + " 1d", [&](const auto& i) { return run(ir::AvgPool{{4}, {3}, {2}, include_pad, ceil}, i); },
+        agree(what + " 2d",
+              [&](const auto& i) {
+                return run(ir::AvgPool{{3, 2}, {2, 2}, {1, 1}, include_pad, ceil}, i);
+              },
+              {rand(Shape{2, 3, 8, 7}, t)});
+        agree(what + " 1d",
+              [&](const auto& i) {
+                return run(ir::AvgPool{{4}, {3}, {2}, include_pad, ceil}, i);
+              },
               {rand(Shape{2, 2, 10}, t)});
       }
     }
     for (V size : {V{3, 4}, V{1, 1}, V{8, 9}})
       agree("adaptive_avg_pool " + name_of(t), [&](const auto& i) { return run(ir::AdaptiveAvgPool{size}, i); },
             {rand(Shape{2, 3, 7, 6}, t)});
-    agree("adaptive_avg_pool 3d " + name_of(t), [&](const auto& i) { return run(ir::AdaptiveAvgPool{{2, 3, 2}}, i); },
+    agree("adaptive_avg_pool 3d " + name_of(t),
+          [&](const auto& i) {
+            return run(ir::AdaptiveAvgPool{{2, 3, 2}}, i);
+          },
           {rand(Shape{1, 2, 5, 7, 4}, t)});
   }
 }
@@ -136,7 +148,9 @@ TEST(VulkanInterpolate, ModesAndCorners) {
         for (V size : {V{11, 7}, V{3, 2}, V{1, 1}, V{5, 5}}) {
           agree("interpolate " + name_of(t) + " mode " + std::to_string(static_cast<int>(mode)) +
                     (align ? " aligned" : "") + " to " + std::to_string(size[0]) + "x" + std::to_string(size[1]),
-                [&](const auto& i) { return run(ir::Interpolate{size, mode, align}, i); },
+                [&](const auto& i) {
+                  return run(ir::Interpolate{size, mode, align}, i);
+                },
                 {rand(Shape{2, 3, 5, 4}, t)});
         }
       }

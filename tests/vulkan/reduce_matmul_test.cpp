@@ -23,8 +23,9 @@ TEST(VulkanReduce, EveryOpShortAndLongDims) {
         for (ReduceOp op : {ReduceOp::Sum, ReduceOp::Mean, ReduceOp::Max, ReduceOp::Min, ReduceOp::ArgMax,
                             ReduceOp::ArgMin, ReduceOp::Any, ReduceOp::All}) {
           // Float sums of long dims: the tree sums in f32 in another order.
-          agree(std::string(ir::reduce_name(op)) + " " + name_of(t) + " " + s.to_string() + " dim " + std::to_string(dim),
-                [&](const auto& in) { return burn::detail::reduce_dim(op, in[0], dim); }, {x});
+          agree(
+              std::string(ir::reduce_name(op)) + " " + name_of(t) + " " + s.to_string() + " dim " + std::to_string(dim),
+              [&](const auto& in) { return burn::detail::reduce_dim(op, in[0], dim); }, {x});
         }
       }
     }
@@ -35,22 +36,27 @@ TEST(VulkanReduce, EveryOpShortAndLongDims) {
 }
 
 TEST(VulkanReduce, StridedWholeAndSpecial) {
-  agree("sum of a permuted view", [](const auto& in) {
-    const std::int64_t axes[] = {2, 0, 1};
-    return burn::detail::reduce_dim(ReduceOp::Sum, burn::detail::permute(in[0], axes), 1);
-  }, {rand(Shape{6, 300, 4}, DType::F32)});
+  agree("sum of a permuted view",
+        [](const auto& in) {
+          const std::int64_t axes[] = {2, 0, 1};
+          return burn::detail::reduce_dim(ReduceOp::Sum, burn::detail::permute(in[0], axes), 1);
+        },
+        {rand(Shape{6, 300, 4}, DType::F32)});
   agree("sum of everything", [](const auto& in) { return burn::detail::reduce_all(ReduceOp::Sum, in[0]); },
         {rand(Shape{37, 41}, DType::F32)});
-  agree("argmax of a flipped view", [](const auto& in) {
-    const std::int64_t axes[] = {1};
-    return burn::detail::reduce_dim(ReduceOp::ArgMax, burn::detail::flip(in[0], axes), 1);
-  }, {rand(Shape{3, 500}, DType::I32, 0, 5)});
+  agree("argmax of a flipped view",
+        [](const auto& in) {
+          const std::int64_t axes[] = {1};
+          return burn::detail::reduce_dim(ReduceOp::ArgMax, burn::detail::flip(in[0], axes), 1);
+        },
+        {rand(Shape{3, 500}, DType::I32, 0, 5)});
   const double nan = std::numeric_limits<double>::quiet_NaN();
   const auto with_nan = values({1, nan, 3, nan, 0, 2, 9, 9, -1, 4}, Shape{2, 5}, DType::F32, ref());
   for (ReduceOp op : {ReduceOp::Max, ReduceOp::Min, ReduceOp::ArgMax, ReduceOp::ArgMin, ReduceOp::Sum})
-    agree(std::string(ir::reduce_name(op)) + " with NaN", [&](const auto& in) { return burn::detail::reduce_dim(op, in[0], 1); },
-          {with_nan});
-  agree("bool any", [](const auto& in) { return burn::detail::reduce_dim(ReduceOp::Any, in[0], 0); }, {rand_bool(Shape{70, 3})});
+    agree(std::string(ir::reduce_name(op)) + " with NaN",
+          [&](const auto& in) { return burn::detail::reduce_dim(op, in[0], 1); }, {with_nan});
+  agree("bool any", [](const auto& in) { return burn::detail::reduce_dim(ReduceOp::Any, in[0], 0); },
+        {rand_bool(Shape{70, 3})});
   agree("empty dim sum", [](const auto& in) { return burn::detail::reduce_dim(ReduceOp::Sum, in[0], 1); },
         {rand(Shape{3, 0}, DType::F32)});
   agree("empty dim mean", [](const auto& in) { return burn::detail::reduce_dim(ReduceOp::Mean, in[0], 1); },
@@ -63,14 +69,17 @@ TEST(VulkanMatmul, ShapesDtypesAndBroadcast) {
     for (auto [m, k, n] : {std::tuple{1, 1, 1}, std::tuple{5, 7, 3}, std::tuple{64, 16, 64}, std::tuple{130, 70, 65}}) {
       agree("matmul " + name_of(t) + " " + std::to_string(m) + "x" + std::to_string(k) + "x" + std::to_string(n),
             [](const auto& in) { return burn::detail::matmul(in[0], in[1]); },
-            {rand(Shape{std::size_t(m), std::size_t(k)}, t, lo, hi), rand(Shape{std::size_t(k), std::size_t(n)}, t, lo, hi)});
+            {rand(Shape{std::size_t(m), std::size_t(k)}, t, lo, hi),
+             rand(Shape{std::size_t(k), std::size_t(n)}, t, lo, hi)});
     }
     agree("batched broadcast " + name_of(t), [](const auto& in) { return burn::detail::matmul(in[0], in[1]); },
           {rand(Shape{3, 1, 9, 20}, t, lo, hi), rand(Shape{1, 4, 20, 11}, t, lo, hi)});
   }
-  agree("transposed operands", [](const auto& in) {
-    return burn::detail::matmul(burn::detail::swap_dims(in[0], 0, 1), burn::detail::swap_dims(in[1], 0, 1));
-  }, {rand(Shape{33, 17}, DType::F32), rand(Shape{40, 33}, DType::F32)});
+  agree("transposed operands",
+        [](const auto& in) {
+          return burn::detail::matmul(burn::detail::swap_dims(in[0], 0, 1), burn::detail::swap_dims(in[1], 0, 1));
+        },
+        {rand(Shape{33, 17}, DType::F32), rand(Shape{40, 33}, DType::F32)});
   agree("empty inner dim", [](const auto& in) { return burn::detail::matmul(in[0], in[1]); },
         {rand(Shape{3, 0}, DType::F32), rand(Shape{0, 4}, DType::F32)});
 }

@@ -24,22 +24,25 @@ TEST(VulkanSort, ValuesAndStableIndices) {
     }
   }
   const auto x = rand(Shape{40, 3, 7}, DType::F32);
-  agree("sort dim 0 of a strided view", [](const auto& in) {
-    return burn::detail::sort(burn::detail::swap_dims(in[0], 0, 2), 2, false).second;
-  }, {x});
+  agree("sort dim 0 of a strided view",
+        [](const auto& in) { return burn::detail::sort(burn::detail::swap_dims(in[0], 0, 2), 2, false).second; }, {x});
 }
 
 TEST(VulkanSort, NaNIsLargestAndIndexDtypes) {
   const double nan = std::numeric_limits<double>::quiet_NaN();
   const auto x = values({3, nan, -1, nan, 2, -1, 0, nan}, Shape{8}, DType::F32, ref());
   for (bool desc : {false, true}) {
-    agree(std::string("NaN values") + (desc ? " desc" : ""), [&](const auto& in) { return burn::detail::sort(in[0], 0, desc).first; }, {x});
-    agree(std::string("NaN indices") + (desc ? " desc" : ""), [&](const auto& in) { return burn::detail::sort(in[0], 0, desc).second; }, {x});
+    agree(std::string("NaN values") + (desc ? " desc" : ""),
+          [&](const auto& in) { return burn::detail::sort(in[0], 0, desc).first; }, {x});
+    agree(std::string("NaN indices") + (desc ? " desc" : ""),
+          [&](const auto& in) { return burn::detail::sort(in[0], 0, desc).second; }, {x});
   }
   for (DType it : {DType::I32, DType::I16, DType::U8})
-    agree("indices as " + name_of(it), [&](const auto& in) {
-      return burn::detail::execute(ir::Sort{1, false, it}, std::span(in.data(), 1))[1];
-    }, {rand(Shape{4, 100}, DType::F32)});
+    agree("indices as " + name_of(it),
+          [&](const auto& in) {
+            return burn::detail::execute(ir::Sort{1, false, it}, std::span(in.data(), 1))[1];
+          },
+          {rand(Shape{4, 100}, DType::F32)});
 }
 
 TEST(VulkanCumulative, EveryOpShortAndLongDims) {
@@ -63,10 +66,12 @@ TEST(VulkanCumulative, EveryOpShortAndLongDims) {
   const auto with_nan = values({1, 4, nan, 9, -2, 5, 3, nan, 0, 1}, Shape{2, 5}, DType::F32, ref());
   for (auto op : {ir::CumulativeOp::Max, ir::CumulativeOp::Min, ir::CumulativeOp::Sum})
     agree("NaN stays", [&](const auto& in) { return burn::detail::cumulative(op, in[0], 1); }, {with_nan});
-  agree("cumsum of a flipped view", [](const auto& in) {
-    const std::int64_t axes[] = {1};
-    return burn::detail::cumulative(ir::CumulativeOp::Sum, burn::detail::flip(in[0], axes), 1);
-  }, {rand(Shape{3, 700}, DType::I32, -5, 5)});
+  agree("cumsum of a flipped view",
+        [](const auto& in) {
+          const std::int64_t axes[] = {1};
+          return burn::detail::cumulative(ir::CumulativeOp::Sum, burn::detail::flip(in[0], axes), 1);
+        },
+        {rand(Shape{3, 700}, DType::I32, -5, 5)});
 }
 
 }  // namespace

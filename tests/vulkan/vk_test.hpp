@@ -29,7 +29,9 @@ inline TensorRef rand_bool(const Shape& shape) {
 /// Host values of `dtype` (converted from doubles) on `device`.
 inline TensorRef values(const std::vector<double>& v, const Shape& shape, DType dtype, const Device& device) {
   return burn::detail::from_data(TensorData(v, shape).convert(dtype), {device, dtype},
-                           is_float(dtype) ? TensorKind::Float : is_bool(dtype) ? TensorKind::Bool : TensorKind::Int);
+                                 is_float(dtype)  ? TensorKind::Float
+                                 : is_bool(dtype) ? TensorKind::Bool
+                                                  : TensorKind::Int);
 }
 
 /// Exact for ints and bools, the dtype's tolerance for floats.

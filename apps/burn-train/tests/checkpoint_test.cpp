@@ -22,9 +22,8 @@ using testing::HasSubstr;
 class CheckpointIndex : public testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("burn_train_checkpoint_test_" + std::to_string(::getpid()) + "_" +
-            testing::UnitTest::GetInstance()->current_test_info()->name());
+    dir_ = fs::temp_directory_path() / ("burn_train_checkpoint_test_" + std::to_string(::getpid()) + "_" +
+                                        testing::UnitTest::GetInstance()->current_test_info()->name());
     fs::remove_all(dir_);
     fs::create_directories(dir_);
     for (const char* name : {"model-epoch-1.safetensors", "optimizer-epoch-1.safetensors"}) std::ofstream(dir_ / name);

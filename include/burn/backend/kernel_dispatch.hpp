@@ -29,7 +29,9 @@ namespace burn::backend {
 /// True when the backend whose kernels take `Context` has a kernel for `Op`.
 template <class Context, class Op>
 concept HasKernel = requires(const Context& c, const Op& op, std::span<const Input> in,
-                             std::span<const ir::TensorSpec> out) { kernel(c, op, in, out); };
+                             std::span<const ir::TensorSpec> out) {
+  kernel(c, op, in, out);
+};
 
 /// True when `Op` also has a kernel that returns its one output directly.
 template <class Context, class Op>
@@ -51,10 +53,8 @@ std::vector<PrimitivePtr> run_kernel(const Context& ctx, const ir::Op& op, std::
                                      std::span<const ir::TensorSpec> outputs, std::string_view backend) {
   return std::visit(
       [&](const auto& o) -> std::vector<PrimitivePtr> {
-        if constexpr (HasKernel<Context, std::decay_t<decltype(o)>>)
-          return kernel(ctx, o, inputs, outputs);
-        else
-          throw Error(ir::op_name(op), "not supported by the " + std::string(backend) + " backend");
+        if constexpr (HasKernel<Context, std::decay_t<decltype(o)>>) return kernel(ctx, o, inputs, outputs);
+        else throw Error(ir::op_name(op), "not supported by the " + std::string(backend) + " backend");
       },
       op);
 }

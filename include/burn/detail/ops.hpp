@@ -38,8 +38,7 @@ TensorRef arange(std::int64_t start, std::int64_t end, std::int64_t step, const 
                  TensorKind kind);
 TensorRef linspace(double start, double end, std::size_t steps, const TensorCreationOptions& options);
 TensorRef eye(std::size_t n, const TensorCreationOptions& options, TensorKind kind);
-TensorRef random(const Shape& shape, const Distribution& dist, const TensorCreationOptions& options,
-                 TensorKind kind);
+TensorRef random(const Shape& shape, const Distribution& dist, const TensorCreationOptions& options, TensorKind kind);
 /// Converts the data to the options' dtype, or to the device default of `kind`.
 TensorRef from_data(TensorData data, const TensorCreationOptions& options, TensorKind kind);
 TensorData to_data(const TensorRef& t);

@@ -38,22 +38,62 @@ namespace burn::ir {
 // Family creation: no inputs.
 
 /// Every element set to `value`.
-struct Full { Shape shape; Scalar value; DType dtype; };
+struct Full {
+  Shape shape;
+  Scalar value;
+  DType dtype;
+};
 /// start, start+step, ... (< end for step > 0, > end for step < 0).
-struct Arange { std::int64_t start; std::int64_t end; std::int64_t step; DType dtype; };
+struct Arange {
+  std::int64_t start;
+  std::int64_t end;
+  std::int64_t step;
+  DType dtype;
+};
 enum class DistributionKind : std::uint8_t { Default, Uniform, Normal, Bernoulli };
 /// Default = uniform [0, 1); Uniform [a, b); Normal(mean a, std b); Bernoulli(p a).
-struct Random { Shape shape; DistributionKind dist; double a; double b; DType dtype; };
+struct Random {
+  Shape shape;
+  DistributionKind dist;
+  double a;
+  double b;
+  DType dtype;
+};
 
 // Family elementwise.
 
 enum class UnaryOp : std::uint8_t {
   // float and int
-  Neg, Abs, Sign,
+  Neg,
+  Abs,
+  Sign,
   // float only
-  Recip, Exp, Log, Log1p, Expm1, Sqrt, Rsqrt, Sin, Cos, Tan, Asin, Acos, Atan, Sinh, Cosh, Tanh,
-  Asinh, Acosh, Atanh, Erf, Round, Floor, Ceil, Trunc,
-  IsNan, IsInf,  // -> Bool
+  Recip,
+  Exp,
+  Log,
+  Log1p,
+  Expm1,
+  Sqrt,
+  Rsqrt,
+  Sin,
+  Cos,
+  Tan,
+  Asin,
+  Acos,
+  Atan,
+  Sinh,
+  Cosh,
+  Tanh,
+  Asinh,
+  Acosh,
+  Atanh,
+  Erf,
+  Round,
+  Floor,
+  Ceil,
+  Trunc,
+  IsNan,
+  IsInf,  // -> Bool
   // bool only
   LogicalNot,
   // int only
@@ -61,29 +101,57 @@ enum class UnaryOp : std::uint8_t {
 };
 /// One input; output has the input's shape and dtype (IsNan/IsInf: Bool).
 /// Round is half-to-even, as in Burn and PyTorch.
-struct Unary { UnaryOp op; };
+struct Unary {
+  UnaryOp op;
+};
 
 enum class BinaryOp : std::uint8_t {
   // numeric (float and int); Rem takes the divisor's sign (Python/PyTorch `remainder`)
-  Add, Sub, Mul, Div, Rem, Pow, Max, Min,
+  Add,
+  Sub,
+  Mul,
+  Div,
+  Rem,
+  Pow,
+  Max,
+  Min,
   // float only
   Atan2,
   // int only
-  BitAnd, BitOr, BitXor, Shl, Shr,
+  BitAnd,
+  BitOr,
+  BitXor,
+  Shl,
+  Shr,
   // bool only
-  LogicalAnd, LogicalOr, LogicalXor,
+  LogicalAnd,
+  LogicalOr,
+  LogicalXor,
   // comparisons (any dtype) -> Bool
-  Equal, NotEqual, Greater, GreaterEqual, Less, LessEqual,
+  Equal,
+  NotEqual,
+  Greater,
+  GreaterEqual,
+  Less,
+  LessEqual,
 };
 /// Two inputs broadcast together, or one input and `scalar` as the right-hand
 /// side. Output dtype: the inputs' (comparisons: Bool). Int Div truncates
 /// toward zero, int Pow with a negative exponent follows C integer rules.
-struct Binary { BinaryOp op; std::optional<Scalar> scalar; };
+struct Binary {
+  BinaryOp op;
+  std::optional<Scalar> scalar;
+};
 
 /// Elementwise clamp to [min, max] (either bound optional).
-struct Clamp { std::optional<Scalar> min; std::optional<Scalar> max; };
+struct Clamp {
+  std::optional<Scalar> min;
+  std::optional<Scalar> max;
+};
 /// Converts to another dtype (float -> int truncates toward zero; -> Bool is != 0).
-struct Cast { DType dtype; };
+struct Cast {
+  DType dtype;
+};
 
 // Family matmul.
 
@@ -98,55 +166,100 @@ enum class ReduceOp : std::uint8_t { Sum, Prod, Mean, Max, Min, ArgMax, ArgMin, 
 /// truncates. Reducing an empty dim: Sum 0, Prod 1, Any false, All true,
 /// float Mean NaN; Max/Min/Arg* (and int Mean) of an empty dim is an error
 /// raised by infer_outputs.
-struct Reduce { ReduceOp op; std::size_t dim; DType index_dtype = DType::I64; };
+struct Reduce {
+  ReduceOp op;
+  std::size_t dim;
+  DType index_dtype = DType::I64;
+};
 
 enum class CumulativeOp : std::uint8_t { Sum, Prod, Max, Min };
 /// Inclusive scan along `dim`; same shape and dtype.
-struct Cumulative { CumulativeOp op; std::size_t dim; };
+struct Cumulative {
+  CumulativeOp op;
+  std::size_t dim;
+};
 
 /// Stable sort along `dim`. Outputs: values, indices (index_dtype).
 /// NaN sorts as the largest value.
-struct Sort { std::size_t dim; bool descending; DType index_dtype = DType::I64; };
+struct Sort {
+  std::size_t dim;
+  bool descending;
+  DType index_dtype = DType::I64;
+};
 
 // Family layout.
 
 /// Same elements in row-major order, new shape (already resolved, no -1).
-struct Reshape { Shape shape; };
+struct Reshape {
+  Shape shape;
+};
 /// Output dim i = input dim axes[i].
-struct Permute { std::vector<std::size_t> axes; };
+struct Permute {
+  std::vector<std::size_t> axes;
+};
 /// Broadcast size-1 dims to `shape` (same rank).
-struct Expand { Shape shape; };
+struct Expand {
+  Shape shape;
+};
 /// Reverses the listed dims.
-struct Flip { std::vector<std::size_t> axes; };
+struct Flip {
+  std::vector<std::size_t> axes;
+};
 /// One range per dim, normalised: 0 <= start, indices start + k*step for
 /// k < len (step may be negative: then start is the first index, counting down).
-struct SliceRange { std::size_t start; std::size_t len; std::int64_t step; };
-struct Slice { std::vector<SliceRange> ranges; };
+struct SliceRange {
+  std::size_t start;
+  std::size_t len;
+  std::int64_t step;
+};
+struct Slice {
+  std::vector<SliceRange> ranges;
+};
 /// Inputs: tensor, values (shape = the slice's). Output: tensor with the slice replaced.
-struct SliceAssign { std::vector<SliceRange> ranges; };
+struct SliceAssign {
+  std::vector<SliceRange> ranges;
+};
 /// Concatenates every input along `dim`.
-struct Cat { std::size_t dim; };
+struct Cat {
+  std::size_t dim;
+};
 /// Sliding windows: dim `dim` becomes (size_dim - size)/step + 1 and a new last
 /// dim of length `size` is appended (PyTorch's Tensor.unfold).
-struct Unfold { std::size_t dim; std::size_t size; std::size_t step; };
+struct Unfold {
+  std::size_t dim;
+  std::size_t size;
+  std::size_t step;
+};
 
 // Family indexing (masks included).
 
 /// Inputs: tensor, indices (int, same rank). out[i][j] = t[idx[i][j]][j] for dim 0.
-struct Gather { std::size_t dim; };
+struct Gather {
+  std::size_t dim;
+};
 enum class IndexReduce : std::uint8_t { Assign, Add };
 /// Inputs: tensor, indices, values (indices and values same shape).
 /// Writes values at the indexed positions of a copy of tensor (Add accumulates).
-struct Scatter { std::size_t dim; IndexReduce reduce; };
+struct Scatter {
+  std::size_t dim;
+  IndexReduce reduce;
+};
 /// Inputs: tensor, indices (1-D int). Picks entries of `dim`.
-struct Select { std::size_t dim; };
+struct Select {
+  std::size_t dim;
+};
 /// Inputs: tensor, indices (1-D), values. Writes (or adds) values' slices to the
 /// indexed entries of `dim`.
-struct SelectAssign { std::size_t dim; IndexReduce reduce; };
+struct SelectAssign {
+  std::size_t dim;
+  IndexReduce reduce;
+};
 /// Inputs: tensor, mask (Bool), source. Where mask, take source (broadcast).
 struct MaskWhere {};
 /// Inputs: tensor, mask (Bool). Where mask, write `value`.
-struct MaskFill { Scalar value; };
+struct MaskFill {
+  Scalar value;
+};
 
 // Family conv. Conv, pool and interpolate are the module operations: N
 // spatial dims, channels-first.
@@ -187,7 +300,9 @@ struct AvgPool {
   bool count_include_pad = true;
   bool ceil_mode = false;
 };
-struct AdaptiveAvgPool { std::vector<std::size_t> output_size; };
+struct AdaptiveAvgPool {
+  std::vector<std::size_t> output_size;
+};
 
 // Family interpolate.
 
@@ -195,12 +310,16 @@ enum class InterpolateMode : std::uint8_t { Nearest, Bilinear, Bicubic };
 /// Input [N, C, H, W] (2 spatial dims; 1-D callers add a unit dim).
 /// Nearest uses floor(dst * in / out) (PyTorch "nearest"); bilinear and bicubic
 /// (A = -0.75, clamped borders) follow PyTorch with and without align_corners.
-struct Interpolate { std::vector<std::size_t> output_size; InterpolateMode mode; bool align_corners; };
+struct Interpolate {
+  std::vector<std::size_t> output_size;
+  InterpolateMode mode;
+  bool align_corners;
+};
 
-using Op = std::variant<Full, Arange, Random, Unary, Binary, Clamp, Cast, Matmul, Reduce, Cumulative,
-                        Sort, Reshape, Permute, Expand, Flip, Slice, SliceAssign, Cat, Unfold, Gather,
-                        Scatter, Select, SelectAssign, MaskWhere, MaskFill, Conv, ConvTranspose, ConvWeightGrad, MaxPool,
-                        AvgPool, AdaptiveAvgPool, Interpolate>;
+using Op =
+    std::variant<Full, Arange, Random, Unary, Binary, Clamp, Cast, Matmul, Reduce, Cumulative, Sort, Reshape, Permute,
+                 Expand, Flip, Slice, SliceAssign, Cat, Unfold, Gather, Scatter, Select, SelectAssign, MaskWhere,
+                 MaskFill, Conv, ConvTranspose, ConvWeightGrad, MaxPool, AvgPool, AdaptiveAvgPool, Interpolate>;
 
 /// "add", "exp", "matmul", "sum_dim", "conv2d", ... (used in error messages).
 std::string_view op_name(const Op& op);

@@ -69,7 +69,9 @@ class Visitor {
 };
 
 template <class M>
-concept Module = requires(M& m, Visitor& v, const std::string& prefix) { m.visit_fields(v, prefix); };
+concept Module = requires(M& m, Visitor& v, const std::string& prefix) {
+  m.visit_fields(v, prefix);
+};
 
 namespace detail {
 
@@ -171,7 +173,8 @@ void for_each_tensor(const M& m, F&& f) {
 /// same rank and kind); returns the new module.
 template <Module M, class F>
 M map_params(M m, F&& f) {
-  detail::FunctionVisitor v([&](const std::string& path, ParamBase& p) { p.set_ref(f(path, std::as_const(p))); }, nullptr);
+  detail::FunctionVisitor v([&](const std::string& path, ParamBase& p) { p.set_ref(f(path, std::as_const(p))); },
+                            nullptr);
   m.visit_fields(v, "");
   return m;
 }
@@ -210,18 +213,16 @@ std::vector<Device> devices(const M& m) {
 /// stay linked to the source ones: gradients flow back to the originals.
 template <Module M>
 M to_device(M m, const Device& device) {
-  return map_tensors(std::move(m), [&](const std::string&, const ParamBase& p) {
-    return detail::param_to_device(p.ref(), device);
-  });
+  return map_tensors(std::move(m),
+                     [&](const std::string&, const ParamBase& p) { return detail::param_to_device(p.ref(), device); });
 }
 
 /// Moves, detaches and makes fresh trainable leaves on `device`, keeping the
 /// ParamIds (so optimiser state carries over).
 template <Module M>
 M fork(M m, const Device& device) {
-  return map_tensors(std::move(m), [&](const std::string&, const ParamBase& p) {
-    return detail::param_fork(p.ref(), device);
-  });
+  return map_tensors(std::move(m),
+                     [&](const std::string&, const ParamBase& p) { return detail::param_fork(p.ref(), device); });
 }
 
 /// Marks every parameter as not trainable (no gradients, optimisers skip it).
@@ -255,19 +256,19 @@ M with_mode(M m, Mode mode) {
 /// Declares a module's fields, in order: `BURN_MODULE(conv1, conv2, fc)`.
 /// Generates the field visitor and Burn's module methods (to_device, fork,
 /// no_grad, valid, train, eval, num_params, devices), each returning a new module.
-#define BURN_MODULE(...)                                                                                          \
-  void visit_fields(::burn::module::Visitor& burn_visitor_, const std::string& burn_prefix_) {                   \
-    ::burn::module::detail::visit_named(burn_visitor_, burn_prefix_, #__VA_ARGS__ __VA_OPT__(, ) __VA_ARGS__);    \
-  }                                                                                                               \
+#define BURN_MODULE(...)                                                                                       \
+  void visit_fields(::burn::module::Visitor& burn_visitor_, const std::string& burn_prefix_) {                 \
+    ::burn::module::detail::visit_named(burn_visitor_, burn_prefix_, #__VA_ARGS__ __VA_OPT__(, ) __VA_ARGS__); \
+  }                                                                                                            \
   BURN_MODULE_METHODS
 
 /// The module methods alone, for a module that writes its own visit_fields.
-#define BURN_MODULE_METHODS                                                                                       \
-  auto to_device(const ::burn::Device& device) const { return ::burn::module::to_device(*this, device); }         \
-  auto fork(const ::burn::Device& device) const { return ::burn::module::fork(*this, device); }                   \
-  auto no_grad() const { return ::burn::module::no_grad(*this); }                                                 \
-  auto valid() const { return ::burn::module::valid(*this); }                                                     \
-  auto train() const { return ::burn::module::with_mode(*this, ::burn::module::Mode::Train); }                    \
-  auto eval() const { return ::burn::module::with_mode(*this, ::burn::module::Mode::Eval); }                      \
-  std::size_t num_params() const { return ::burn::module::num_params(*this); }                                    \
+#define BURN_MODULE_METHODS                                                                               \
+  auto to_device(const ::burn::Device& device) const { return ::burn::module::to_device(*this, device); } \
+  auto fork(const ::burn::Device& device) const { return ::burn::module::fork(*this, device); }           \
+  auto no_grad() const { return ::burn::module::no_grad(*this); }                                         \
+  auto valid() const { return ::burn::module::valid(*this); }                                             \
+  auto train() const { return ::burn::module::with_mode(*this, ::burn::module::Mode::Train); }            \
+  auto eval() const { return ::burn::module::with_mode(*this, ::burn::module::Mode::Eval); }              \
+  std::size_t num_params() const { return ::burn::module::num_params(*this); }                            \
   std::vector<::burn::Device> devices() const { return ::burn::module::devices(*this); }

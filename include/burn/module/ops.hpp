@@ -13,8 +13,13 @@ template <std::size_t N>
 struct ConvOptions {
   std::array<std::size_t, N> stride, padding, dilation;
   std::size_t groups = 1;
-  ConvOptions() { stride.fill(1); padding.fill(0); dilation.fill(1); }
-  ConvOptions(std::array<std::size_t, N> s, std::array<std::size_t, N> p, std::array<std::size_t, N> d, std::size_t g = 1)
+  ConvOptions() {
+    stride.fill(1);
+    padding.fill(0);
+    dilation.fill(1);
+  }
+  ConvOptions(std::array<std::size_t, N> s, std::array<std::size_t, N> p, std::array<std::size_t, N> d,
+              std::size_t g = 1)
       : stride(s), padding(p), dilation(d), groups(g) {}
 };
 
@@ -22,7 +27,12 @@ template <std::size_t N>
 struct ConvTransposeOptions {
   std::array<std::size_t, N> stride, padding, padding_out, dilation;
   std::size_t groups = 1;
-  ConvTransposeOptions() { stride.fill(1); padding.fill(0); padding_out.fill(0); dilation.fill(1); }
+  ConvTransposeOptions() {
+    stride.fill(1);
+    padding.fill(0);
+    padding_out.fill(0);
+    dilation.fill(1);
+  }
   ConvTransposeOptions(std::array<std::size_t, N> s, std::array<std::size_t, N> p, std::array<std::size_t, N> po,
                        std::array<std::size_t, N> d, std::size_t g = 1)
       : stride(s), padding(p), padding_out(po), dilation(d), groups(g) {}
@@ -40,9 +50,10 @@ namespace burn::detail {
 using OptRef = std::optional<TensorRef>;
 TensorRef conv(const TensorRef& x, const TensorRef& w, const OptRef& bias, std::span<const std::size_t> stride,
                std::span<const std::size_t> padding, std::span<const std::size_t> dilation, std::size_t groups);
-TensorRef conv_transpose(const TensorRef& x, const TensorRef& w, const OptRef& bias, std::span<const std::size_t> stride,
-                         std::span<const std::size_t> padding, std::span<const std::size_t> padding_out,
-                         std::span<const std::size_t> dilation, std::size_t groups);
+TensorRef conv_transpose(const TensorRef& x, const TensorRef& w, const OptRef& bias,
+                         std::span<const std::size_t> stride, std::span<const std::size_t> padding,
+                         std::span<const std::size_t> padding_out, std::span<const std::size_t> dilation,
+                         std::size_t groups);
 std::pair<TensorRef, std::optional<TensorRef>> max_pool(const TensorRef& x, std::span<const std::size_t> kernel,
                                                         std::span<const std::size_t> stride,
                                                         std::span<const std::size_t> padding,
@@ -65,35 +76,37 @@ OptRef optional_ref(const std::optional<Tensor<D>>& t) {
 
 namespace burn::module {
 
-
 /// x [N, C_in, L], weight [C_out, C_in/groups, K], bias [C_out].
 inline Tensor<3> conv1d(const Tensor<3>& x, const Tensor<3>& weight, const std::optional<Tensor<1>>& bias,
                         const ConvOptions<1>& o = {}) {
-  return Tensor<3>(burn::detail::conv(x.ref(), weight.ref(), burn::detail::optional_ref(bias), o.stride, o.padding, o.dilation, o.groups));
+  return Tensor<3>(burn::detail::conv(x.ref(), weight.ref(), burn::detail::optional_ref(bias), o.stride, o.padding,
+                                      o.dilation, o.groups));
 }
 inline Tensor<4> conv2d(const Tensor<4>& x, const Tensor<4>& weight, const std::optional<Tensor<1>>& bias,
                         const ConvOptions<2>& o = {}) {
-  return Tensor<4>(burn::detail::conv(x.ref(), weight.ref(), burn::detail::optional_ref(bias), o.stride, o.padding, o.dilation, o.groups));
+  return Tensor<4>(burn::detail::conv(x.ref(), weight.ref(), burn::detail::optional_ref(bias), o.stride, o.padding,
+                                      o.dilation, o.groups));
 }
 inline Tensor<5> conv3d(const Tensor<5>& x, const Tensor<5>& weight, const std::optional<Tensor<1>>& bias,
                         const ConvOptions<3>& o = {}) {
-  return Tensor<5>(burn::detail::conv(x.ref(), weight.ref(), burn::detail::optional_ref(bias), o.stride, o.padding, o.dilation, o.groups));
+  return Tensor<5>(burn::detail::conv(x.ref(), weight.ref(), burn::detail::optional_ref(bias), o.stride, o.padding,
+                                      o.dilation, o.groups));
 }
 /// weight [C_in, C_out/groups, K...].
 inline Tensor<3> conv_transpose1d(const Tensor<3>& x, const Tensor<3>& weight, const std::optional<Tensor<1>>& bias,
                                   const ConvTransposeOptions<1>& o = {}) {
-  return Tensor<3>(burn::detail::conv_transpose(x.ref(), weight.ref(), burn::detail::optional_ref(bias), o.stride, o.padding, o.padding_out,
-                                          o.dilation, o.groups));
+  return Tensor<3>(burn::detail::conv_transpose(x.ref(), weight.ref(), burn::detail::optional_ref(bias), o.stride,
+                                                o.padding, o.padding_out, o.dilation, o.groups));
 }
 inline Tensor<4> conv_transpose2d(const Tensor<4>& x, const Tensor<4>& weight, const std::optional<Tensor<1>>& bias,
                                   const ConvTransposeOptions<2>& o = {}) {
-  return Tensor<4>(burn::detail::conv_transpose(x.ref(), weight.ref(), burn::detail::optional_ref(bias), o.stride, o.padding, o.padding_out,
-                                          o.dilation, o.groups));
+  return Tensor<4>(burn::detail::conv_transpose(x.ref(), weight.ref(), burn::detail::optional_ref(bias), o.stride,
+                                                o.padding, o.padding_out, o.dilation, o.groups));
 }
 inline Tensor<5> conv_transpose3d(const Tensor<5>& x, const Tensor<5>& weight, const std::optional<Tensor<1>>& bias,
                                   const ConvTransposeOptions<3>& o = {}) {
-  return Tensor<5>(burn::detail::conv_transpose(x.ref(), weight.ref(), burn::detail::optional_ref(bias), o.stride, o.padding, o.padding_out,
-                                          o.dilation, o.groups));
+  return Tensor<5>(burn::detail::conv_transpose(x.ref(), weight.ref(), burn::detail::optional_ref(bias), o.stride,
+                                                o.padding, o.padding_out, o.dilation, o.groups));
 }
 
 inline Tensor<3> max_pool1d(const Tensor<3>& x, std::size_t kernel, std::size_t stride, std::size_t padding = 0,
@@ -102,8 +115,8 @@ inline Tensor<3> max_pool1d(const Tensor<3>& x, std::size_t kernel, std::size_t 
   return Tensor<3>(burn::detail::max_pool(x.ref(), k, s, p, d, ceil_mode, false).first);
 }
 inline std::pair<Tensor<3>, Tensor<3, Int>> max_pool1d_with_indices(const Tensor<3>& x, std::size_t kernel,
-                                                                   std::size_t stride, std::size_t padding = 0,
-                                                                   std::size_t dilation = 1, bool ceil_mode = false) {
+                                                                    std::size_t stride, std::size_t padding = 0,
+                                                                    std::size_t dilation = 1, bool ceil_mode = false) {
   std::array k{kernel}, s{stride}, p{padding}, d{dilation};
   auto [v, i] = burn::detail::max_pool(x.ref(), k, s, p, d, ceil_mode, true);
   return {Tensor<3>(v), Tensor<3, Int>(*i)};
@@ -113,11 +126,9 @@ inline Tensor<4> max_pool2d(const Tensor<4>& x, std::array<std::size_t, 2> kerne
                             bool ceil_mode = false) {
   return Tensor<4>(burn::detail::max_pool(x.ref(), kernel, stride, padding, dilation, ceil_mode, false).first);
 }
-inline std::pair<Tensor<4>, Tensor<4, Int>> max_pool2d_with_indices(const Tensor<4>& x, std::array<std::size_t, 2> kernel,
-                                                                   std::array<std::size_t, 2> stride,
-                                                                   std::array<std::size_t, 2> padding = {0, 0},
-                                                                   std::array<std::size_t, 2> dilation = {1, 1},
-                                                                   bool ceil_mode = false) {
+inline std::pair<Tensor<4>, Tensor<4, Int>> max_pool2d_with_indices(
+    const Tensor<4>& x, std::array<std::size_t, 2> kernel, std::array<std::size_t, 2> stride,
+    std::array<std::size_t, 2> padding = {0, 0}, std::array<std::size_t, 2> dilation = {1, 1}, bool ceil_mode = false) {
   auto [v, i] = burn::detail::max_pool(x.ref(), kernel, stride, padding, dilation, ceil_mode, true);
   return {Tensor<4>(v), Tensor<4, Int>(*i)};
 }
@@ -149,7 +160,8 @@ inline Tensor<3> embedding(const Tensor<2>& weights, const Tensor<2, Int>& indic
 /// x [..., d_in] * weight [d_in, d_out] + bias [d_out] (Burn's weight layout).
 template <std::size_t D>
 Tensor<D> linear(const Tensor<D>& x, const Tensor<2>& weight, const std::optional<Tensor<1>>& bias) {
-  return Tensor<D>(burn::detail::linear(x.ref(), weight.ref(), bias ? burn::detail::OptRef(bias->ref()) : std::nullopt));
+  return Tensor<D>(
+      burn::detail::linear(x.ref(), weight.ref(), bias ? burn::detail::OptRef(bias->ref()) : std::nullopt));
 }
 
 }  // namespace burn::module

@@ -101,7 +101,9 @@ class Param final : public ParamBase {
   auto grad(const Gradients& grads) const { return value_.grad(grads); }
 
   burn::detail::TensorRef ref() const override { return value_.ref(); }
-  void set_ref(burn::detail::TensorRef value) override { value_ = T(detail::prepare_param(std::move(value), is_trainable())); }
+  void set_ref(burn::detail::TensorRef value) override {
+    value_ = T(detail::prepare_param(std::move(value), is_trainable()));
+  }
 
  private:
   T value_;

@@ -40,8 +40,8 @@ class Initializer {
   /// fan_in (fan_out with fan_out_only), Xavier both; a missing fan is a
   /// burn::Error. Random draws follow Device::seed.
   burn::detail::TensorRef init_ref(const Shape& shape, const TensorCreationOptions& options,
-                             std::optional<std::size_t> fan_in = std::nullopt,
-                             std::optional<std::size_t> fan_out = std::nullopt) const;
+                                   std::optional<std::size_t> fan_in = std::nullopt,
+                                   std::optional<std::size_t> fan_out = std::nullopt) const;
 
   template <std::size_t D>
   Tensor<D> init(const Shape& shape, const TensorCreationOptions& options,
@@ -51,7 +51,8 @@ class Initializer {
   }
 
  private:
-  Initializer(Kind kind, double a, double b, bool fan_out_only) : kind_(kind), a_(a), b_(b), fan_out_only_(fan_out_only) {}
+  Initializer(Kind kind, double a, double b, bool fan_out_only)
+      : kind_(kind), a_(a), b_(b), fan_out_only_(fan_out_only) {}
   Kind kind_;
   double a_, b_;
   bool fan_out_only_;

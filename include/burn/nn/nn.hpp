@@ -14,9 +14,9 @@
 #include <burn/nn/initializer.hpp>
 #include <burn/nn/layer_norm.hpp>
 #include <burn/nn/linear.hpp>
+#include <burn/nn/loss/loss.hpp>
 #include <burn/nn/lstm.hpp>
 #include <burn/nn/padding.hpp>
 #include <burn/nn/pool.hpp>
 #include <burn/nn/rms_norm.hpp>
 #include <burn/nn/transformer.hpp>
-#include <burn/nn/loss/loss.hpp>

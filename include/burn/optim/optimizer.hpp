@@ -87,8 +87,7 @@ class Optimizer {
   /// caller's model is still there, unchanged (a by-value parameter would
   /// have taken it with it).
   template <module::Module M>
-    requires(!std::is_reference_v<M> && !std::is_const_v<M>)
-  M step(double lr, M&& module, GradientsParams grads) {
+  requires(!std::is_reference_v<M> && !std::is_const_v<M>) M step(double lr, M&& module, GradientsParams grads) {
     update(lr, module, std::move(grads));
     return std::move(module);
   }

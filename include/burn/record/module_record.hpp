@@ -124,8 +124,13 @@ void save_module(const M& model, const std::filesystem::path& path,
 template <module::Module M>
 M load_module(M model, const std::filesystem::path& path, const LoadOptions& options = {}) {
   std::vector<detail::Slot> slots;
-  module::detail::FunctionVisitor collect([&](const std::string& p, module::ParamBase& t) { slots.push_back({p, &t}); },
-                                            [&](const std::string& p, module::ParamBase& t) { slots.push_back({p, &t}); });
+  module::detail::FunctionVisitor collect(
+      [&](const std::string& p, module::ParamBase& t) {
+        slots.push_back({p, &t});
+      },
+      [&](const std::string& p, module::ParamBase& t) {
+        slots.push_back({p, &t});
+      });
   module::visit(model, collect);
   detail::load_slots(slots, path, options);
   return model;

@@ -128,14 +128,14 @@ Grads rule(const ir::ConvTranspose& op, const VjpArgs& a) {
   // weight layout. It yields L + floor(padding_out / s) positions; padding_out
   // may reach the dilation, so extra ones are cut.
   if (module_rules::wants(a, 0))
-    out[0] = empty ? zeros_like(x)
-                   : module_rules::fit_to(
-                         detail::conv(g, w, std::nullopt, op.stride, op.padding, op.dilation, op.groups),
-                         x->spec.shape);
+    out[0] = empty
+                 ? zeros_like(x)
+                 : module_rules::fit_to(detail::conv(g, w, std::nullopt, op.stride, op.padding, op.dilation, op.groups),
+                                        x->spec.shape);
   if (module_rules::wants(a, 1))
-    out[1] = empty ? zeros_like(w)
-                   : weight_grad(g, x, op.stride, op.padding, op.dilation, op.groups,
-                                 module_rules::spatial(w->spec.shape));
+    out[1] =
+        empty ? zeros_like(w)
+              : weight_grad(g, x, op.stride, op.padding, op.dilation, op.groups, module_rules::spatial(w->spec.shape));
   return out;
 }
 

@@ -17,63 +17,39 @@ using detail::unary;
 /// g * dy/dx for a float unary op (x: input, y: output).
 TensorRef unary_grad(UnaryOp op, const TensorRef& g, const TensorRef& x, const TensorRef& y) {
   switch (op) {
-    case UnaryOp::Neg:
-      return neg(g);
-    case UnaryOp::Abs:
-      return mul(g, unary(UnaryOp::Sign, x));  // sign(0) = 0: no gradient at the kink
-    case UnaryOp::Recip:
-      return neg(mul(g, square(y)));  // -1/x^2 = -y^2
-    case UnaryOp::Exp:
-      return mul(g, y);
-    case UnaryOp::Log:
-      return div(g, x);
-    case UnaryOp::Log1p:
-      return div(g, add(x, 1.0));
-    case UnaryOp::Expm1:
-      return mul(g, add(y, 1.0));
-    case UnaryOp::Sqrt:
-      return div(g, mul(y, 2.0));
-    case UnaryOp::Rsqrt:
-      return mul(mul(g, mul(y, square(y))), -0.5);
-    case UnaryOp::Sin:
-      return mul(g, unary(UnaryOp::Cos, x));
-    case UnaryOp::Cos:
-      return neg(mul(g, unary(UnaryOp::Sin, x)));
-    case UnaryOp::Tan:
-      return mul(g, add(square(y), 1.0));
-    case UnaryOp::Asin:
-      return mul(g, unary(UnaryOp::Rsqrt, rsub(1.0, square(x))));
-    case UnaryOp::Acos:
-      return neg(mul(g, unary(UnaryOp::Rsqrt, rsub(1.0, square(x)))));
-    case UnaryOp::Atan:
-      return div(g, add(square(x), 1.0));
-    case UnaryOp::Sinh:
-      return mul(g, unary(UnaryOp::Cosh, x));
-    case UnaryOp::Cosh:
-      return mul(g, unary(UnaryOp::Sinh, x));
-    case UnaryOp::Tanh:
-      return mul(g, rsub(1.0, square(y)));
-    case UnaryOp::Asinh:
-      return mul(g, unary(UnaryOp::Rsqrt, add(square(x), 1.0)));
-    case UnaryOp::Acosh:
-      return mul(g, unary(UnaryOp::Rsqrt, add(square(x), -1.0)));
-    case UnaryOp::Atanh:
-      return div(g, rsub(1.0, square(x)));
-    case UnaryOp::Erf:
-      return mul(mul(g, unary(UnaryOp::Exp, neg(square(x)))), 2.0 / std::sqrt(std::numbers::pi));
+    case UnaryOp::Neg: return neg(g);
+    case UnaryOp::Abs: return mul(g, unary(UnaryOp::Sign, x));  // sign(0) = 0: no gradient at the kink
+    case UnaryOp::Recip: return neg(mul(g, square(y)));         // -1/x^2 = -y^2
+    case UnaryOp::Exp: return mul(g, y);
+    case UnaryOp::Log: return div(g, x);
+    case UnaryOp::Log1p: return div(g, add(x, 1.0));
+    case UnaryOp::Expm1: return mul(g, add(y, 1.0));
+    case UnaryOp::Sqrt: return div(g, mul(y, 2.0));
+    case UnaryOp::Rsqrt: return mul(mul(g, mul(y, square(y))), -0.5);
+    case UnaryOp::Sin: return mul(g, unary(UnaryOp::Cos, x));
+    case UnaryOp::Cos: return neg(mul(g, unary(UnaryOp::Sin, x)));
+    case UnaryOp::Tan: return mul(g, add(square(y), 1.0));
+    case UnaryOp::Asin: return mul(g, unary(UnaryOp::Rsqrt, rsub(1.0, square(x))));
+    case UnaryOp::Acos: return neg(mul(g, unary(UnaryOp::Rsqrt, rsub(1.0, square(x)))));
+    case UnaryOp::Atan: return div(g, add(square(x), 1.0));
+    case UnaryOp::Sinh: return mul(g, unary(UnaryOp::Cosh, x));
+    case UnaryOp::Cosh: return mul(g, unary(UnaryOp::Sinh, x));
+    case UnaryOp::Tanh: return mul(g, rsub(1.0, square(y)));
+    case UnaryOp::Asinh: return mul(g, unary(UnaryOp::Rsqrt, add(square(x), 1.0)));
+    case UnaryOp::Acosh: return mul(g, unary(UnaryOp::Rsqrt, add(square(x), -1.0)));
+    case UnaryOp::Atanh: return div(g, rsub(1.0, square(x)));
+    case UnaryOp::Erf: return mul(mul(g, unary(UnaryOp::Exp, neg(square(x)))), 2.0 / std::sqrt(std::numbers::pi));
     // Piecewise constant: zero almost everywhere, as in PyTorch.
     case UnaryOp::Sign:
     case UnaryOp::Round:
     case UnaryOp::Floor:
     case UnaryOp::Ceil:
-    case UnaryOp::Trunc:
-      return zeros_like(x);
+    case UnaryOp::Trunc: return zeros_like(x);
     // Bool or int results: never differentiated (filtered out by the caller).
     case UnaryOp::IsNan:
     case UnaryOp::IsInf:
     case UnaryOp::LogicalNot:
-    case UnaryOp::BitNot:
-      break;
+    case UnaryOp::BitNot: break;
   }
   throw Error(ir::unary_name(op), "has no gradient: its result is not a float tensor");
 }
@@ -92,8 +68,7 @@ SavedValues saved(const ir::Unary& op) {
     case UnaryOp::Sqrt:
     case UnaryOp::Rsqrt:
     case UnaryOp::Tan:
-    case UnaryOp::Tanh:
-      return kKeepOutput0;
+    case UnaryOp::Tanh: return kKeepOutput0;
     // x-based derivatives.
     case UnaryOp::Abs:
     case UnaryOp::Log:
@@ -108,8 +83,7 @@ SavedValues saved(const ir::Unary& op) {
     case UnaryOp::Asinh:
     case UnaryOp::Acosh:
     case UnaryOp::Atanh:
-    case UnaryOp::Erf:
-      return kKeepInput0;
+    case UnaryOp::Erf: return kKeepInput0;
     // Constant derivatives (neg), zero ones (shape only), non-float results.
     case UnaryOp::Neg:
     case UnaryOp::Sign:
@@ -120,8 +94,7 @@ SavedValues saved(const ir::Unary& op) {
     case UnaryOp::IsNan:
     case UnaryOp::IsInf:
     case UnaryOp::LogicalNot:
-    case UnaryOp::BitNot:
-      return kKeepNothing;
+    case UnaryOp::BitNot: return kKeepNothing;
   }
   return kKeepAll;
 }
@@ -138,18 +111,14 @@ SavedValues saved(const ir::Binary& op) {
   const bool scalar = op.scalar.has_value();
   switch (op.op) {
     case BinaryOp::Add:
-    case BinaryOp::Sub:
-      return kKeepNothing;
+    case BinaryOp::Sub: return kKeepNothing;
     case BinaryOp::Mul:
     case BinaryOp::Div:
-    case BinaryOp::Rem:
-      return scalar ? kKeepNothing : kKeepInputs01;
+    case BinaryOp::Rem: return scalar ? kKeepNothing : kKeepInputs01;
     case BinaryOp::Max:
     case BinaryOp::Min:
-    case BinaryOp::Atan2:
-      return scalar ? kKeepInput0 : kKeepInputs01;
-    case BinaryOp::Pow:
-      return scalar ? kKeepInput0 : SavedValues{0b11, 0b1};
+    case BinaryOp::Atan2: return scalar ? kKeepInput0 : kKeepInputs01;
+    case BinaryOp::Pow: return scalar ? kKeepInput0 : SavedValues{0b11, 0b1};
     // Int, bool and comparison results carry no gradient.
     case BinaryOp::BitAnd:
     case BinaryOp::BitOr:
@@ -164,8 +133,7 @@ SavedValues saved(const ir::Binary& op) {
     case BinaryOp::Greater:
     case BinaryOp::GreaterEqual:
     case BinaryOp::Less:
-    case BinaryOp::LessEqual:
-      return kKeepNothing;
+    case BinaryOp::LessEqual: return kKeepNothing;
   }
   return kKeepAll;
 }
@@ -260,8 +228,7 @@ Grads rule(const ir::Binary& op, const VjpArgs& args) {
     case BinaryOp::Greater:
     case BinaryOp::GreaterEqual:
     case BinaryOp::Less:
-    case BinaryOp::LessEqual:
-      break;
+    case BinaryOp::LessEqual: break;
   }
   if (need_a && ga) out[0] = sum_to_shape(*ga, a->spec.shape);
   if (need_b && gb) out[1] = sum_to_shape(*gb, args.inputs[1]->spec.shape);

@@ -61,8 +61,7 @@ Grads rule(const ir::SliceAssign& op, const VjpArgs& a) {
   const TensorRef g = cotangent_or_zeros(a, 0);
   // The slice's positions were overwritten by `values`: the tensor's
   // gradient there is 0 and `values` receives what flowed into them.
-  if (want_tensor)
-    out[0] = detail::execute1(ir::SliceAssign{op.ranges}, {g, zeros_shaped(g, a.inputs[1]->spec.shape)});
+  if (want_tensor) out[0] = detail::execute1(ir::SliceAssign{op.ranges}, {g, zeros_shaped(g, a.inputs[1]->spec.shape)});
   if (want_values) out[1] = detail::execute1(ir::Slice{op.ranges}, {g});
   return out;
 }
@@ -112,8 +111,7 @@ Grads rule(const ir::Unfold& op, const VjpArgs& a) {
   // positions 0..n-1 of dim, unfolded exactly as the forward op did.
   const std::size_t n = in_shape[op.dim];
   const DType index_dtype = layout::index_dtype_for(g->device, n);
-  const TensorRef positions =
-      detail::create(ir::Arange{0, static_cast<std::int64_t>(n), 1, index_dtype}, g->device);
+  const TensorRef positions = detail::create(ir::Arange{0, static_cast<std::int64_t>(n), 1, index_dtype}, g->device);
   const TensorRef unfolded = detail::execute1(ir::Unfold{0, op.size, op.step}, {positions});
   Shape index_shape(std::vector<std::size_t>(rank, 1));
   index_shape[op.dim] = windows * op.size;

@@ -35,8 +35,7 @@ inline std::vector<ir::SliceRange> full_ranges(const Shape& shape) {
 /// (I64 where available, I32 otherwise, as long as the values fit).
 inline DType index_dtype_for(const Device& device, std::size_t bound) {
   if (device.supports_dtype(DType::I64)) return DType::I64;
-  if (bound <= static_cast<std::size_t>(std::numeric_limits<std::int32_t>::max()) &&
-      device.supports_dtype(DType::I32))
+  if (bound <= static_cast<std::size_t>(std::numeric_limits<std::int32_t>::max()) && device.supports_dtype(DType::I32))
     return DType::I32;
   throw Error("unfold", "backward needs an int dtype for positions up to " + std::to_string(bound) +
                             ", but the device supports neither I64 nor a narrower one wide enough");

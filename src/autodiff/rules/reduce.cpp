@@ -84,18 +84,15 @@ TensorRef cum_extreme_grad(const TensorRef& g, const TensorRef& x, const TensorR
 
 SavedValues saved(const ir::Reduce& op) {
   switch (op.op) {
-    case ReduceOp::Prod:
-      return kKeepInput0;
+    case ReduceOp::Prod: return kKeepInput0;
     case ReduceOp::Max:
-    case ReduceOp::Min:
-      return kKeepInput0Output0;
+    case ReduceOp::Min: return kKeepInput0Output0;
     case ReduceOp::Sum:
     case ReduceOp::Mean:
     case ReduceOp::ArgMax:
     case ReduceOp::ArgMin:
     case ReduceOp::Any:
-    case ReduceOp::All:
-      return kKeepNothing;
+    case ReduceOp::All: return kKeepNothing;
   }
   return kKeepAll;
 }
@@ -113,36 +110,25 @@ Grads rule(const ir::Reduce& op, const VjpArgs& args) {
   const Shape& shape = x->spec.shape;
   const TensorRef g = cotangent_or_zeros(args, 0);
   switch (op.op) {
-    case ReduceOp::Sum:
-      out[0] = expand_to(g, shape);
-      break;
-    case ReduceOp::Mean:
-      out[0] = expand_to(mul(g, 1.0 / static_cast<double>(shape[op.dim])), shape);
-      break;
-    case ReduceOp::Prod:
-      out[0] = mul(g, product_of_others(x, op.dim));
-      break;
+    case ReduceOp::Sum: out[0] = expand_to(g, shape); break;
+    case ReduceOp::Mean: out[0] = expand_to(mul(g, 1.0 / static_cast<double>(shape[op.dim])), shape); break;
+    case ReduceOp::Prod: out[0] = mul(g, product_of_others(x, op.dim)); break;
     case ReduceOp::Max:
-    case ReduceOp::Min:
-      out[0] = extreme_grad(g, x, args.outputs[0], op.dim);
-      break;
+    case ReduceOp::Min: out[0] = extreme_grad(g, x, args.outputs[0], op.dim); break;
     case ReduceOp::ArgMax:  // int and bool results: returned above
     case ReduceOp::ArgMin:
     case ReduceOp::Any:
-    case ReduceOp::All:
-      break;
+    case ReduceOp::All: break;
   }
   return out;
 }
 
 SavedValues saved(const ir::Cumulative& op) {
   switch (op.op) {
-    case CumulativeOp::Sum:
-      return kKeepNothing;
+    case CumulativeOp::Sum: return kKeepNothing;
     case CumulativeOp::Prod:
     case CumulativeOp::Max:
-    case CumulativeOp::Min:
-      return kKeepInput0Output0;
+    case CumulativeOp::Min: return kKeepInput0Output0;
   }
   return kKeepAll;
 }
@@ -158,16 +144,10 @@ Grads rule(const ir::Cumulative& op, const VjpArgs& args) {
   const TensorRef g = cotangent_or_zeros(args, 0);
   const TensorRef& y = args.outputs[0];
   switch (op.op) {
-    case CumulativeOp::Sum:
-      out[0] = reverse_cumsum(g, op.dim);
-      break;
-    case CumulativeOp::Prod:
-      out[0] = cumprod_grad(g, x, y, op.dim);
-      break;
+    case CumulativeOp::Sum: out[0] = reverse_cumsum(g, op.dim); break;
+    case CumulativeOp::Prod: out[0] = cumprod_grad(g, x, y, op.dim); break;
     case CumulativeOp::Max:
-    case CumulativeOp::Min:
-      out[0] = cum_extreme_grad(g, x, y, op.dim);
-      break;
+    case CumulativeOp::Min: out[0] = cum_extreme_grad(g, x, y, op.dim); break;
   }
   return out;
 }

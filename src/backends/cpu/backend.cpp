@@ -22,12 +22,12 @@ std::unique_ptr<Backend> create_cpu(std::size_t) {
   auto* flex = dynamic_cast<host::CpuBackendBase*>(inner.get());
   if (!flex) throw ConfigurationError("Device", "the cpu backend needs flex's host allocator (internal error)");
   std::vector<std::unique_ptr<fusion::Fuser>> fusers;
-  fusers.push_back(std::make_unique<fusion::ElementwiseFuser>(
-      std::make_shared<cpu::CpuElementwiseCompiler>(flex->allocator())));
-  fusers.push_back(std::make_unique<fusion::RowReduceFuser>(
-      std::make_shared<cpu::CpuRowCompiler>(flex->allocator()), cpu::CpuRowCompiler::max_row()));
-  fusers.push_back(std::make_unique<fusion::EpilogueFuser>(
-      std::make_shared<cpu::CpuEpilogueCompiler>(flex->allocator())));
+  fusers.push_back(
+      std::make_unique<fusion::ElementwiseFuser>(std::make_shared<cpu::CpuElementwiseCompiler>(flex->allocator())));
+  fusers.push_back(std::make_unique<fusion::RowReduceFuser>(std::make_shared<cpu::CpuRowCompiler>(flex->allocator()),
+                                                            cpu::CpuRowCompiler::max_row()));
+  fusers.push_back(
+      std::make_unique<fusion::EpilogueFuser>(std::make_shared<cpu::CpuEpilogueCompiler>(flex->allocator())));
   return std::make_unique<fusion::FusionBackend>("cpu", std::move(inner), std::move(fusers));
 }
 }  // namespace

@@ -33,7 +33,6 @@ struct BlockRun {
   RunConstants rc;
 };
 
-
 // One run of the flat loop (ptrs/strides: outputs, then inputs), evaluated in
 // blocks: every instruction over a block before the next block.
 int fused_run(const void* ctx, std::byte* const* ptrs, const std::int64_t* strides, std::size_t n) {
@@ -46,12 +45,13 @@ int fused_run(const void* ctx, std::byte* const* ptrs, const std::int64_t* strid
       const Instr& ins = g.instrs[k];
       std::byte* p[5];
       std::int64_t s[5];
-      place_operands(ins, regs, kRegisterBytes, st.rc.constants[k],
-                     [&](const Loc& l, std::byte*& pa, std::int64_t& sa) {
-                       sa = strides[l.index];
-                       pa = ptrs[l.index] + static_cast<std::int64_t>(start) * sa * l.width;
-                     },
-                     p, s);
+      place_operands(
+          ins, regs, kRegisterBytes, st.rc.constants[k],
+          [&](const Loc& l, std::byte*& pa, std::int64_t& sa) {
+            sa = strides[l.index];
+            pa = ptrs[l.index] + static_cast<std::int64_t>(start) * sa * l.width;
+          },
+          p, s);
       if (const int rc = ins.fn(st.rc.ctx_of(ins, k), p, s, len)) return rc;
     }
   }
@@ -69,8 +69,9 @@ std::vector<backend::PrimitivePtr> CpuElementwisePlan::run(std::span<const fusio
   for (const auto& y : results) operands.push_back(flex::operand(*y));
   for (const auto& x : in) operands.push_back(flex::broadcast_operand(host::as_cpu(x.primitive), g.shape));
   if (!g.instrs.empty() && flex::for_each_run_wide(g.shape, operands, fused_run, &st, grain) != 0)
-    throw ExecutionError("fused elementwise", "an op of the fused group reported an error it should not raise "
-                                              "(internal error); run on Device::flex() to see which");
+    throw ExecutionError("fused elementwise",
+                         "an op of the fused group reported an error it should not raise "
+                         "(internal error); run on Device::flex() to see which");
   return {results.begin(), results.end()};
 }
 

@@ -38,8 +38,7 @@ dnnl::algorithm binary_algorithm(ir::BinaryOp op) {
     case ir::BinaryOp::Greater:
     case ir::BinaryOp::GreaterEqual:
     case ir::BinaryOp::Less:
-    case ir::BinaryOp::LessEqual:
-      break;
+    case ir::BinaryOp::LessEqual: break;
   }
   throw Error(ir::binary_name(op), "cannot be a matmul epilogue step (fusion planner bug)");
 }
@@ -75,11 +74,11 @@ class CpuEpiloguePlan final : public fusion::FusedPlan {
   /// step's values fall outside what the post-ops compute as flex does, or
   /// oneDNN has no implementation.
   host::CpuTensorPtr run_fused(const flex::Context& ctx, std::span<const fusion::QueuedOp* const> ops,
-                              std::span<const backend::Input> in) const {
+                               std::span<const backend::Input> in) const {
     const std::size_t rank = prog_.output.shape.rank();
     dnnl::post_ops post;
     std::vector<flex::dnn::PlainArg> operands;  // the binary steps' right operands
-    std::vector<host::CpuTensorPtr> made;        // keeps scalar tensors and dense copies alive
+    std::vector<host::CpuTensorPtr> made;       // keeps scalar tensors and dense copies alive
     const bool is_matmul = std::holds_alternative<ir::Matmul>(ops[0]->op);
     // A matmul's leading bias add goes in as oneDNN's own bias argument,
     // which its kernels add while storing: cheaper than the same add as a
@@ -150,7 +149,7 @@ class CpuEpiloguePlan final : public fusion::FusedPlan {
 
   /// The group's ops one at a time on flex's kernels: same results as eager.
   host::CpuTensorPtr run_one_by_one(const flex::Context& ctx, std::span<const fusion::QueuedOp* const> ops,
-                                   std::span<const backend::Input> in) const {
+                                    std::span<const backend::Input> in) const {
     std::vector<backend::PrimitivePtr> results(ops.size());
     for (std::size_t k = 0; k < ops.size(); ++k) {
       std::vector<backend::Input> args;
@@ -217,8 +216,7 @@ bool CpuEpilogueCompiler::supports_anchor(const ir::Op& op, std::span<const ir::
       [&](const auto& o) {
         if constexpr (fusion::kind_of<std::decay_t<decltype(o)>> == fusion::OpKind::Anchor)
           return anchor_supported(o, inputs, outputs[0]);
-        else
-          return false;  // the epilogue fuser asks about anchors only
+        else return false;  // the epilogue fuser asks about anchors only
       },
       op);
 }

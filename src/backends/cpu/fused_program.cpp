@@ -55,8 +55,7 @@ bool fusable_on_cpu(const ir::Op& op, std::span<const ir::TensorSpec> inputs) {
       case ir::BinaryOp::Rem:
       case ir::BinaryOp::Pow:
       case ir::BinaryOp::Shl:
-      case ir::BinaryOp::Shr:
-        return false;
+      case ir::BinaryOp::Shr: return false;
       case ir::BinaryOp::Add:
       case ir::BinaryOp::Sub:
       case ir::BinaryOp::Mul:
@@ -74,8 +73,7 @@ bool fusable_on_cpu(const ir::Op& op, std::span<const ir::TensorSpec> inputs) {
       case ir::BinaryOp::Greater:
       case ir::BinaryOp::GreaterEqual:
       case ir::BinaryOp::Less:
-      case ir::BinaryOp::LessEqual:
-        return true;
+      case ir::BinaryOp::LessEqual: return true;
     }
     return true;
   }
@@ -133,7 +131,8 @@ CompiledGroup compile_group(const fusion::ElementwiseProgram& prog, bool rows) {
       const bool broadcast = !ins.per_row && is_stat(prog.values[a.index]);
       return {Loc::Register, broadcast, static_cast<std::uint32_t>(register_of[a.index]), w};
     };
-    const DType in_dtype = pi.args[0].is_input ? prog.inputs[pi.args[0].index].dtype : prog.values[pi.args[0].index].dtype;
+    const DType in_dtype =
+        pi.args[0].is_input ? prog.inputs[pi.args[0].index].dtype : prog.values[pi.args[0].index].dtype;
     SmallVector<Loc, 4> args;
     for (const auto& a : pi.args) args.push_back(arg_loc(a));
     // Registers whose value dies here are free for this result when they are
@@ -174,8 +173,8 @@ CompiledGroup compile_group(const fusion::ElementwiseProgram& prog, bool rows) {
       ins.operands.push_back({Loc::Operand, false, static_cast<std::uint32_t>(output_of[r]), w});
     } else {
       std::uint32_t reg;
-      const auto same_width = std::find_if(free_registers.begin(), free_registers.end(),
-                                           [w](const auto& f) { return f.second == w; });
+      const auto same_width =
+          std::find_if(free_registers.begin(), free_registers.end(), [w](const auto& f) { return f.second == w; });
       if (same_width != free_registers.end()) {
         reg = same_width->first;
         free_registers.erase(same_width);
@@ -213,8 +212,7 @@ void fill_constants(const CompiledGroup& g, std::span<const fusion::QueuedOp* co
     const ir::Op& op = ops[ins.op]->op;
     auto& dst = rc.constants[k].bytes;
     switch (ins.constant) {
-      case ConstantKind::None:
-        break;
+      case ConstantKind::None: break;
       case ConstantKind::BinaryScalar: {
         const auto b = flex::scalar_bytes(*std::get<ir::Binary>(op).scalar, ins.dtype);
         std::memcpy(dst.data(), b.data(), b.size());
@@ -245,7 +243,7 @@ std::byte* thread_registers(std::size_t bytes) {
 }
 
 std::vector<host::CpuTensorPtr> allocate_outputs(const CompiledGroup& g, const std::shared_ptr<host::Allocator>& alloc,
-                                                std::span<const backend::Input> in) {
+                                                 std::span<const backend::Input> in) {
   const flex::Context ctx{alloc};
   std::vector<host::CpuTensorPtr> results;
   results.reserve(g.outputs.size());

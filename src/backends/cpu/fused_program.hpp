@@ -11,9 +11,9 @@
 
 #include <burn/small_vector.hpp>
 
-#include "backends/host/cpu_tensor.hpp"
 #include "backends/flex/element.hpp"
 #include "backends/flex/rows.hpp"
+#include "backends/host/cpu_tensor.hpp"
 #include "fusion/elementwise.hpp"
 
 namespace burn::cpu {
@@ -34,14 +34,14 @@ enum class CtxKind : std::uint8_t { None, ErrorSlot, Constant };
 enum class ConstantKind : std::uint8_t { None, BinaryScalar, ClampBounds, FillValue };
 
 struct Instr {
-  flex::RowFn fn = nullptr;                // elementwise ops
-  flex::ReduceLineFn reduce = nullptr;     // last-dim reductions (row executor)
-  SmallVector<Loc, 5> operands;            // result, args..., [scalar]
+  flex::RowFn fn = nullptr;             // elementwise ops
+  flex::ReduceLineFn reduce = nullptr;  // last-dim reductions (row executor)
+  SmallVector<Loc, 5> operands;         // result, args..., [scalar]
   CtxKind ctx = CtxKind::None;
   ConstantKind constant = ConstantKind::None;
-  bool per_row = false;                    // result is a row statistic: one element per row
-  DType dtype = DType::F32;                // the dtype the constant is converted to
-  std::uint32_t op = 0;                    // the group op the constant comes from
+  bool per_row = false;      // result is a row statistic: one element per row
+  DType dtype = DType::F32;  // the dtype the constant is converted to
+  std::uint32_t op = 0;      // the group op the constant comes from
 };
 
 struct Constant {
@@ -50,7 +50,7 @@ struct Constant {
 
 /// The compiled group, shared by both executors.
 struct CompiledGroup {
-  host::Extents shape;                      // the loop (or row) shape
+  host::Extents shape;  // the loop (or row) shape
   std::vector<ir::TensorSpec> inputs;
   std::vector<ir::TensorSpec> outputs;
   std::vector<Instr> instrs;
@@ -91,9 +91,7 @@ void place_operands(const Instr& ins, std::byte* regs, std::size_t register_byte
   for (std::size_t a = 0; a < ins.operands.size(); ++a) {
     const Loc& l = ins.operands[a];
     switch (l.kind) {
-      case Loc::Operand:
-        operand(l, p[a], s[a]);
-        break;
+      case Loc::Operand: operand(l, p[a], s[a]); break;
       case Loc::Register:
         p[a] = regs + l.index * register_bytes;
         s[a] = l.broadcast ? 0 : 1;
@@ -113,6 +111,6 @@ std::byte* thread_registers(std::size_t bytes);
 /// The group's output tensors: fresh, or the storage of an input nothing
 /// else can observe.
 std::vector<host::CpuTensorPtr> allocate_outputs(const CompiledGroup& g, const std::shared_ptr<host::Allocator>& alloc,
-                                                std::span<const backend::Input> in);
+                                                 std::span<const backend::Input> in);
 
 }  // namespace burn::cpu

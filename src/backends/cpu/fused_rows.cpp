@@ -1,8 +1,8 @@
 #include "backends/cpu/fused_rows.hpp"
 
 #include <algorithm>
-#include <atomic>
 #include <array>
+#include <atomic>
 #include <cstring>
 #include <optional>
 
@@ -15,7 +15,8 @@ namespace {
 
 class CpuRowPlan final : public fusion::FusedPlan {
  public:
-  CpuRowPlan(CompiledGroup group, std::shared_ptr<host::Allocator> alloc) : g(std::move(group)), alloc_(std::move(alloc)) {
+  CpuRowPlan(CompiledGroup group, std::shared_ptr<host::Allocator> alloc)
+      : g(std::move(group)), alloc_(std::move(alloc)) {
     row = g.shape.empty() ? 1 : g.shape.back();
     rows = 1;
     for (std::size_t d = 0; d + 1 < g.shape.size(); ++d) rows *= g.shape[d];
@@ -57,15 +58,14 @@ std::int64_t row_offset(const CompiledGroup& g, const flex::Operand& o, std::siz
 }
 
 /// Runs rows [begin, end): for each row, every instruction in order.
-int run_rows(const CpuRowPlan& plan, const RunConstants& rc, std::span<const flex::Operand> operands,
-             std::size_t begin, std::size_t end) {
+int run_rows(const CpuRowPlan& plan, const RunConstants& rc, std::span<const flex::Operand> operands, std::size_t begin,
+             std::size_t end) {
   const CompiledGroup& g = plan.g;
   const std::size_t rank = g.shape.size();
   std::byte* regs = thread_registers(g.registers * plan.register_bytes);
   SmallVector<std::byte*, 16> base(operands.size(), nullptr);
   SmallVector<std::int64_t, 16> last(operands.size(), 0);
-  for (std::size_t k = 0; k < operands.size(); ++k)
-    last[k] = rank ? operands[k].strides[rank - 1] : 0;
+  for (std::size_t k = 0; k < operands.size(); ++k) last[k] = rank ? operands[k].strides[rank - 1] : 0;
   for (std::size_t r = begin; r < end; ++r) {
     // The row's first element in every operand.
     for (std::size_t k = 0; k < operands.size(); ++k)
@@ -74,12 +74,13 @@ int run_rows(const CpuRowPlan& plan, const RunConstants& rc, std::span<const fle
       const Instr& ins = g.instrs[k];
       std::byte* p[5];
       std::int64_t s[5];
-      place_operands(ins, regs, plan.register_bytes, rc.constants[k],
-                     [&](const Loc& l, std::byte*& pa, std::int64_t& sa) {
-                       pa = base[l.index];
-                       sa = last[l.index];
-                     },
-                     p, s);
+      place_operands(
+          ins, regs, plan.register_bytes, rc.constants[k],
+          [&](const Loc& l, std::byte*& pa, std::int64_t& sa) {
+            pa = base[l.index];
+            sa = last[l.index];
+          },
+          p, s);
       if (ins.reduce) {
         ins.reduce(p[1], s[1], plan.row, p[0]);
       } else if (const int code = ins.fn(rc.ctx_of(ins, k), p, s, ins.per_row ? 1 : plan.row)) {
@@ -190,8 +191,9 @@ int run_block(const CpuRowPlan& plan, const RunConstants& rc, std::span<const fl
                              ? regs + in.index * reg_bytes + r * row * in.width
                              : base[in.index] + ri * layout.step[in.index] * operands[in.index].width;
         const std::int64_t src_stride = in.kind == Loc::Register ? 1 : layout.last[in.index];
-        std::byte* dst = out.kind == Loc::Register ? regs + out.index * reg_bytes + r * out.width
-                                                   : base[out.index] + ri * layout.step[out.index] * operands[out.index].width;
+        std::byte* dst = out.kind == Loc::Register
+                             ? regs + out.index * reg_bytes + r * out.width
+                             : base[out.index] + ri * layout.step[out.index] * operands[out.index].width;
         ins.reduce(src, src_stride, row, dst);
       }
       continue;
@@ -276,8 +278,9 @@ std::vector<backend::PrimitivePtr> CpuRowPlan::run(std::span<const fusion::Queue
         std::max<std::size_t>(1, flex::kGrainSize / work_per_row));
   }
   if (error.load())
-    throw ExecutionError("fused row reduce", "an op of the fused group reported an error it should not raise "
-                                             "(internal error); run on Device::flex() to see which");
+    throw ExecutionError("fused row reduce",
+                         "an op of the fused group reported an error it should not raise "
+                         "(internal error); run on Device::flex() to see which");
   return {results.begin(), results.end()};
 }
 

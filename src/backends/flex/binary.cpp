@@ -26,12 +26,9 @@ std::size_t grain_of(BinaryOp op) {
   const auto name = ir::binary_name(op);
   switch (op) {
     case BinaryOp::Div:
-    case BinaryOp::Rem:
-      throw Error(name, "integer division by zero");
-    case BinaryOp::Pow:
-      throw Error(name, "0 cannot be raised to a negative integer power (division by zero)");
-    default:
-      throw Error(name, fmt::format("shift count {} is negative", value));
+    case BinaryOp::Rem: throw Error(name, "integer division by zero");
+    case BinaryOp::Pow: throw Error(name, "0 cannot be raised to a negative integer power (division by zero)");
+    default: throw Error(name, fmt::format("shift count {} is negative", value));
   }
 }
 
@@ -42,7 +39,8 @@ bool dense_like(const host::CpuTensor& t, const host::CpuTensor& y) { return t.s
 
 // The kernel proper returns its one output directly: dispatch's
 // single-output path runs it without a result vector (tiny-op latency).
-host::CpuTensorPtr single_output_kernel(const Context& ctx, const ir::Binary& op, Inputs in, const ir::TensorSpec& out) {
+host::CpuTensorPtr single_output_kernel(const Context& ctx, const ir::Binary& op, Inputs in,
+                                        const ir::TensorSpec& out) {
   const auto& a = host::as_cpu(in[0].primitive);
   // Either operand's storage may take the result (a donated temporary); a
   // row reads each element before writing the same position.
@@ -67,9 +65,9 @@ host::CpuTensorPtr single_output_kernel(const Context& ctx, const ir::Binary& op
     const std::int64_t strides[] = {1, 1, b ? 1 : 0};
     if (n) code = fn(&err, ptrs, strides, n);
   } else {
-    const Operand ops[] = {operand(*y), broadcast_operand(a, y->shape),
-                           b ? broadcast_operand(*b, y->shape)
-                             : Operand{scalar.data(), dtype_size(a.dtype), host::Strides(y->rank(), 0)}};
+    const Operand ops[] = {
+        operand(*y), broadcast_operand(a, y->shape),
+        b ? broadcast_operand(*b, y->shape) : Operand{scalar.data(), dtype_size(a.dtype), host::Strides(y->rank(), 0)}};
     code = for_each_run(y->shape, ops, fn, &err, grain_of(op.op));
   }
   if (code) fail(op.op, err.value.load());

@@ -18,14 +18,10 @@ RowFn float_row(BinaryOp op) {
   using C = compute_t<T>;
   using E = const ErrorSlot&;
   switch (op) {
-    case BinaryOp::Add:
-      return binary_row<T, T, [](C a, C b, E) { return a + b; }>;
-    case BinaryOp::Sub:
-      return binary_row<T, T, [](C a, C b, E) { return a - b; }>;
-    case BinaryOp::Mul:
-      return binary_row<T, T, [](C a, C b, E) { return a * b; }>;
-    case BinaryOp::Div:
-      return binary_row<T, T, [](C a, C b, E) { return a / b; }>;
+    case BinaryOp::Add: return binary_row<T, T, [](C a, C b, E) { return a + b; }>;
+    case BinaryOp::Sub: return binary_row<T, T, [](C a, C b, E) { return a - b; }>;
+    case BinaryOp::Mul: return binary_row<T, T, [](C a, C b, E) { return a * b; }>;
+    case BinaryOp::Div: return binary_row<T, T, [](C a, C b, E) { return a / b; }>;
     case BinaryOp::Rem:
       // fmod takes the dividend's sign; shift into the divisor's (Python %).
       return binary_row<T, T, [](C a, C b, E) {
@@ -33,8 +29,7 @@ RowFn float_row(BinaryOp op) {
         if (r != 0 && ((r < 0) != (b < 0))) r += b;
         return r;
       }>;
-    case BinaryOp::Pow:
-      return binary_row<T, T, [](C a, C b, E) { return std::pow(a, b); }>;
+    case BinaryOp::Pow: return binary_row<T, T, [](C a, C b, E) { return std::pow(a, b); }>;
     case BinaryOp::Max:
       return binary_row<T, T, [](C a, C b, E) {
         return (a != a || b != b ? std::numeric_limits<C>::quiet_NaN() : (a > b ? a : b));
@@ -43,10 +38,8 @@ RowFn float_row(BinaryOp op) {
       return binary_row<T, T, [](C a, C b, E) {
         return (a != a || b != b ? std::numeric_limits<C>::quiet_NaN() : (a < b ? a : b));
       }>;
-    case BinaryOp::Atan2:
-      return binary_row<T, T, [](C a, C b, E) { return std::atan2(a, b); }>;
-    default:
-      throw_no_kernel(ir::binary_name(op), dtype_of<T>());
+    case BinaryOp::Atan2: return binary_row<T, T, [](C a, C b, E) { return std::atan2(a, b); }>;
+    default: throw_no_kernel(ir::binary_name(op), dtype_of<T>());
   }
 }
 
@@ -89,12 +82,9 @@ template <class T>
 RowFn int_row(BinaryOp op) {
   using E = const ErrorSlot&;
   switch (op) {
-    case BinaryOp::Add:
-      return binary_row<T, T, [](T a, T b, E) { return wrap_add(a, b); }>;
-    case BinaryOp::Sub:
-      return binary_row<T, T, [](T a, T b, E) { return wrap_sub(a, b); }>;
-    case BinaryOp::Mul:
-      return binary_row<T, T, [](T a, T b, E) { return wrap_mul(a, b); }>;
+    case BinaryOp::Add: return binary_row<T, T, [](T a, T b, E) { return wrap_add(a, b); }>;
+    case BinaryOp::Sub: return binary_row<T, T, [](T a, T b, E) { return wrap_sub(a, b); }>;
+    case BinaryOp::Mul: return binary_row<T, T, [](T a, T b, E) { return wrap_mul(a, b); }>;
     case BinaryOp::Div:
       return binary_row<T, T, [](T a, T b, E err) -> T {
         if (b == 0) {
@@ -120,18 +110,12 @@ RowFn int_row(BinaryOp op) {
           return static_cast<T>(a % b);
         }
       }>;
-    case BinaryOp::Pow:
-      return binary_row<T, T, [](T a, T b, E err) { return int_pow(a, b, err); }>;
-    case BinaryOp::Max:
-      return binary_row<T, T, [](T a, T b, E) { return (a > b ? a : b); }>;
-    case BinaryOp::Min:
-      return binary_row<T, T, [](T a, T b, E) { return a < b ? a : b; }>;
-    case BinaryOp::BitAnd:
-      return binary_row<T, T, [](T a, T b, E) { return static_cast<T>(a & b); }>;
-    case BinaryOp::BitOr:
-      return binary_row<T, T, [](T a, T b, E) { return static_cast<T>(a | b); }>;
-    case BinaryOp::BitXor:
-      return binary_row<T, T, [](T a, T b, E) { return static_cast<T>(a ^ b); }>;
+    case BinaryOp::Pow: return binary_row<T, T, [](T a, T b, E err) { return int_pow(a, b, err); }>;
+    case BinaryOp::Max: return binary_row<T, T, [](T a, T b, E) { return (a > b ? a : b); }>;
+    case BinaryOp::Min: return binary_row<T, T, [](T a, T b, E) { return a < b ? a : b; }>;
+    case BinaryOp::BitAnd: return binary_row<T, T, [](T a, T b, E) { return static_cast<T>(a & b); }>;
+    case BinaryOp::BitOr: return binary_row<T, T, [](T a, T b, E) { return static_cast<T>(a | b); }>;
+    case BinaryOp::BitXor: return binary_row<T, T, [](T a, T b, E) { return static_cast<T>(a ^ b); }>;
     case BinaryOp::Shl:
       return binary_row<T, T, [](T a, T b, E err) -> T {
         if (bad_shift(b, err) || static_cast<std::uint64_t>(b) >= kBits<T>) return 0;
@@ -141,29 +125,22 @@ RowFn int_row(BinaryOp op) {
       return binary_row<T, T, [](T a, T b, E err) -> T {
         if (bad_shift(b, err)) return 0;
         if (static_cast<std::uint64_t>(b) >= kBits<T>) {
-          if constexpr (std::is_signed_v<T>)
-            return static_cast<T>(a < 0 ? -1 : 0);
-          else
-            return 0;
+          if constexpr (std::is_signed_v<T>) return static_cast<T>(a < 0 ? -1 : 0);
+          else return 0;
         }
         return static_cast<T>(a >> b);  // arithmetic for signed types (C++20)
       }>;
-    default:
-      throw_no_kernel(ir::binary_name(op), dtype_of<T>());
+    default: throw_no_kernel(ir::binary_name(op), dtype_of<T>());
   }
 }
 
 RowFn bool_row(BinaryOp op) {
   using E = const ErrorSlot&;
   switch (op) {
-    case BinaryOp::LogicalAnd:
-      return binary_row<bool, bool, [](bool a, bool b, E) { return a && b; }>;
-    case BinaryOp::LogicalOr:
-      return binary_row<bool, bool, [](bool a, bool b, E) { return a || b; }>;
-    case BinaryOp::LogicalXor:
-      return binary_row<bool, bool, [](bool a, bool b, E) { return a != b; }>;
-    default:
-      throw_no_kernel(ir::binary_name(op), DType::Bool);
+    case BinaryOp::LogicalAnd: return binary_row<bool, bool, [](bool a, bool b, E) { return a && b; }>;
+    case BinaryOp::LogicalOr: return binary_row<bool, bool, [](bool a, bool b, E) { return a || b; }>;
+    case BinaryOp::LogicalXor: return binary_row<bool, bool, [](bool a, bool b, E) { return a != b; }>;
+    default: throw_no_kernel(ir::binary_name(op), DType::Bool);
   }
 }
 
@@ -171,12 +148,9 @@ RowFn bool_row(BinaryOp op) {
 
 RowFn arithmetic_row(BinaryOp op, DType dtype) {
   return visit_dtype(dtype, [&]<class T>() -> RowFn {
-    if constexpr (is_float_v<T>)
-      return float_row<T>(op);
-    else if constexpr (is_int_v<T>)
-      return int_row<T>(op);
-    else
-      return bool_row(op);
+    if constexpr (is_float_v<T>) return float_row<T>(op);
+    else if constexpr (is_int_v<T>) return int_row<T>(op);
+    else return bool_row(op);
   });
 }
 

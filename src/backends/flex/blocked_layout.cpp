@@ -5,7 +5,7 @@
 namespace burn::flex::dnn {
 
 std::shared_ptr<host::Buffer> BlockedLayout::to_plain(const host::CpuTensor& t,
-                                                     const std::shared_ptr<host::Buffer>& blocked) const {
+                                                      const std::shared_ptr<host::Buffer>& blocked) const {
   auto plain = detail::make_pooled<host::Buffer>(alloc_, t.num_elements() * dtype_size(t.dtype));
   const dnnl::memory::dims md_dims = md_.dims();  // a fresh vector per call
   const std::vector<std::size_t> dims(md_dims.begin(), md_dims.end());

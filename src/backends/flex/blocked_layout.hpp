@@ -19,7 +19,7 @@ class BlockedLayout final : public host::OpaqueLayout {
   const dnnl::memory::desc& md() const noexcept { return md_; }
 
   std::shared_ptr<host::Buffer> to_plain(const host::CpuTensor& t,
-                                        const std::shared_ptr<host::Buffer>& blocked) const override;
+                                         const std::shared_ptr<host::Buffer>& blocked) const override;
 
  private:
   dnnl::memory::desc md_;
@@ -59,6 +59,6 @@ std::optional<BlockedInput> blocked_input(const host::CpuTensor& x, const dnnl::
 /// that is channel-blocked or channels-last f32; nullptr otherwise (the
 /// caller then pools the row-major data). See max_pool_blocked.cpp.
 host::CpuTensorPtr max_pool_blocked(const Context& ctx, const ir::MaxPool& op, const host::CpuTensor& x,
-                                   const ir::TensorSpec& out);
+                                    const ir::TensorSpec& out);
 
 }  // namespace burn::flex::dnn

@@ -24,9 +24,8 @@ BURN_FLEX_ROW_CLONES int cast_row(const void*, std::byte* const* p, const std::i
 }  // namespace
 
 RowFn cast_row_fn(DType from, DType to) {
-  return visit_dtype(from, [&]<class From>() {
-    return visit_dtype(to, [&]<class To>() -> RowFn { return cast_row<From, To>; });
-  });
+  return visit_dtype(
+      from, [&]<class From>() { return visit_dtype(to, [&]<class To>() -> RowFn { return cast_row<From, To>; }); });
 }
 
 void convert_into(const host::CpuTensor& dst, const host::CpuTensor& src) {

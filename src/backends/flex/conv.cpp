@@ -12,8 +12,8 @@
 namespace burn::flex {
 namespace {
 
-using host::CpuTensor;
 using dnn::ConvTensors;
+using host::CpuTensor;
 
 /// oneDNN's convolution. The input may be in the blocked layout a previous
 /// convolution left (read as is); with `blocked_output` the result stays in
@@ -39,15 +39,15 @@ bool dnnl_conv(const Context& ctx, const ConvTensors& t, CpuTensor& y, const ir:
     const auto b_md = dnn::plain_desc({y.shape[1]}, dt);
     auto desc = t.bias ? fwd::desc(prop, algo, x_any, w_any, b_md, y_any, g.strides, g.dilates, g.pad, g.pad)
                        : fwd::desc(prop, algo, x_any, w_any, y_any, g.strides, g.dilates, g.pad, g.pad);
-    const fwd::primitive_desc pd = attr ? fwd::primitive_desc(desc, *attr, dnn::engine())
-                                        : fwd::primitive_desc(desc, dnn::engine());
+    const fwd::primitive_desc pd =
+        attr ? fwd::primitive_desc(desc, *attr, dnn::engine()) : fwd::primitive_desc(desc, dnn::engine());
     if (dnn::slow_half(pd, dt)) return false;
     const dnn::BlockedOutput blocked(ctx, blocked_output ? pd.dst_desc() : y_md, y_md);
-    std::vector<dnn::PlainArg> args{
-        {DNNL_ARG_SRC, x_md, x_blocked ? x_blocked->bytes.get() : t.x.get()},
-        {DNNL_ARG_WEIGHTS, w_md, t.w.get()},
-        blocked.active() ? dnn::PlainArg{DNNL_ARG_DST, blocked.md(), &blocked.target(), true}
-                         : dnn::PlainArg{DNNL_ARG_DST, y_md, &y, true}};
+    std::vector<dnn::PlainArg> args{{DNNL_ARG_SRC, x_md, x_blocked ? x_blocked->bytes.get() : t.x.get()},
+                                    {DNNL_ARG_WEIGHTS, w_md, t.w.get()},
+                                    blocked.active()
+                                        ? dnn::PlainArg{DNNL_ARG_DST, blocked.md(), &blocked.target(), true}
+                                        : dnn::PlainArg{DNNL_ARG_DST, y_md, &y, true}};
     if (t.bias) args.push_back({DNNL_ARG_BIAS, b_md, t.bias.get()});
     args.insert(args.end(), post_args.begin(), post_args.end());
     dnn::execute_with_layouts(ctx, fwd(pd), pd, args);

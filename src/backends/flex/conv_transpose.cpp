@@ -11,10 +11,11 @@
 namespace burn::flex {
 namespace {
 
-using host::CpuTensor;
 using dnn::ConvTensors;
+using host::CpuTensor;
 
-bool dnnl_deconv(const Context& ctx, const ConvTensors& t, CpuTensor& y, const ir::ConvTranspose& op, dnnl::memory::data_type dt) {
+bool dnnl_deconv(const Context& ctx, const ConvTensors& t, CpuTensor& y, const ir::ConvTranspose& op,
+                 dnnl::memory::data_type dt) {
   const std::size_t n = std::max<std::size_t>(op.stride.size(), 1);
   for (std::size_t i = 0; i < op.stride.size(); ++i)
     if (op.padding_out[i] > op.padding[i]) return false;

@@ -45,8 +45,9 @@ bool dnnl_weight_grad(const Context& ctx, const CpuTensor& x, const CpuTensor& g
 template <class T>
 void loop_weight_grad(const CpuTensor& x, const CpuTensor& g, CpuTensor& dw, const ir::ConvWeightGrad& op) {
   using Acc = compute_t<T>;
-  const dnn::Window3 win = dnn::make_window(ir::op_name(ir::Op(op)), std::span(x.shape).subspan(2),
-                                            std::span(g.shape).subspan(2), op.kernel, op.stride, op.padding, op.dilation);
+  const dnn::Window3 win =
+      dnn::make_window(ir::op_name(ir::Op(op)), std::span(x.shape).subspan(2), std::span(g.shape).subspan(2), op.kernel,
+                       op.stride, op.padding, op.dilation);
   const std::size_t batch = x.shape[0], c_in = x.shape[1], c_out = g.shape[1];
   const std::size_t icg = c_in / op.groups, ocg = c_out / op.groups;
   const std::size_t in_vol = win.in_volume(), out_vol = win.out_volume(), k_vol = win.k_volume();

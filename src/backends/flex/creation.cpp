@@ -19,7 +19,8 @@ Result kernel(const Context& ctx, const ir::Arange& op, Inputs, Outputs out) {
   visit_dtype(out[0].dtype, [&]<class T>() {
     T* p = t->data<T>();
     parallel_for(t->num_elements(), [&](std::size_t begin, std::size_t end) {
-      for (std::size_t i = begin; i < end; ++i) p[i] = convert_element<T>(op.start + static_cast<std::int64_t>(i) * op.step);
+      for (std::size_t i = begin; i < end; ++i)
+        p[i] = convert_element<T>(op.start + static_cast<std::int64_t>(i) * op.step);
     });
   });
   return {t};

@@ -11,14 +11,10 @@ const dnnl::engine& engine() {
 
 std::optional<dnnl::memory::data_type> float_type(DType d) {
   switch (d) {
-    case DType::F32:
-      return dnnl::memory::data_type::f32;
-    case DType::BF16:
-      return dnnl::memory::data_type::bf16;
-    case DType::F16:
-      return dnnl::memory::data_type::f16;
-    default:
-      return std::nullopt;
+    case DType::F32: return dnnl::memory::data_type::f32;
+    case DType::BF16: return dnnl::memory::data_type::bf16;
+    case DType::F16: return dnnl::memory::data_type::f16;
+    default: return std::nullopt;
   }
 }
 
@@ -80,7 +76,7 @@ host::CpuTensorPtr to_f32(const Context& ctx, const host::CpuTensor& t) {
     } else {
       const T* src = reinterpret_cast<const T*>(t.buffer->data());
       host::for_each_offset(t.shape, t.strides, t.offset,
-                           [&](std::size_t i, std::int64_t off) { dst[i] = static_cast<float>(src[off]); });
+                            [&](std::size_t i, std::int64_t off) { dst[i] = static_cast<float>(src[off]); });
     }
   });
   return out;

@@ -22,17 +22,13 @@ inline constexpr bool is_int_v = std::is_integral_v<T> && !std::is_same_v<T, boo
 /// Stored element -> compute type, and back (halves round to nearest even).
 template <class T>
 inline compute_t<T> load(T v) noexcept {
-  if constexpr (is_half_v<T>)
-    return static_cast<float>(v);
-  else
-    return v;
+  if constexpr (is_half_v<T>) return static_cast<float>(v);
+  else return v;
 }
 template <class T>
 inline T store(compute_t<T> v) noexcept {
-  if constexpr (is_half_v<T>)
-    return T(v);
-  else
-    return v;
+  if constexpr (is_half_v<T>) return T(v);
+  else return v;
 }
 
 /// Unsigned type integer arithmetic wraps in: at least `unsigned` wide so
@@ -60,28 +56,20 @@ inline T wrap_neg(T a) noexcept {
 /// + and * in a compute type: ints wrap, floats and bools as usual (bool + is or).
 template <class C>
 inline C add(C a, C b) noexcept {
-  if constexpr (std::is_same_v<C, bool>)
-    return a || b;
-  else if constexpr (std::is_integral_v<C>)
-    return wrap_add(a, b);
-  else
-    return a + b;
+  if constexpr (std::is_same_v<C, bool>) return a || b;
+  else if constexpr (std::is_integral_v<C>) return wrap_add(a, b);
+  else return a + b;
 }
 template <class C>
 inline C mul(C a, C b) noexcept {
-  if constexpr (std::is_same_v<C, bool>)
-    return a && b;
-  else if constexpr (std::is_integral_v<C>)
-    return wrap_mul(a, b);
-  else
-    return a * b;
+  if constexpr (std::is_same_v<C, bool>) return a && b;
+  else if constexpr (std::is_integral_v<C>) return wrap_mul(a, b);
+  else return a * b;
 }
 template <class C>
 inline bool is_nan(C v) noexcept {
-  if constexpr (std::is_floating_point_v<C>)
-    return v != v;
-  else
-    return false;
+  if constexpr (std::is_floating_point_v<C>) return v != v;
+  else return false;
 }
 
 /// Where a row function reports a failure with a value to name in the
@@ -160,14 +148,10 @@ BURN_FLEX_ROW_CLONES int binary_row(const void* ctx, std::byte* const* p, const 
 template <class F>
 decltype(auto) visit_width(DType d, F&& f) {
   switch (dtype_size(d)) {
-    case 1:
-      return f.template operator()<std::uint8_t>();
-    case 2:
-      return f.template operator()<std::uint16_t>();
-    case 4:
-      return f.template operator()<std::uint32_t>();
-    default:
-      return f.template operator()<std::uint64_t>();
+    case 1: return f.template operator()<std::uint8_t>();
+    case 2: return f.template operator()<std::uint16_t>();
+    case 4: return f.template operator()<std::uint32_t>();
+    default: return f.template operator()<std::uint64_t>();
   }
 }
 

@@ -33,7 +33,7 @@ BURN_FLEX_ROW_CLONES int check_row(const void* ctx, std::byte* const* p, const s
 
 // The indices as i64, every one checked against [0, size) of `dim`.
 host::CpuTensorPtr checked_indices(const Context& ctx, const backend::Input& input, std::size_t size,
-                                  std::string_view op, std::size_t dim) {
+                                   std::string_view op, std::size_t dim) {
   auto idx = host::as_cpu_ptr(input.primitive);
   if (idx->dtype != DType::I64) {
     auto wide = ctx.output({Shape(idx->shape), DType::I64});
@@ -107,10 +107,8 @@ int scatter_row(const void* ctx, std::byte* const* p, const std::int64_t* s, std
     for (std::int64_t k = 0; k < c.len; ++k) {
       T& dst = o[i * s[0] + ix[i * s[1] + k * c.idx_stride] * c.out_stride];
       const T val = v[i * s[2] + k * c.val_stride];
-      if constexpr (Add)
-        dst = store<T>(add(load(dst), load(val)));
-      else
-        dst = val;
+      if constexpr (Add) dst = store<T>(add(load(dst), load(val)));
+      else dst = val;
     }
   }
   return 0;
@@ -118,18 +116,17 @@ int scatter_row(const void* ctx, std::byte* const* p, const std::int64_t* s, std
 
 // For every line along `dim` of `loop_shape` (dim's extent is idx_len):
 // out[line, idx[line, k]] (+)= values[line, k].
-void scatter_into(const host::CpuTensor& out, const Operand& idx, std::int64_t idx_stride, const host::CpuTensor& values,
-                  std::vector<std::size_t> loop_shape, std::size_t dim, bool add_values) {
+void scatter_into(const host::CpuTensor& out, const Operand& idx, std::int64_t idx_stride,
+                  const host::CpuTensor& values, std::vector<std::size_t> loop_shape, std::size_t dim,
+                  bool add_values) {
   const std::size_t len = loop_shape[dim];
   if (len == 0) return;
   const ScatterCtx sc{static_cast<std::int64_t>(len), idx_stride, values.strides[dim], out.strides[dim]};
   loop_shape[dim] = 1;
   const Operand ops[] = {operand(out), idx, operand(values)};
   RowFn fn = nullptr;
-  if (add_values)
-    fn = visit_dtype(out.dtype, [&]<class T>() -> RowFn { return scatter_row<T, true>; });
-  else
-    fn = visit_width(out.dtype, [&]<class W>() -> RowFn { return scatter_row<W, false>; });
+  if (add_values) fn = visit_dtype(out.dtype, [&]<class T>() -> RowFn { return scatter_row<T, true>; });
+  else fn = visit_width(out.dtype, [&]<class W>() -> RowFn { return scatter_row<W, false>; });
   for_each_run(loop_shape, ops, fn, &sc, std::max<std::size_t>(1, kGrainSize / len));
 }
 

@@ -23,7 +23,8 @@ struct Context {
   /// candidate input that nobody else can observe (dispatch marked it
   /// reusable and no view shares its buffer) and that is laid out exactly
   /// like the output; otherwise a fresh output.
-  host::CpuTensorPtr output_reusing(const ir::TensorSpec& spec, Inputs in, std::initializer_list<std::size_t> candidates) const;
+  host::CpuTensorPtr output_reusing(const ir::TensorSpec& spec, Inputs in,
+                                    std::initializer_list<std::size_t> candidates) const;
 };
 
 using Outputs = std::span<const ir::TensorSpec>;

@@ -113,12 +113,10 @@ Acc<Rd> extreme_fold(const In<Rd>* p, std::size_t k0, std::size_t n) {
 // Reduces n >= 1 elements of a line starting at position k0.
 template <class Rd>
 Acc<Rd> run_line(const In<Rd>* p, std::int64_t s, std::size_t k0, std::size_t n) {
-  if constexpr (Rd::kFold == LineFold::Pairwise)
-    return pairwise_sum<In<Rd>, Acc<Rd>>(p, s, n);
+  if constexpr (Rd::kFold == LineFold::Pairwise) return pairwise_sum<In<Rd>, Acc<Rd>>(p, s, n);
   else if constexpr (Rd::kFold == LineFold::Extreme)
     return s == 1 ? extreme_fold<Rd>(p, k0, n) : serial_fold<Rd>(p, s, k0, n);
-  else
-    return serial_fold<Rd>(p, s, k0, n);
+  else return serial_fold<Rd>(p, s, k0, n);
 }
 
 }  // namespace burn::flex::reduce_engine

@@ -6,8 +6,8 @@
 #include <cstdint>
 #include <optional>
 
-#include "backends/host/cpu_tensor.hpp"
 #include "backends/flex/strided.hpp"
+#include "backends/host/cpu_tensor.hpp"
 
 namespace burn::flex {
 

@@ -7,8 +7,8 @@
 #include <cstring>
 
 #include "backends/flex/dnnl_engine.hpp"
-#include "backends/flex/matmul_post_ops.hpp"
 #include "backends/flex/gemm.hpp"
+#include "backends/flex/matmul_post_ops.hpp"
 #include "backends/flex/parallel.hpp"
 
 namespace burn::flex {
@@ -31,12 +31,9 @@ bool normalise_matrix(Operand& o) {
   const std::size_t rows = o.dims[r - 2], cols = o.dims[r - 1];
   auto& rs = o.strides[r - 2];
   auto& cs = o.strides[r - 1];
-  if (rows == 1 && cols == 1)
-    rs = cs = 1;
-  else if (rows == 1)
-    rs = (cs == 1) ? static_cast<std::int64_t>(cols) : 1;
-  else if (cols == 1)
-    cs = (rs == 1) ? static_cast<std::int64_t>(rows) : 1;
+  if (rows == 1 && cols == 1) rs = cs = 1;
+  else if (rows == 1) rs = (cs == 1) ? static_cast<std::int64_t>(cols) : 1;
+  else if (cols == 1) cs = (rs == 1) ? static_cast<std::int64_t>(rows) : 1;
   if (cs == 1 && rs >= static_cast<std::int64_t>(std::max<std::size_t>(cols, 1))) return true;
   if (rs == 1 && cs >= static_cast<std::int64_t>(std::max<std::size_t>(rows, 1))) return true;
   return false;
@@ -176,8 +173,7 @@ bool small_sgemm(const Operand& a, const Operand& b, CpuTensor& c) {
 /// oneDNN has no implementation for this dtype or layout.
 bool dnnl_matmul(const Context& ctx, const CpuTensorPtr& a_t, const CpuTensorPtr& b_t, CpuTensor& c,
                  dnnl::memory::data_type dt, const dnnl::primitive_attr* attr = nullptr,
-                 const std::unordered_map<int, dnnl::memory>* post_args = nullptr,
-                 const CpuTensor* bias = nullptr) {
+                 const std::unordered_map<int, dnnl::memory>* post_args = nullptr, const CpuTensor* bias = nullptr) {
   Operand a, b;
   std::vector<std::size_t> out_dims;
   if (!describe(ctx, a_t, b_t, c.shape, a, b, out_dims)) return false;

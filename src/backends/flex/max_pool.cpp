@@ -147,8 +147,10 @@ void max_pool_rows(const CpuTensor& x, CpuTensor& y, std::int64_t* indices, cons
               for (std::size_t kw = 0; kw < w.k[2]; ++kw) {
                 const std::int64_t first = static_cast<std::int64_t>(kw) - pw;
                 const auto [lo, hi] = dnn::valid_range(first, w.s[2], W, OW);
-                nan |= indices ? update_row<T, true, kExact>(xr + first, sw, lo, hi, row_at + first, best.data(), at.data())
-                               : update_row<T, false, kExact>(xr + first, sw, lo, hi, row_at + first, best.data(), at.data());
+                nan |=
+                    indices
+                        ? update_row<T, true, kExact>(xr + first, sw, lo, hi, row_at + first, best.data(), at.data())
+                        : update_row<T, false, kExact>(xr + first, sw, lo, hi, row_at + first, best.data(), at.data());
               }
             }
             return nan;
@@ -167,9 +169,9 @@ void max_pool_rows(const CpuTensor& x, CpuTensor& y, std::int64_t* indices, cons
 // NaN always wins), which vectorises over the row. The per-tap loops of
 // max_pool_rows cost several times more on such small windows.
 bool fits_2x2(const dnn::Window3& w, DType dtype) {
-  return (dtype == DType::F32 || dtype == DType::F64) && w.in[0] == 1 && w.k[1] == 2 && w.k[2] == 2 &&
-         w.s[1] == 2 && w.s[2] == 2 && w.p[1] == 0 && w.p[2] == 0 && w.d[1] == 1 && w.d[2] == 1 &&
-         2 * w.out[1] <= w.in[1] && 2 * w.out[2] <= w.in[2];  // no window hangs over the edge (ceil mode)
+  return (dtype == DType::F32 || dtype == DType::F64) && w.in[0] == 1 && w.k[1] == 2 && w.k[2] == 2 && w.s[1] == 2 &&
+         w.s[2] == 2 && w.p[1] == 0 && w.p[2] == 0 && w.d[1] == 1 && w.d[2] == 1 && 2 * w.out[1] <= w.in[1] &&
+         2 * w.out[2] <= w.in[2];  // no window hangs over the edge (ceil mode)
 }
 
 // One output row, fast: strictly greater wins (the first maximum) with no

@@ -79,7 +79,7 @@ void pool_grouped(const float* src, float* dst, std::size_t planes, std::size_t 
 }  // namespace
 
 host::CpuTensorPtr max_pool_blocked(const Context& ctx, const ir::MaxPool& op, const host::CpuTensor& x,
-                                   const ir::TensorSpec& out) {
+                                    const ir::TensorSpec& out) {
   if (op.with_indices || out.shape.num_elements() == 0) return nullptr;
   const auto view = x.opaque_view();
   const auto* layout = dynamic_cast<const BlockedLayout*>(view.layout.get());

@@ -24,15 +24,13 @@ Result kernel(const Context& ctx, const ir::Reduce& op, Inputs in, Outputs out) 
       if (x->dtype != DType::Bool) {
         auto truth = ctx.output({in[0].spec.shape, DType::Bool});
         alignas(8) std::byte zero[8] = {};
-        const Operand ops[] = {
-            operand(*truth), operand(*x), {zero, dtype_size(x->dtype), host::Strides(x->rank(), 0)}};
+        const Operand ops[] = {operand(*truth), operand(*x), {zero, dtype_size(x->dtype), host::Strides(x->rank(), 0)}};
         ErrorSlot err;
         for_each_run(truth->shape, ops, comparison_row(ir::BinaryOp::NotEqual, x->dtype), &err);
         x = truth;
       }
       break;
-    default:
-      break;
+    default: break;
   }
   host::CpuTensorPtr keep;
   const Lines v = lines_of(ctx, x, op.dim, keep);

@@ -143,10 +143,8 @@ void reduce(const Lines& v, typename Rd::Out* out) {
     std::fill(out, out + v.outer * v.inner, Rd::finish(Rd::init(), 0));
     return;
   }
-  if (v.inner == 1)
-    reduce_rows<Rd>(v, out);
-  else
-    reduce_columns<Rd>(v, out);
+  if (v.inner == 1) reduce_rows<Rd>(v, out);
+  else reduce_columns<Rd>(v, out);
 }
 
 }  // namespace reduce_engine

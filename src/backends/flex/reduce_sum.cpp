@@ -9,14 +9,10 @@ void reduce_sum_like(ir::ReduceOp op, const Lines& v, const host::CpuTensor& y) 
   visit_numeric_dtype(ir::reduce_name(op), y.dtype, [&]<class T>() {
     T* out = y.data<T>();
     switch (op) {
-      case ReduceOp::Sum:
-        return reduce<SumR<T>>(v, out);
-      case ReduceOp::Prod:
-        return reduce<ProdR<T>>(v, out);
-      case ReduceOp::Mean:
-        return reduce<MeanR<T>>(v, out);
-      default:
-        throw_no_kernel(ir::reduce_name(op), dtype_of<T>());
+      case ReduceOp::Sum: return reduce<SumR<T>>(v, out);
+      case ReduceOp::Prod: return reduce<ProdR<T>>(v, out);
+      case ReduceOp::Mean: return reduce<MeanR<T>>(v, out);
+      default: throw_no_kernel(ir::reduce_name(op), dtype_of<T>());
     }
   });
 }

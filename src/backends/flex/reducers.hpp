@@ -44,10 +44,8 @@ struct MeanR {
   static void add(A& a, compute_t<T> v, std::size_t) { a = flex::add(a, static_cast<A>(v)); }
   static void merge(A& a, const A& b) { a = flex::add(a, b); }
   static Out finish(const A& a, std::size_t n) {
-    if constexpr (std::is_floating_point_v<A>)
-      return store<T>(a / static_cast<A>(n));  // empty: 0/0 = NaN
-    else
-      return n ? static_cast<T>(a / static_cast<A>(n)) : T(0);
+    if constexpr (std::is_floating_point_v<A>) return store<T>(a / static_cast<A>(n));  // empty: 0/0 = NaN
+    else return n ? static_cast<T>(a / static_cast<A>(n)) : T(0);
   }
 };
 
@@ -63,10 +61,8 @@ struct ProdR {
   static void add(A& a, compute_t<T> v, std::size_t) { a = flex::mul(a, static_cast<A>(v)); }
   static void merge(A& a, const A& b) { a = flex::mul(a, b); }
   static Out finish(const A& a, std::size_t) {
-    if constexpr (is_float_v<T>)
-      return store<T>(static_cast<compute_t<T>>(a));
-    else
-      return a;
+    if constexpr (is_float_v<T>) return store<T>(static_cast<compute_t<T>>(a));
+    else return a;
   }
 };
 
@@ -81,8 +77,7 @@ struct ExtremeR {
   static A init() {
     if constexpr (std::is_floating_point_v<A>)
       return Max ? -std::numeric_limits<A>::infinity() : std::numeric_limits<A>::infinity();
-    else
-      return Max ? std::numeric_limits<A>::lowest() : std::numeric_limits<A>::max();
+    else return Max ? std::numeric_limits<A>::lowest() : std::numeric_limits<A>::max();
   }
   // A select, not a branch: the column path vectorises it over its tile.
   static void add(A& a, A v, std::size_t) { a = !is_nan(a) && (is_nan(v) || (Max ? v > a : v < a)) ? v : a; }

@@ -27,12 +27,9 @@ using scan_t = std::conditional_t<std::is_same_v<T, float>, double, compute_t<T>
 // branch, so a tile of them vectorises; a NaN sticks.
 template <class T, CumulativeOp Op>
 inline scan_t<T> next(scan_t<T> acc, scan_t<T> v) {
-  if constexpr (Op == CumulativeOp::Sum)
-    return add(acc, v);
-  else if constexpr (Op == CumulativeOp::Prod)
-    return mul(acc, v);
-  else
-    return !is_nan(acc) && (is_nan(v) || (Op == CumulativeOp::Max ? v > acc : v < acc)) ? v : acc;
+  if constexpr (Op == CumulativeOp::Sum) return add(acc, v);
+  else if constexpr (Op == CumulativeOp::Prod) return mul(acc, v);
+  else return !is_nan(acc) && (is_nan(v) || (Op == CumulativeOp::Max ? v > acc : v < acc)) ? v : acc;
 }
 
 // Row by row over a tile of `lanes` inner elements, each a line of its own:
@@ -126,14 +123,10 @@ Result kernel(const Context& ctx, const ir::Cumulative& op, Inputs in, Outputs o
   visit_numeric_dtype("cumulative", x->dtype, [&]<class T>() {
     T* dst = y->data<T>();
     switch (op.op) {
-      case CumulativeOp::Sum:
-        return scan<T, CumulativeOp::Sum>(v, dst);
-      case CumulativeOp::Prod:
-        return scan<T, CumulativeOp::Prod>(v, dst);
-      case CumulativeOp::Max:
-        return scan<T, CumulativeOp::Max>(v, dst);
-      case CumulativeOp::Min:
-        return scan<T, CumulativeOp::Min>(v, dst);
+      case CumulativeOp::Sum: return scan<T, CumulativeOp::Sum>(v, dst);
+      case CumulativeOp::Prod: return scan<T, CumulativeOp::Prod>(v, dst);
+      case CumulativeOp::Max: return scan<T, CumulativeOp::Max>(v, dst);
+      case CumulativeOp::Min: return scan<T, CumulativeOp::Min>(v, dst);
     }
   });
   return {y};

@@ -186,18 +186,10 @@ void copy_into(const host::CpuTensor& dst, const host::CpuTensor& src) {
   const Operand ops[] = {operand(dst), operand(src)};
   RowFn fn = nullptr;
   switch (dtype_size(dst.dtype)) {
-    case 1:
-      fn = copy_row<1>;
-      break;
-    case 2:
-      fn = copy_row<2>;
-      break;
-    case 4:
-      fn = copy_row<4>;
-      break;
-    default:
-      fn = copy_row<8>;
-      break;
+    case 1: fn = copy_row<1>; break;
+    case 2: fn = copy_row<2>; break;
+    case 4: fn = copy_row<4>; break;
+    default: fn = copy_row<8>; break;
   }
   for_each_run(dst.shape, ops, fn, nullptr);
 }
@@ -213,7 +205,7 @@ host::CpuTensorPtr make_contiguous(const Context& ctx, const host::CpuTensorPtr&
 }
 
 host::CpuTensorPtr Context::output_reusing(const ir::TensorSpec& spec, Inputs in,
-                                         std::initializer_list<std::size_t> candidates) const {
+                                           std::initializer_list<std::size_t> candidates) const {
   for (std::size_t i : candidates) {
     if (i >= in.size() || !in[i].reusable) continue;
     const auto& t = host::as_cpu(in[i].primitive);

@@ -14,8 +14,8 @@
 #include <span>
 #include <vector>
 
-#include "backends/host/cpu_tensor.hpp"
 #include "backends/flex/kernels.hpp"
+#include "backends/host/cpu_tensor.hpp"
 
 namespace burn::flex {
 

@@ -57,90 +57,55 @@ RowFn float_unary(UnaryOp op) {
   if constexpr (std::is_same_v<T, float>)
     if (op == UnaryOp::Erf) return simd_math_row<T, simd::MathFn::Erf>;
   switch (op) {
-    case UnaryOp::Neg:
-      return unary_row<T, T, [](C x) { return -x; }>;
-    case UnaryOp::Abs:
-      return unary_row<T, T, [](C x) { return std::fabs(x); }>;
+    case UnaryOp::Neg: return unary_row<T, T, [](C x) { return -x; }>;
+    case UnaryOp::Abs: return unary_row<T, T, [](C x) { return std::fabs(x); }>;
     // Keeps NaN and the zero's sign.
-    case UnaryOp::Sign:
-      return unary_row<T, T, [](C x) { return (x > 0 ? C(1) : x < 0 ? C(-1) : x); }>;
-    case UnaryOp::Recip:
-      return unary_row<T, T, [](C x) { return C(1) / x; }>;
-    case UnaryOp::Exp:
-      return unary_row<T, T, [](C x) { return std::exp(x); }>;
-    case UnaryOp::Log:
-      return unary_row<T, T, [](C x) { return std::log(x); }>;
-    case UnaryOp::Log1p:
-      return unary_row<T, T, [](C x) { return std::log1p(x); }>;
-    case UnaryOp::Expm1:
-      return unary_row<T, T, [](C x) { return std::expm1(x); }>;
-    case UnaryOp::Sqrt:
-      return unary_row<T, T, [](C x) { return std::sqrt(x); }>;
-    case UnaryOp::Rsqrt:
-      return unary_row<T, T, [](C x) { return C(1) / std::sqrt(x); }>;
-    case UnaryOp::Sin:
-      return unary_row<T, T, [](C x) { return std::sin(x); }>;
-    case UnaryOp::Cos:
-      return unary_row<T, T, [](C x) { return std::cos(x); }>;
-    case UnaryOp::Tan:
-      return unary_row<T, T, [](C x) { return std::tan(x); }>;
-    case UnaryOp::Asin:
-      return unary_row<T, T, [](C x) { return std::asin(x); }>;
-    case UnaryOp::Acos:
-      return unary_row<T, T, [](C x) { return std::acos(x); }>;
-    case UnaryOp::Atan:
-      return unary_row<T, T, [](C x) { return std::atan(x); }>;
-    case UnaryOp::Sinh:
-      return unary_row<T, T, [](C x) { return std::sinh(x); }>;
-    case UnaryOp::Cosh:
-      return unary_row<T, T, [](C x) { return std::cosh(x); }>;
-    case UnaryOp::Tanh:
-      return unary_row<T, T, [](C x) { return std::tanh(x); }>;
-    case UnaryOp::Asinh:
-      return unary_row<T, T, [](C x) { return std::asinh(x); }>;
-    case UnaryOp::Acosh:
-      return unary_row<T, T, [](C x) { return std::acosh(x); }>;
-    case UnaryOp::Atanh:
-      return unary_row<T, T, [](C x) { return std::atanh(x); }>;
-    case UnaryOp::Erf:
-      return unary_row<T, T, [](C x) { return std::erf(x); }>;
+    case UnaryOp::Sign: return unary_row<T, T, [](C x) { return (x > 0 ? C(1) : x < 0 ? C(-1) : x); }>;
+    case UnaryOp::Recip: return unary_row<T, T, [](C x) { return C(1) / x; }>;
+    case UnaryOp::Exp: return unary_row<T, T, [](C x) { return std::exp(x); }>;
+    case UnaryOp::Log: return unary_row<T, T, [](C x) { return std::log(x); }>;
+    case UnaryOp::Log1p: return unary_row<T, T, [](C x) { return std::log1p(x); }>;
+    case UnaryOp::Expm1: return unary_row<T, T, [](C x) { return std::expm1(x); }>;
+    case UnaryOp::Sqrt: return unary_row<T, T, [](C x) { return std::sqrt(x); }>;
+    case UnaryOp::Rsqrt: return unary_row<T, T, [](C x) { return C(1) / std::sqrt(x); }>;
+    case UnaryOp::Sin: return unary_row<T, T, [](C x) { return std::sin(x); }>;
+    case UnaryOp::Cos: return unary_row<T, T, [](C x) { return std::cos(x); }>;
+    case UnaryOp::Tan: return unary_row<T, T, [](C x) { return std::tan(x); }>;
+    case UnaryOp::Asin: return unary_row<T, T, [](C x) { return std::asin(x); }>;
+    case UnaryOp::Acos: return unary_row<T, T, [](C x) { return std::acos(x); }>;
+    case UnaryOp::Atan: return unary_row<T, T, [](C x) { return std::atan(x); }>;
+    case UnaryOp::Sinh: return unary_row<T, T, [](C x) { return std::sinh(x); }>;
+    case UnaryOp::Cosh: return unary_row<T, T, [](C x) { return std::cosh(x); }>;
+    case UnaryOp::Tanh: return unary_row<T, T, [](C x) { return std::tanh(x); }>;
+    case UnaryOp::Asinh: return unary_row<T, T, [](C x) { return std::asinh(x); }>;
+    case UnaryOp::Acosh: return unary_row<T, T, [](C x) { return std::acosh(x); }>;
+    case UnaryOp::Atanh: return unary_row<T, T, [](C x) { return std::atanh(x); }>;
+    case UnaryOp::Erf: return unary_row<T, T, [](C x) { return std::erf(x); }>;
     // nearbyint in the default rounding mode: half to even.
-    case UnaryOp::Round:
-      return unary_row<T, T, [](C x) { return std::nearbyint(x); }>;
-    case UnaryOp::Floor:
-      return unary_row<T, T, [](C x) { return std::floor(x); }>;
-    case UnaryOp::Ceil:
-      return unary_row<T, T, [](C x) { return std::ceil(x); }>;
-    case UnaryOp::Trunc:
-      return unary_row<T, T, [](C x) { return std::trunc(x); }>;
-    case UnaryOp::IsNan:
-      return unary_row<T, bool, [](C x) { return x != x; }>;
-    case UnaryOp::IsInf:
-      return unary_row<T, bool, [](C x) { return std::isinf(x); }>;
-    default:
-      throw_no_kernel(ir::unary_name(op), dtype_of<T>());
+    case UnaryOp::Round: return unary_row<T, T, [](C x) { return std::nearbyint(x); }>;
+    case UnaryOp::Floor: return unary_row<T, T, [](C x) { return std::floor(x); }>;
+    case UnaryOp::Ceil: return unary_row<T, T, [](C x) { return std::ceil(x); }>;
+    case UnaryOp::Trunc: return unary_row<T, T, [](C x) { return std::trunc(x); }>;
+    case UnaryOp::IsNan: return unary_row<T, bool, [](C x) { return x != x; }>;
+    case UnaryOp::IsInf: return unary_row<T, bool, [](C x) { return std::isinf(x); }>;
+    default: throw_no_kernel(ir::unary_name(op), dtype_of<T>());
   }
 }
 
 template <class T>
 RowFn int_unary(UnaryOp op) {
   switch (op) {
-    case UnaryOp::Neg:
-      return unary_row<T, T, [](T x) { return wrap_neg(x); }>;
+    case UnaryOp::Neg: return unary_row<T, T, [](T x) { return wrap_neg(x); }>;
     case UnaryOp::Abs:
       if constexpr (std::is_signed_v<T>)  // the minimum wraps to itself
         return unary_row<T, T, [](T x) { return x < 0 ? wrap_neg(x) : x; }>;
-      else
-        return unary_row<T, T, [](T x) { return x; }>;
+      else return unary_row<T, T, [](T x) { return x; }>;
     case UnaryOp::Sign:
       if constexpr (std::is_signed_v<T>)
         return unary_row<T, T, [](T x) { return static_cast<T>(x > 0 ? 1 : x < 0 ? -1 : 0); }>;
-      else
-        return unary_row<T, T, [](T x) { return static_cast<T>(x > 0 ? 1 : 0); }>;
-    case UnaryOp::BitNot:
-      return unary_row<T, T, [](T x) { return static_cast<T>(~static_cast<wrap_t<T>>(x)); }>;
-    default:
-      throw_no_kernel(ir::unary_name(op), dtype_of<T>());
+      else return unary_row<T, T, [](T x) { return static_cast<T>(x > 0 ? 1 : 0); }>;
+    case UnaryOp::BitNot: return unary_row<T, T, [](T x) { return static_cast<T>(~static_cast<wrap_t<T>>(x)); }>;
+    default: throw_no_kernel(ir::unary_name(op), dtype_of<T>());
   }
 }
 
@@ -156,10 +121,8 @@ bool is_cheap(UnaryOp op) {
     case UnaryOp::IsNan:
     case UnaryOp::IsInf:
     case UnaryOp::LogicalNot:
-    case UnaryOp::BitNot:
-      return true;
-    default:
-      return false;
+    case UnaryOp::BitNot: return true;
+    default: return false;
   }
 }
 

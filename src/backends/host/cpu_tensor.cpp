@@ -177,8 +177,8 @@ void gather_bytes(const CpuTensor& t, std::byte* dst) {
       case 8: copy_run<std::uint64_t>(out, in, inner_stride, inner); break;
       default:
         for (std::size_t i = 0; i < inner; ++i)
-          std::memcpy(out + i * width, in + static_cast<std::int64_t>(i) * inner_stride * static_cast<std::int64_t>(width),
-                      width);
+          std::memcpy(out + i * width,
+                      in + static_cast<std::int64_t>(i) * inner_stride * static_cast<std::int64_t>(width), width);
     }
   };
   const std::byte* base = src + t.offset * static_cast<std::int64_t>(width);

@@ -115,8 +115,7 @@ CpuTensorPtr contiguous(const std::shared_ptr<Allocator>& alloc, const CpuTensor
 /// strided view in row-major order. Serial; for the reference backend and
 /// for copies.
 template <class F>
-void for_each_offset(const Extents& shape, const Strides& strides,
-                     std::int64_t offset, F&& f) {
+void for_each_offset(const Extents& shape, const Strides& strides, std::int64_t offset, F&& f) {
   std::size_t n = 1;
   for (auto d : shape) n *= d;
   if (n == 0) return;

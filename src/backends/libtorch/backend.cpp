@@ -30,12 +30,9 @@ std::size_t spatial_dims(const ir::Op& op) {
         if constexpr (std::is_same_v<O, ir::Conv> || std::is_same_v<O, ir::ConvTranspose> ||
                       std::is_same_v<O, ir::ConvWeightGrad>)
           return o.stride.size();
-        else if constexpr (std::is_same_v<O, ir::MaxPool> || std::is_same_v<O, ir::AvgPool>)
-          return o.kernel.size();
-        else if constexpr (std::is_same_v<O, ir::AdaptiveAvgPool>)
-          return o.output_size.size();
-        else
-          return 0;
+        else if constexpr (std::is_same_v<O, ir::MaxPool> || std::is_same_v<O, ir::AvgPool>) return o.kernel.size();
+        else if constexpr (std::is_same_v<O, ir::AdaptiveAvgPool>) return o.output_size.size();
+        else return 0;
       },
       op);
 }
@@ -128,9 +125,9 @@ std::size_t index_of(TorchDevice device, std::string_view constructor) {
     case TorchDeviceKind::Cuda:
       if (cuda == 0) throw unavailable("CUDA");
       if (device.index >= cuda)
-        throw DeviceError(DeviceErrorKind::NotAvailable, constructor,
-                          fmt::format("CUDA device {} does not exist: LibTorch sees {} CUDA device(s)", device.index,
-                                      cuda));
+        throw DeviceError(
+            DeviceErrorKind::NotAvailable, constructor,
+            fmt::format("CUDA device {} does not exist: LibTorch sees {} CUDA device(s)", device.index, cuda));
       return 1 + device.index;
     case TorchDeviceKind::Mps:
       if (!mps_available()) throw unavailable("MPS");
@@ -167,10 +164,9 @@ Device Device::libtorch_vulkan() {
 
 namespace backend {
 BackendFactory libtorch_factory() {
-  return {DeviceType::LibTorch, [] { return default_rank::LibTorch; }, [] { return libtorch::device_count(); },
-          [](std::size_t index) -> std::unique_ptr<Backend> {
-            return std::make_unique<libtorch::LibTorchBackend>(index);
-          }};
+  return {
+      DeviceType::LibTorch, [] { return default_rank::LibTorch; }, [] { return libtorch::device_count(); },
+      [](std::size_t index) -> std::unique_ptr<Backend> { return std::make_unique<libtorch::LibTorchBackend>(index); }};
 }
 }  // namespace backend
 

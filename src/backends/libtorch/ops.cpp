@@ -47,11 +47,11 @@ bool computes(const ir::Op& op) {
 /// One op's inputs and outputs as the kernels see them.
 struct Call {
   Engine& engine;
-  std::string_view name;                    ///< the op's name, for errors
-  std::span<const backend::Input> inputs;   ///< original specs and reusability
-  Tensors in;                               ///< inputs, half types widened when `widened`
-  std::vector<bool> exclusive;              ///< tensor and storage held by the input's primitive only
-  std::vector<ir::TensorSpec> out;          ///< outputs in the dtypes the kernel computes in
+  std::string_view name;                   ///< the op's name, for errors
+  std::span<const backend::Input> inputs;  ///< original specs and reusability
+  Tensors in;                              ///< inputs, half types widened when `widened`
+  std::vector<bool> exclusive;             ///< tensor and storage held by the input's primitive only
+  std::vector<ir::TensorSpec> out;         ///< outputs in the dtypes the kernel computes in
   bool widened = false;
 
   /// The dtype input i had before widening.
@@ -108,10 +108,10 @@ bool any_true(const at::Tensor& mask) { return mask.numel() > 0 && mask.any().it
 #include "backends/libtorch/cast.inc"
 #include "backends/libtorch/creation.inc"
 #include "backends/libtorch/elementwise.inc"
-#include "backends/libtorch/reduce.inc"
-#include "backends/libtorch/layout.inc"
 #include "backends/libtorch/indexing.inc"
+#include "backends/libtorch/layout.inc"
 #include "backends/libtorch/module_ops.inc"
+#include "backends/libtorch/reduce.inc"
 
 namespace burn::libtorch {
 
@@ -145,8 +145,8 @@ std::vector<backend::PrimitivePtr> execute_op(Engine& engine, const ir::Op& op, 
 
   Tensors results = std::visit([&](const auto& o) { return run(call, o); }, op);
   if (results.size() != outputs.size())
-    throw ExecutionError(name, fmt::format("the libtorch kernel returned {} outputs, {} expected", results.size(),
-                                           outputs.size()));
+    throw ExecutionError(
+        name, fmt::format("the libtorch kernel returned {} outputs, {} expected", results.size(), outputs.size()));
   for (std::size_t i = 0; i < outputs.size(); ++i) {
     at::Tensor t = std::move(results[i]);
     const auto want = scalar_type(outputs[i].dtype);

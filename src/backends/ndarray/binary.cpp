@@ -92,7 +92,7 @@ T int_binary(BinaryOp op, T a, T b) {
       zero_check();
       if constexpr (std::is_signed_v<T>)
         if (b == -1) return wrap_neg(a);  // min / -1 overflows (SIGFPE on x86)
-      return static_cast<T>(a / b);      // C++ truncates toward zero
+      return static_cast<T>(a / b);       // C++ truncates toward zero
     case BinaryOp::Rem: {
       zero_check();
       if constexpr (std::is_signed_v<T>) {

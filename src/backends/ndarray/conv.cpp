@@ -18,8 +18,8 @@ bool tap_offset(const Index& base, const std::vector<std::size_t>& stride, const
                 std::size_t& offset) {
   offset = 0;
   for (std::size_t d = 0; d < extent.size(); ++d) {
-    const auto pos = static_cast<std::int64_t>(base[d] * stride[d] + tap[d] * dilation[d]) -
-                     static_cast<std::int64_t>(padding[d]);
+    const auto pos =
+        static_cast<std::int64_t>(base[d] * stride[d] + tap[d] * dilation[d]) - static_cast<std::int64_t>(padding[d]);
     if (pos < 0 || pos >= static_cast<std::int64_t>(extent[d])) return false;
     offset = offset * extent[d] + static_cast<std::size_t>(pos);
   }

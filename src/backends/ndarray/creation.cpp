@@ -32,7 +32,7 @@ Result kernel(const Context& ctx, const ir::Cast&, Inputs in, Outputs out) {
       const From* s = reinterpret_cast<const From*>(src.buffer ? src.buffer->data() : nullptr);
       To* d = t->data<To>();
       host::for_each_offset(src.shape, src.strides, src.offset,
-                           [&](std::size_t i, std::int64_t off) { d[i] = convert_element<To>(s[off]); });
+                            [&](std::size_t i, std::int64_t off) { d[i] = convert_element<To>(s[off]); });
     });
   });
   return {t};

@@ -59,9 +59,7 @@ Cubic cubic_taps(std::size_t dst, std::size_t in, std::size_t out, bool align_co
 }
 
 // floor(dst * in / out) in exact integer arithmetic, kept inside the input.
-std::size_t nearest_index(std::size_t dst, std::size_t in, std::size_t out) {
-  return std::min(dst * in / out, in - 1);
-}
+std::size_t nearest_index(std::size_t dst, std::size_t in, std::size_t out) { return std::min(dst * in / out, in - 1); }
 
 }  // namespace
 

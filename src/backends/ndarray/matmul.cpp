@@ -61,8 +61,8 @@ Result kernel(const Context& ctx, const ir::Matmul&, Inputs in, Outputs out) {
   }
   auto result = ctx.output(out[0]);
   visit_int_dtype("matmul", a.dtype, [&]<class T>() {
-    const auto values = matmul(detail::read_as<std::uint64_t, T>(a), a.shape, detail::read_as<std::uint64_t, T>(b),
-                               b.shape, out_shape);
+    const auto values =
+        matmul(detail::read_as<std::uint64_t, T>(a), a.shape, detail::read_as<std::uint64_t, T>(b), b.shape, out_shape);
     T* dst = result->data<T>();
     // uint64 -> T keeps the low bits: the wrapped-around result in T.
     for (std::size_t i = 0; i < values.size(); ++i) dst[i] = static_cast<T>(values[i]);

@@ -33,7 +33,7 @@ inline std::vector<double> read_doubles(const backend::Input& in) {
 
 /// A fresh row-major float output holding `values` (rounded to its dtype).
 inline host::CpuTensorPtr write_doubles(const Context& ctx, const ir::TensorSpec& spec,
-                                       const std::vector<double>& values) {
+                                        const std::vector<double>& values) {
   auto out = ctx.output(spec);
   visit_float_dtype("write_doubles", spec.dtype, [&]<class T>() {
     T* dst = out->data<T>();

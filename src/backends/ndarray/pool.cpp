@@ -114,11 +114,12 @@ host::CpuTensorPtr write_ints(const Context& ctx, const ir::TensorSpec& spec, co
 }
 
 host::CpuTensorPtr write_indices(const Context& ctx, const ir::MaxPool& op, const ir::TensorSpec& spec,
-                                const std::vector<std::int64_t>& indices, std::size_t in_vol) {
+                                 const std::vector<std::int64_t>& indices, std::size_t in_vol) {
   auto out = ctx.output(spec);
   visit_int_dtype(ir::op_name(op), spec.dtype, [&]<class I>() {
     // A narrow index dtype must hold the largest flat index of the plane.
-    if (in_vol > 0 && static_cast<std::uint64_t>(in_vol - 1) > static_cast<std::uint64_t>(std::numeric_limits<I>::max()))
+    if (in_vol > 0 &&
+        static_cast<std::uint64_t>(in_vol - 1) > static_cast<std::uint64_t>(std::numeric_limits<I>::max()))
       throw Error(ir::op_name(op), fmt::format("index dtype {} cannot hold flat indices up to {}; use i64 or i32",
                                                dtype_name(spec.dtype), in_vol - 1));
     I* dst = out->data<I>();

@@ -64,8 +64,8 @@ template <class T>
 void reduce_numeric(const ir::Reduce& op, const host::CpuTensor& x, const host::CpuTensor& t) {
   const std::size_t n = x.shape[op.dim];
   const bool is_arg = op.op == ReduceOp::ArgMax || op.op == ReduceOp::ArgMin;
-  const bool needs_element = is_arg || op.op == ReduceOp::Max || op.op == ReduceOp::Min ||
-                             (op.op == ReduceOp::Mean && !is_float_v<T>);
+  const bool needs_element =
+      is_arg || op.op == ReduceOp::Max || op.op == ReduceOp::Min || (op.op == ReduceOp::Mean && !is_float_v<T>);
   if (needs_element && n == 0 && t.num_elements() != 0)
     throw Error(ir::reduce_name(op.op), "cannot reduce an empty dim: there is no identity");
   for_each_index(t.shape, [&](std::size_t i, const Index& idx) {
@@ -91,8 +91,7 @@ void reduce_numeric(const ir::Reduce& op, const host::CpuTensor& x, const host::
       case ReduceOp::Mean: *dst = mean_of(line); break;
       case ReduceOp::Max: *dst = store<T>(extreme_of(line, true)); break;
       case ReduceOp::Min: *dst = store<T>(extreme_of(line, false)); break;
-      default:
-        throw_no_kernel(ir::reduce_name(op.op), x.dtype);
+      default: throw_no_kernel(ir::reduce_name(op.op), x.dtype);
     }
   });
 }

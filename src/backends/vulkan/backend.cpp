@@ -73,9 +73,7 @@ void VulkanBackend::require_dtype(DType dtype, std::string_view op) const {
                               dtype_name(dtype), label(), gpu_->adapter().name, feature));
 }
 
-bool VulkanBackend::supports_op(const ir::Op& op) const {
-  return backend::has_kernel<Context>(op);
-}
+bool VulkanBackend::supports_op(const ir::Op& op) const { return backend::has_kernel<Context>(op); }
 
 std::vector<backend::PrimitivePtr> VulkanBackend::execute(const ir::Op& op, std::span<const backend::Input> inputs,
                                                           std::span<const ir::TensorSpec> outputs) {

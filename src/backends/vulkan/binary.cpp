@@ -23,8 +23,7 @@ bool raises(BinaryOp op) {
 Result kernel(const Context& ctx, const ir::Binary& op, Inputs in, Outputs out) {
   const VkTensor& lhs = as_vk(in[0].primitive);
   auto t = ctx.output(out[0]);
-  const std::string shader =
-      fmt::format("binary_{}{}", is_comparison(op.op) ? "cmp_" : "", dtype_suffix(lhs.dtype));
+  const std::string shader = fmt::format("binary_{}{}", is_comparison(op.op) ? "cmp_" : "", dtype_suffix(lhs.dtype));
   std::uint32_t code = static_cast<std::uint32_t>(op.op);
   std::uint32_t words[2]{};
   // With a scalar, the lhs is bound again in the rhs slot so every binding

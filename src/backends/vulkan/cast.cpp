@@ -11,7 +11,8 @@ Result kernel(const Context& ctx, const ir::Cast& op, Inputs in, Outputs out) {
   auto t = ctx.output(out[0]);
   const Operand ops[] = {operand(*t), operand(x)};
   if (x.dtype == op.dtype) copy_into(ctx, x, ops[0]);
-  else launch_elementwise(ctx, fmt::format("cast_{}_{}", dtype_suffix(x.dtype), dtype_suffix(op.dtype)), 0, t->shape, ops);
+  else
+    launch_elementwise(ctx, fmt::format("cast_{}_{}", dtype_suffix(x.dtype), dtype_suffix(op.dtype)), 0, t->shape, ops);
   return {t};
 }
 

@@ -25,8 +25,8 @@ struct ConvParams {
   std::uint32_t batch = 0, c_in = 0, c_out = 0, cin_g = 0, cout_g = 0;
   std::uint32_t nsp = 0, in_vol = 0, out_vol = 0, k_vol = 0, has_bias = 0;
   std::uint32_t x_off = 0, w_off = 0, bias_off = 0;  // element offsets of the dense inputs
-  std::uint32_t vec = 0;                              // vector paths (vector_paths)
-  std::uint32_t k_begin = 0, k_end = 0, pass = 0;     // this dispatch's range of K, kReadPart | kWritePart
+  std::uint32_t vec = 0;                             // vector paths (vector_paths)
+  std::uint32_t k_begin = 0, k_end = 0, pass = 0;    // this dispatch's range of K, kReadPart | kWritePart
   std::uint32_t in[kMaxSpatial]{}, out[kMaxSpatial]{}, kext[kMaxSpatial]{}, stride[kMaxSpatial]{},
       padding[kMaxSpatial]{}, dilation[kMaxSpatial]{};
 };
@@ -48,8 +48,8 @@ std::uint64_t volume(const std::vector<std::size_t>& shape, std::size_t first) {
 }
 
 /// Fills the geometry: x's spatial extent, the conv output's and the kernel's.
-void geometry(const Context& ctx, ConvParams& p, const std::vector<std::size_t>& x,
-              const std::vector<std::size_t>& out, const std::vector<std::size_t>& kernel, std::size_t groups) {
+void geometry(const Context& ctx, ConvParams& p, const std::vector<std::size_t>& x, const std::vector<std::size_t>& out,
+              const std::vector<std::size_t>& kernel, std::size_t groups) {
   require_spatial(ctx, x.size() - 2);
   p.nsp = static_cast<std::uint32_t>(x.size() - 2);
   put_spatial(p.in, x, 2);
@@ -79,8 +79,8 @@ bool pointwise(const ConvParams& p) {
 std::uint32_t vector_paths(Mode mode, const ConvParams& p, const VkTensor& y, const VkTensor& x, const VkTensor& w) {
   std::uint32_t a_vec = 0, b_vec = 0, out_vec = 0;
   const bool w_ok = binding_vec4_aligned(w) && multiple_of_4(w.offset);
-  if (mode == kConv && w_ok && p.k % 4 == 0) a_vec = 1;  // weight rows along k
-  if (mode == kWeightGrad && w_ok && p.out_vol % 4 == 0) a_vec = 1;  // gradient planes along k
+  if (mode == kConv && w_ok && p.k % 4 == 0) a_vec = 1;                             // weight rows along k
+  if (mode == kWeightGrad && w_ok && p.out_vol % 4 == 0) a_vec = 1;                 // gradient planes along k
   if (mode == kTransposed && w_ok && p.k_vol == 1 && p.cout_g % 4 == 0) a_vec = 2;  // weight along m
   if (pointwise(p) && p.out_vol % 4 == 0 && binding_vec4_aligned(x) && multiple_of_4(x.offset)) b_vec = 1;
   if (binding_vec4_aligned(y) && (mode == kWeightGrad ? p.n % 4 == 0 : p.out_vol % 4 == 0)) out_vec = 1;
@@ -147,8 +147,8 @@ Result kernel(const Context& ctx, const ir::Conv& op, Inputs in, Outputs out) {
   put_spatial(p.stride, op.stride);
   put_spatial(p.padding, op.padding);
   put_spatial(p.dilation, op.dilation);
-  run(ctx, kConv, p, p.cout_g, std::uint64_t{p.batch} * p.out_vol, std::uint64_t{p.cin_g} * p.k_vol, op.groups, *y,
-      *x, *w, bias.get());
+  run(ctx, kConv, p, p.cout_g, std::uint64_t{p.batch} * p.out_vol, std::uint64_t{p.cin_g} * p.k_vol, op.groups, *y, *x,
+      *w, bias.get());
   return {y};
 }
 

@@ -27,8 +27,9 @@ namespace backend {
 
 #if BURN_HAS_VULKAN
 BackendFactory vulkan_factory() {
-  return {DeviceType::Vulkan, [] { return rank_by_adapters(default_rank::Vulkan); }, adapter_count,
-          [](std::size_t i) -> std::unique_ptr<Backend> { return std::make_unique<vulkan::VulkanBackend>("vulkan", i); }};
+  return {
+      DeviceType::Vulkan, [] { return rank_by_adapters(default_rank::Vulkan); }, adapter_count,
+      [](std::size_t i) -> std::unique_ptr<Backend> { return std::make_unique<vulkan::VulkanBackend>("vulkan", i); }};
 }
 #endif
 

@@ -32,9 +32,7 @@ constexpr std::uint32_t kRun = 16384;
 /// Fills a fresh 1-element u32 tensor with `v`.
 VkTensorPtr u32_word(const Context& ctx, std::uint32_t v) {
   auto t = ctx.output(ir::TensorSpec{Shape{1}, DType::U32});
-  const struct {
-    std::uint32_t n, pattern[2];
-  } fill{1, {v, v}};
+  const struct { std::uint32_t n, pattern[2]; } fill{1, {v, v}};
   const Binding bindings[] = {t->binding()};
   dispatch_groups(ctx, "fill", {}, bindings, fill, 1);
   return t;
@@ -78,8 +76,8 @@ VkTensorPtr checked_indices(const Context& ctx, const VkTensorPtr& idx, std::siz
   Prepared prep = prepare_elementwise(ctx, idx->shape, ops, words);
   prep.bindings.push_back(first->binding());
   const std::uint32_t constants[] = {0u, prep.contiguous ? 1u : 0u};
-  dispatch_groups(ctx, fmt::format("index_check_{}", dtype_suffix(idx->dtype)), constants, prep.bindings,
-                  prep.params, (prep.n + kWorkgroup - 1) / kWorkgroup);
+  dispatch_groups(ctx, fmt::format("index_check_{}", dtype_suffix(idx->dtype)), constants, prep.bindings, prep.params,
+                  (prep.n + kWorkgroup - 1) / kWorkgroup);
   const std::uint32_t bad = read_word(ctx, *first);
   if (bad != kNone)
     throw Error(ctx.op, fmt::format("index {} is out of bounds for dim {} of size {}", element_text(ctx, *idx, bad),

@@ -79,16 +79,17 @@ std::optional<AdapterInfo> describe(VkPhysicalDevice pd, std::string& why) {
   // (lavapipe, SwiftShader) computes on the host CPU, so it joins that entry;
   // otherwise the device UUID (or LUID) names the card.
   auto id = make<VkPhysicalDeviceIDProperties>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_ID_PROPERTIES);
-  auto pci = make<VkPhysicalDevicePCIBusInfoPropertiesEXT>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PCI_BUS_INFO_PROPERTIES_EXT);
+  auto pci =
+      make<VkPhysicalDevicePCIBusInfoPropertiesEXT>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PCI_BUS_INFO_PROPERTIES_EXT);
   a.pci_bus_info = has_extension(pd, VK_EXT_PCI_BUS_INFO_EXTENSION_NAME);
   if (a.pci_bus_info) id.pNext = &pci;
   auto p2 = make<VkPhysicalDeviceProperties2>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2);
   p2.pNext = &id;
   vkGetPhysicalDeviceProperties2(pd, &p2);
   if (a.pci_bus_info) {
-    a.identity.pci_address = PciAddress{pci.pciDomain, static_cast<std::uint8_t>(pci.pciBus),
-                                        static_cast<std::uint8_t>(pci.pciDevice),
-                                        static_cast<std::uint8_t>(pci.pciFunction)};
+    a.identity.pci_address =
+        PciAddress{pci.pciDomain, static_cast<std::uint8_t>(pci.pciBus), static_cast<std::uint8_t>(pci.pciDevice),
+                   static_cast<std::uint8_t>(pci.pciFunction)};
   } else if (a.type == VK_PHYSICAL_DEVICE_TYPE_CPU) {
     a.identity.label = "host-cpu";
   } else if (id.deviceLUIDValid) {
@@ -114,9 +115,10 @@ Instance::Instance() {
   info.pApplicationInfo = &app;
   if (VkResult r = vkCreateInstance(&info, nullptr, &instance_); r != VK_SUCCESS) {
     instance_ = VK_NULL_HANDLE;
-    notes_ = fmt::format("vkCreateInstance failed ({}): no Vulkan driver is installed "
-                         "(on Debian: apt-get install mesa-vulkan-drivers)",
-                         result_name(r));
+    notes_ = fmt::format(
+        "vkCreateInstance failed ({}): no Vulkan driver is installed "
+        "(on Debian: apt-get install mesa-vulkan-drivers)",
+        result_name(r));
     return;
   }
   std::uint32_t n = 0;
@@ -166,17 +168,30 @@ std::size_t select_adapter(const DeviceKind& kind, std::string_view api) {
   switch (kind.type()) {
     case T::Default:
     case T::BestAvailable: return 0;  // adapters are sorted best first
-    case T::DiscreteGpu: wanted = VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU; what = "discrete GPU"; break;
-    case T::IntegratedGpu: wanted = VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU; what = "integrated GPU"; break;
-    case T::VirtualGpu: wanted = VK_PHYSICAL_DEVICE_TYPE_VIRTUAL_GPU; what = "virtual GPU"; break;
-    case T::Cpu: wanted = VK_PHYSICAL_DEVICE_TYPE_CPU; what = "CPU adapter"; break;
+    case T::DiscreteGpu:
+      wanted = VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU;
+      what = "discrete GPU";
+      break;
+    case T::IntegratedGpu:
+      wanted = VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU;
+      what = "integrated GPU";
+      break;
+    case T::VirtualGpu:
+      wanted = VK_PHYSICAL_DEVICE_TYPE_VIRTUAL_GPU;
+      what = "virtual GPU";
+      break;
+    case T::Cpu:
+      wanted = VK_PHYSICAL_DEVICE_TYPE_CPU;
+      what = "CPU adapter";
+      break;
   }
   std::size_t seen = 0;
   for (std::size_t i = 0; i < adapters.size(); ++i)
     if (adapters[i].type == wanted && seen++ == kind.index()) return i;
   std::string list;
   for (std::size_t i = 0; i < adapters.size(); ++i)
-    list += fmt::format("{}{}:{} = {} ({})", i ? ", " : "", api, i, adapters[i].name, adapter_type_name(adapters[i].type));
+    list +=
+        fmt::format("{}{}:{} = {} ({})", i ? ", " : "", api, i, adapters[i].name, adapter_type_name(adapters[i].type));
   const std::string asked = kind.type() == T::Cpu ? std::string(what) : fmt::format("{} {}", what, kind.index());
   throw DeviceError(DeviceErrorKind::NotAvailable, op,
                     fmt::format("this machine has no {} ({} of them); the adapters are: {}. Choose one of "

@@ -21,7 +21,7 @@ struct AdapterInfo {
   std::string name;
   VkPhysicalDeviceType type = VK_PHYSICAL_DEVICE_TYPE_OTHER;
   std::uint32_t api_version = 0;
-  std::uint32_t queue_family = 0;  ///< a family with compute
+  std::uint32_t queue_family = 0;    ///< a family with compute
   std::uint32_t timestamp_bits = 0;  ///< the family's timestampValidBits (0: no device clock)
   PhysicalIdentity identity;
   // Features the backend enables when present (they decide supports_dtype).

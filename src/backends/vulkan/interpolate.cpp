@@ -13,12 +13,9 @@ Result kernel(const Context& ctx, const ir::Interpolate& op, Inputs in, Outputs 
   auto y = ctx.output(out[0]);
   struct {
     std::uint32_t total, h_in, w_in, h_out, w_out, align, x_off;
-  } params{static_cast<std::uint32_t>(y->num_elements()),
-           static_cast<std::uint32_t>(x->shape[2]),
-           static_cast<std::uint32_t>(x->shape[3]),
-           static_cast<std::uint32_t>(op.output_size[0]),
-           static_cast<std::uint32_t>(op.output_size[1]),
-           op.align_corners ? 1u : 0u,
+  } params{static_cast<std::uint32_t>(y->num_elements()), static_cast<std::uint32_t>(x->shape[2]),
+           static_cast<std::uint32_t>(x->shape[3]),       static_cast<std::uint32_t>(op.output_size[0]),
+           static_cast<std::uint32_t>(op.output_size[1]), op.align_corners ? 1u : 0u,
            static_cast<std::uint32_t>(x->offset)};
   // Source coordinates are exact fractions with numerators up to (2 out + 1) * in.
   for (std::size_t d = 0; d < 2; ++d)

@@ -84,8 +84,7 @@ Prepared prepare_elementwise(const Context& ctx, const std::vector<std::size_t>&
   // Offsets and strides fit 32 bits: a view stays inside its block, which
   // allocate() keeps under 2^31 elements.
   for (std::size_t k = 0; k < operands.size(); ++k) {
-    for (std::size_t d = 0; d < dims.size(); ++d)
-      p.stride[k * kMaxRank + d] = static_cast<std::int32_t>(strides[k][d]);
+    for (std::size_t d = 0; d < dims.size(); ++d) p.stride[k * kMaxRank + d] = static_cast<std::int32_t>(strides[k][d]);
     p.offset[k] = static_cast<std::int32_t>(operands[k].offset);
     out.bindings.push_back(operands[k].tensor->binding());
   }

@@ -73,8 +73,7 @@ Result kernel(const Context& ctx, const ir::Cat& op, Inputs in, Outputs out) {
   for (const auto& input : in) {
     const VkTensor& x = as_vk(input.primitive);
     // The part of the output this input fills.
-    const VkTensorPtr part =
-        t->view(x.shape, t->strides, t->offset + at * t->strides[op.dim]);
+    const VkTensorPtr part = t->view(x.shape, t->strides, t->offset + at * t->strides[op.dim]);
     copy_into(ctx, x, operand(*part));
     at += static_cast<std::int64_t>(x.shape[op.dim]);
   }

@@ -65,8 +65,9 @@ Result kernel(const Context& ctx, const ir::Matmul&, Inputs in, Outputs out) {
   const Operand ops[] = {out_op, batch_operand(a), batch_operand(b)};
   auto word = [](std::int64_t v) { return static_cast<std::uint32_t>(static_cast<std::int32_t>(v)); };
   const std::uint32_t words[] = {static_cast<std::uint32_t>(m), static_cast<std::uint32_t>(n),
-                                 static_cast<std::uint32_t>(k), word(a.strides[r - 2]), word(a.strides[r - 1]),
-                                 word(b.strides[r - 2]), word(b.strides[r - 1])};
+                                 static_cast<std::uint32_t>(k), word(a.strides[r - 2]),
+                                 word(a.strides[r - 1]),        word(b.strides[r - 2]),
+                                 word(b.strides[r - 1])};
   // The batch block needs only its offsets: prepare over the batch shape (no
   // collapsing surprises: words carry the matrix strides).
   Prepared prep = prepare_elementwise(ctx, batch, ops, {});
@@ -80,8 +81,8 @@ Result kernel(const Context& ctx, const ir::Matmul&, Inputs in, Outputs out) {
   const std::uint64_t gx = (n + 63) / 64, gy = (m + 63) / 64;
   const auto& limit = ctx.backend.gpu().adapter().limits.maxComputeWorkGroupCount;
   if (gx > limit[0] || gy > limit[1])
-    throw Error(ctx.op, fmt::format("a {}x{} output is more tiles than {} dispatches at once; split the matrix",
-                                    m, n, ctx.backend.label()));
+    throw Error(ctx.op, fmt::format("a {}x{} output is more tiles than {} dispatches at once; split the matrix", m, n,
+                                    ctx.backend.label()));
   prep.params.words[7] = vec_mode(a, ops[1], m, k) | vec_mode(b, ops[2], k, n) << 2 |
                          (binding_vec4_aligned(*t) && n % 4 == 0 ? 1u : 0u) << 4;
   const std::string shader = fmt::format("matmul_{}", dtype_suffix(t->dtype));

@@ -30,9 +30,9 @@ namespace burn::vulkan {
 struct Block {
   VkBuffer buffer = VK_NULL_HANDLE;
   VkDeviceSize offset = 0;
-  VkDeviceSize capacity = 0;   ///< the size class
-  VkDeviceSize requested = 0;  ///< what was asked for
-  std::byte* mapped = nullptr; ///< host pools: the block's bytes
+  VkDeviceSize capacity = 0;    ///< the size class
+  VkDeviceSize requested = 0;   ///< what was asked for
+  std::byte* mapped = nullptr;  ///< host pools: the block's bytes
   // Where it came from, for release().
   VkDeviceMemory memory = VK_NULL_HANDLE;
   std::uint32_t page = UINT32_MAX;  ///< slab page id, or UINT32_MAX for a buffer of its own

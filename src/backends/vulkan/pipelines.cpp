@@ -27,8 +27,8 @@ const ShaderBinary* find_shader(std::string_view name) {
 Pipelines::Pipelines(std::shared_ptr<Gpu> gpu) : gpu_(std::move(gpu)) {
   VkDescriptorSetLayoutBinding bindings[kMaxBindings];
   for (std::uint32_t i = 0; i < kMaxBindings; ++i)
-    bindings[i] = VkDescriptorSetLayoutBinding{i, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, VK_SHADER_STAGE_COMPUTE_BIT,
-                                               nullptr};
+    bindings[i] =
+        VkDescriptorSetLayoutBinding{i, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, VK_SHADER_STAGE_COMPUTE_BIT, nullptr};
   auto set = make<VkDescriptorSetLayoutCreateInfo>(VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO);
   set.bindingCount = kMaxBindings;
   set.pBindings = bindings;
@@ -70,8 +70,7 @@ VkPipeline Pipelines::get(std::string_view op, std::string_view name, std::span<
   }
 
   std::vector<VkSpecializationMapEntry> entries(constants.size());
-  for (std::uint32_t i = 0; i < constants.size(); ++i)
-    entries[i] = VkSpecializationMapEntry{i, i * 4u, 4};
+  for (std::uint32_t i = 0; i < constants.size(); ++i) entries[i] = VkSpecializationMapEntry{i, i * 4u, 4};
   VkSpecializationInfo spec{static_cast<std::uint32_t>(entries.size()), entries.data(), constants.size_bytes(),
                             constants.data()};
   auto info = make<VkComputePipelineCreateInfo>(VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO);

@@ -59,8 +59,7 @@ Pool prepare(const Context& ctx, Inputs in, const ir::TensorSpec& out) {
 /// Bounds the window by the kernel (clipped windows have fewer positions).
 template <class V>
 void window_of_kernel(Pool& p, const V& kernel) {
-  for (std::uint32_t d = 0; d < p.params.nsp; ++d)
-    p.window *= std::min<std::uint64_t>(kernel[d], p.params.in[d]);
+  for (std::uint32_t d = 0; d < p.params.nsp; ++d) p.window *= std::min<std::uint64_t>(kernel[d], p.params.in[d]);
 }
 
 void run(const Context& ctx, Pool& p, Mode mode, const VkTensor& indices) {

@@ -26,9 +26,9 @@ class ClockWindow final : public backend::DeviceClockWindow {
         throw Error("Device::profile", fmt::format("{} was destroyed while the window was open", label_));
       end = link_->backend->stamp_now();
     }
-    return std::async(std::launch::deferred, [link = link_, begin = begin_, end, scale = scale_, label = label_] {
-             return resolve(*link, *begin, *end, scale, label);
-           }).share();
+    return std::async(std::launch::deferred, [link = link_, begin = begin_, end, scale = scale_,
+                                              label = label_] { return resolve(*link, *begin, *end, scale, label); })
+        .share();
   }
 
  private:

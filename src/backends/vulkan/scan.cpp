@@ -37,8 +37,8 @@ void scan_into(const Context& ctx, ir::CumulativeOp op, const VkTensor& x, std::
   const std::string shader = fmt::format("scan_{}", dtype_suffix(x.dtype));
   const std::uint64_t groups = long_lines ? prep.n * blocks : (prep.n + kWorkgroup - 1) / kWorkgroup;
   auto pass = [&](std::uint32_t mode, const Binding& carry) {
-    const std::uint32_t constants[] = {static_cast<std::uint32_t>(op), prep.contiguous ? 1u : 0u,
-                                       long_lines ? 1u : 0u, mode};
+    const std::uint32_t constants[] = {static_cast<std::uint32_t>(op), prep.contiguous ? 1u : 0u, long_lines ? 1u : 0u,
+                                       mode};
     const Binding bindings[] = {prep.bindings[0], prep.bindings[1], carry};
     dispatch_groups(ctx, shader, constants, bindings, prep.params, groups);
   };

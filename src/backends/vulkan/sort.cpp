@@ -60,9 +60,14 @@ Sorted sort_lines(const Context& ctx, const VkTensor& x, std::size_t dim, bool d
   std::vector<std::size_t> lines = x.shape;
   lines[dim] = 1;
   const Operand ops[] = {operand(*keys), operand(*pos), operand(x)};
-  std::uint32_t words[8] = {static_cast<std::uint32_t>(len), word(x.strides[dim]), word(keys->strides[dim]),
-                            word(pos->strides[dim]), static_cast<std::uint32_t>(chunk),
-                            static_cast<std::uint32_t>(chunks), descending ? 1u : 0u, 0u};
+  std::uint32_t words[8] = {static_cast<std::uint32_t>(len),
+                            word(x.strides[dim]),
+                            word(keys->strides[dim]),
+                            word(pos->strides[dim]),
+                            static_cast<std::uint32_t>(chunk),
+                            static_cast<std::uint32_t>(chunks),
+                            descending ? 1u : 0u,
+                            0u};
   Prepared prep = prepare_elementwise(ctx, lines, ops, words);
   prep.params.words[7] = static_cast<std::uint32_t>(prep.n);
   const std::string_view dt = dtype_suffix(x.dtype);

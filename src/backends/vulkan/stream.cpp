@@ -283,9 +283,10 @@ StampPtr Stream::write_stamp(Batch& b, VkPipelineStageFlagBits stage) {
     // open batch's own (one start stamp at most, far below the pool's size).
     reclaim(true);
     slot = clock_->acquire();
-    if (!slot) throw Error("profile", fmt::format("{}: more than {} profile windows are open in one batch of work; "
-                                                  "close some, or sync between them",
-                                                  gpu_->label(), Timestamps::kSlots));
+    if (!slot)
+      throw Error("profile", fmt::format("{}: more than {} profile windows are open in one batch of work; "
+                                         "close some, or sync between them",
+                                         gpu_->label(), Timestamps::kSlots));
   }
   auto stamp = std::make_shared<Stamp>();
   stamp->batch = b.serial;

@@ -107,9 +107,9 @@ class Stream {
     VkDeviceSize params_used = 0;
     VkDeviceSize staged = 0;
     std::uint32_t commands = 0;
-    DeviceBufferPtr error_copy;  // where the error word lands; set when a shader may raise
-    std::uint64_t serial = 0;    // counts batches: a Stamp names its batch by this
-    StampPtr start;              // written first (null without a clock)
+    DeviceBufferPtr error_copy;                              // where the error word lands; set when a shader may raise
+    std::uint64_t serial = 0;                                // counts batches: a Stamp names its batch by this
+    StampPtr start;                                          // written first (null without a clock)
     std::vector<std::pair<std::uint32_t, StampPtr>> stamps;  // query slot, record
   };
 

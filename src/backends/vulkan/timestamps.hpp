@@ -21,8 +21,8 @@ namespace burn::vulkan {
 struct Stamp {
   enum class State { Pending, Done, Failed };
   State state = State::Pending;
-  std::uint64_t ticks = 0;   ///< valid when Done
-  std::uint64_t batch = 0;   ///< serial of the batch that writes it
+  std::uint64_t ticks = 0;  ///< valid when Done
+  std::uint64_t batch = 0;  ///< serial of the batch that writes it
 };
 using StampPtr = std::shared_ptr<Stamp>;
 

@@ -98,9 +98,9 @@ SpecList infer(const ConvTranspose& c, std::string_view op, Inputs in) {
   if (w[0] % c.groups) fail(op, "in channels {} are not divisible by groups {}", w[0], c.groups);
   const std::size_t c_out = w[1] * c.groups;
   expect_conv_bias(op, in, c.has_bias, c_out);
-  return {{spatial_output(in[0], c_out, n,
-                          [&](std::size_t i) { return conv_transpose_out(op, c, x[i + 2], w[i + 2], i); }),
-           in[0].dtype}};
+  return {
+      {spatial_output(in[0], c_out, n, [&](std::size_t i) { return conv_transpose_out(op, c, x[i + 2], w[i + 2], i); }),
+       in[0].dtype}};
 }
 
 SpecList infer(const ConvWeightGrad& c, std::string_view op, Inputs in) {

@@ -9,19 +9,36 @@ namespace burn::ir {
 // every call.
 std::string_view unary_name(UnaryOp op) {
   static constexpr std::string_view names[] = {
-      "neg",   "abs",   "sign",  "recip", "exp",   "log",   "log1p", "expm1", "sqrt",   "rsqrt",
-      "sin",   "cos",   "tan",   "asin",  "acos",  "atan",  "sinh",  "cosh",  "tanh",   "asinh",
-      "acosh", "atanh", "erf",   "round", "floor", "ceil",  "trunc", "is_nan", "is_inf", "bool_not",
-      "bitwise_not"};
+      "neg", "abs",   "sign",  "recip", "exp",   "log",    "log1p",  "expm1",    "sqrt",       "rsqrt", "sin",
+      "cos", "tan",   "asin",  "acos",  "atan",  "sinh",   "cosh",   "tanh",     "asinh",      "acosh", "atanh",
+      "erf", "round", "floor", "ceil",  "trunc", "is_nan", "is_inf", "bool_not", "bitwise_not"};
   return names[static_cast<int>(op)];
 }
 
 std::string_view binary_name(BinaryOp op) {
-  static constexpr std::string_view names[] = {
-      "add",         "sub",        "mul",         "div",       "remainder", "pow",         "max_pair",
-      "min_pair",    "atan2",      "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_left_shift",
-      "bitwise_right_shift", "bool_and", "bool_or", "bool_xor", "equal", "not_equal", "greater",
-      "greater_equal", "lower", "lower_equal"};
+  static constexpr std::string_view names[] = {"add",
+                                               "sub",
+                                               "mul",
+                                               "div",
+                                               "remainder",
+                                               "pow",
+                                               "max_pair",
+                                               "min_pair",
+                                               "atan2",
+                                               "bitwise_and",
+                                               "bitwise_or",
+                                               "bitwise_xor",
+                                               "bitwise_left_shift",
+                                               "bitwise_right_shift",
+                                               "bool_and",
+                                               "bool_or",
+                                               "bool_xor",
+                                               "equal",
+                                               "not_equal",
+                                               "greater",
+                                               "greater_equal",
+                                               "lower",
+                                               "lower_equal"};
   return names[static_cast<int>(op)];
 }
 
@@ -36,15 +53,14 @@ bool memory_bound(const Clamp&) { return true; }
 bool memory_bound(const Cast&) { return false; }
 
 Shape broadcast_shapes(std::string_view op, const Shape& a, const Shape& b) {
-  if (a.rank() != b.rank())
-    fail(op, "cannot broadcast shapes {} and {}: ranks differ", a.to_string(), b.to_string());
+  if (a.rank() != b.rank()) fail(op, "cannot broadcast shapes {} and {}: ranks differ", a.to_string(), b.to_string());
   if (a == b) return a;
   Shape::Dims out(a.rank());
   for (std::size_t i = 0; i < a.rank(); ++i) {
     const std::size_t x = a.dims()[i], y = b.dims()[i];
     if (x != y && x != 1 && y != 1)
-      fail(op, "shapes {} and {} cannot be broadcast together (dim {}: {} vs {})", a.to_string(), b.to_string(), i,
-           x, y);
+      fail(op, "shapes {} and {} cannot be broadcast together (dim {}: {} vs {})", a.to_string(), b.to_string(), i, x,
+           y);
     out[i] = x == 1 ? y : x;
   }
   return Shape(std::move(out));
@@ -56,8 +72,7 @@ void check_unary_dtype(std::string_view op, UnaryOp u, DType d) {
   switch (u) {
     case UnaryOp::Neg:
     case UnaryOp::Abs:
-    case UnaryOp::Sign:
-      return expect_numeric(op, d);
+    case UnaryOp::Sign: return expect_numeric(op, d);
     case UnaryOp::Recip:
     case UnaryOp::Exp:
     case UnaryOp::Log:
@@ -83,13 +98,11 @@ void check_unary_dtype(std::string_view op, UnaryOp u, DType d) {
     case UnaryOp::Ceil:
     case UnaryOp::Trunc:
     case UnaryOp::IsNan:
-    case UnaryOp::IsInf:
-      return expect_float(op, d);
+    case UnaryOp::IsInf: return expect_float(op, d);
     case UnaryOp::LogicalNot:
       if (!is_bool(d)) fail(op, "needs a bool tensor, got {}", dtype_name(d));
       return;
-    case UnaryOp::BitNot:
-      return expect_int(op, d);
+    case UnaryOp::BitNot: return expect_int(op, d);
   }
 }
 
@@ -100,8 +113,7 @@ bool is_comparison(BinaryOp b) {
     case BinaryOp::Greater:
     case BinaryOp::GreaterEqual:
     case BinaryOp::Less:
-    case BinaryOp::LessEqual:
-      return true;
+    case BinaryOp::LessEqual: return true;
     case BinaryOp::Add:
     case BinaryOp::Sub:
     case BinaryOp::Mul:
@@ -118,8 +130,7 @@ bool is_comparison(BinaryOp b) {
     case BinaryOp::Shr:
     case BinaryOp::LogicalAnd:
     case BinaryOp::LogicalOr:
-    case BinaryOp::LogicalXor:
-      return false;
+    case BinaryOp::LogicalXor: return false;
   }
   return false;
 }
@@ -137,24 +148,20 @@ void check_binary_dtype(std::string_view op, BinaryOp b, DType d) {
     case BinaryOp::Greater:
     case BinaryOp::GreaterEqual:
     case BinaryOp::Less:
-    case BinaryOp::LessEqual:
-      return expect_numeric(op, d);
-    case BinaryOp::Atan2:
-      return expect_float(op, d);
+    case BinaryOp::LessEqual: return expect_numeric(op, d);
+    case BinaryOp::Atan2: return expect_float(op, d);
     case BinaryOp::BitAnd:
     case BinaryOp::BitOr:
     case BinaryOp::BitXor:
     case BinaryOp::Shl:
-    case BinaryOp::Shr:
-      return expect_int(op, d);
+    case BinaryOp::Shr: return expect_int(op, d);
     case BinaryOp::LogicalAnd:
     case BinaryOp::LogicalOr:
     case BinaryOp::LogicalXor:
       if (!is_bool(d)) fail(op, "needs bool tensors, got {}", dtype_name(d));
       return;
     case BinaryOp::Equal:
-    case BinaryOp::NotEqual:
-      return;  // any dtype
+    case BinaryOp::NotEqual: return;  // any dtype
   }
 }
 

@@ -22,9 +22,12 @@ namespace burn::ir {
 
 using Inputs = std::span<const TensorSpec>;
 
-template <class O> std::string_view name(const O&) = delete;
-template <class O> bool memory_bound(const O&) = delete;
-template <class O> SpecList infer(const O&, std::string_view, Inputs) = delete;
+template <class O>
+std::string_view name(const O&) = delete;
+template <class O>
+bool memory_bound(const O&) = delete;
+template <class O>
+SpecList infer(const O&, std::string_view, Inputs) = delete;
 
 // creation.cpp
 std::string_view name(const Full&);

@@ -79,8 +79,7 @@ SpecList infer(const SelectAssign& s, std::string_view op, Inputs in) {
   Shape expected = in[0].shape;
   expected[s.dim] = in[1].shape[0];
   if (in[2].shape != expected)
-    fail(op, "values of shape {} do not match the selection's shape {}", in[2].shape.to_string(),
-         expected.to_string());
+    fail(op, "values of shape {} do not match the selection's shape {}", in[2].shape.to_string(), expected.to_string());
   return {in[0]};
 }
 

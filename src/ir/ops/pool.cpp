@@ -45,8 +45,7 @@ SpecList infer(const MaxPool& p, std::string_view op, Inputs in) {
   // Flat indices run up to volume - 1; a narrower dtype would wrap.
   const std::size_t bits = dtype_size(p.index_dtype) * 8 - (is_signed_int(p.index_dtype) ? 1 : 0);
   if (volume > 1 && bits < 64 && (volume - 1) >> bits)
-    fail(op, "index dtype {} cannot hold flat indices up to {}; use i64 or i32", dtype_name(p.index_dtype),
-         volume - 1);
+    fail(op, "index dtype {} cannot hold flat indices up to {}; use i64 or i32", dtype_name(p.index_dtype), volume - 1);
   TensorSpec indices{values.shape, p.index_dtype};
   return {std::move(values), std::move(indices)};
 }

@@ -17,12 +17,9 @@ constexpr const char* kOp = "cross_entropy";
 /// The smallest positive normal value of a float dtype.
 double min_positive(DType d) {
   switch (d) {
-    case DType::F64:
-      return DBL_MIN;
-    case DType::F16:
-      return 6.103515625e-05;
-    default:
-      return FLT_MIN;  // f32, and bf16 shares f32's exponent range
+    case DType::F64: return DBL_MIN;
+    case DType::F16: return 6.103515625e-05;
+    default: return FLT_MIN;  // f32, and bf16 shares f32's exponent range
   }
 }
 

@@ -13,12 +13,9 @@ void check_same_shape(const burn::detail::TensorRef& a, const burn::detail::Tens
 
 Tensor<1> reduce(const burn::detail::TensorRef& values, Reduction reduction, std::string_view op) {
   switch (reduction) {
-    case Reduction::Mean:
-      return Tensor<1>(burn::detail::reduce_all(ir::ReduceOp::Mean, values));
-    case Reduction::Sum:
-      return Tensor<1>(burn::detail::reduce_all(ir::ReduceOp::Sum, values));
-    case Reduction::None:
-      break;
+    case Reduction::Mean: return Tensor<1>(burn::detail::reduce_all(ir::ReduceOp::Mean, values));
+    case Reduction::Sum: return Tensor<1>(burn::detail::reduce_all(ir::ReduceOp::Sum, values));
+    case Reduction::None: break;
   }
   throw Error(op, "Reduction::None keeps one loss per element: call forward_no_reduction instead of forward");
 }
