@@ -47,14 +47,15 @@ bool has_kernel(const ir::Op& op) {
 }
 
 /// Runs `op`'s kernel; throws "[op] not supported by the <backend> backend"
-/// when it has none.
+/// when it has none. `backend` is asked for its name only then: this runs on
+/// every op.
 template <class Context>
 std::vector<PrimitivePtr> run_kernel(const Context& ctx, const ir::Op& op, std::span<const Input> inputs,
-                                     std::span<const ir::TensorSpec> outputs, std::string_view backend) {
+                                     std::span<const ir::TensorSpec> outputs, const Backend& backend) {
   return std::visit(
       [&](const auto& o) -> std::vector<PrimitivePtr> {
         if constexpr (HasKernel<Context, std::decay_t<decltype(o)>>) return kernel(ctx, o, inputs, outputs);
-        else throw Error(ir::op_name(op), "not supported by the " + std::string(backend) + " backend");
+        else throw Error(ir::op_name(op), "not supported by the " + backend.name() + " backend");
       },
       op);
 }
@@ -63,7 +64,7 @@ std::vector<PrimitivePtr> run_kernel(const Context& ctx, const ir::Op& op, std::
 /// then return exactly one primitive).
 template <class Context>
 PrimitivePtr run_single_output_kernel(const Context& ctx, const ir::Op& op, std::span<const Input> inputs,
-                                      const ir::TensorSpec& output, std::string_view backend) {
+                                      const ir::TensorSpec& output, const Backend& backend) {
   return std::visit(
       [&](const auto& o) -> PrimitivePtr {
         if constexpr (HasSingleOutputKernel<Context, std::decay_t<decltype(o)>>) {
@@ -71,7 +72,7 @@ PrimitivePtr run_single_output_kernel(const Context& ctx, const ir::Op& op, std:
         } else {
           auto prims = run_kernel(ctx, op, inputs, std::span<const ir::TensorSpec>(&output, 1), backend);
           if (prims.size() != 1)
-            throw ExecutionError(ir::op_name(op), "the " + std::string(backend) + " backend returned " +
+            throw ExecutionError(ir::op_name(op), "the " + backend.name() + " backend returned " +
                                                       std::to_string(prims.size()) + " outputs, 1 expected");
           return std::move(prims[0]);
         }

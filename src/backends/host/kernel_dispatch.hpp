@@ -27,14 +27,14 @@ class KernelBackend : public CpuBackendBase, public backend::SingleOutputExecuti
                                              std::span<const ir::TensorSpec> outputs) override {
     if (const auto* r = std::get_if<ir::Random>(&op)) return {random(*r, outputs[0])};
     plain_inputs(op, inputs);
-    return backend::run_kernel(ctx_, op, inputs, outputs, name());
+    return backend::run_kernel(ctx_, op, inputs, outputs, *this);
   }
 
   backend::PrimitivePtr execute_single(const ir::Op& op, std::span<const backend::Input> inputs,
                                        const ir::TensorSpec& output) override {
     if (const auto* r = std::get_if<ir::Random>(&op)) return random(*r, output);
     plain_inputs(op, inputs);
-    return backend::run_single_output_kernel(ctx_, op, inputs, output, name());
+    return backend::run_single_output_kernel(ctx_, op, inputs, output, *this);
   }
 
   backend::SingleOutputExecution* single_output() override { return this; }

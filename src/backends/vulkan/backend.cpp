@@ -82,7 +82,7 @@ std::vector<backend::PrimitivePtr> VulkanBackend::execute(const ir::Op& op, std:
   for (const auto& out : outputs) require_dtype(out.dtype, name);
   std::lock_guard lock(mutex_);
   const Context ctx{*this, name};
-  return backend::run_kernel(ctx, op, inputs, outputs, api_);
+  return backend::run_kernel(ctx, op, inputs, outputs, *this);
 }
 
 VkTensorPtr VulkanBackend::allocate(const ir::TensorSpec& spec, std::string_view op) {
