@@ -23,22 +23,20 @@ namespace burn::backend {
 
 std::span<const BackendFactory> registered_backends() {
   static const std::vector<BackendFactory> factories = [] {
-    std::vector<BackendFactory> f;
-    for (auto* make : kRegisteredFactories) f.push_back(make());
     // Each backend's rank is read once: it may look at the machine (a Vulkan
     // GPU ranks before the CPU backends, a CPU-only driver after them).
-    std::vector<int> ranks;
-    for (const auto& b : f) ranks.push_back(b.rank());
-    std::vector<std::size_t> order(f.size());
-    for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
-    auto key = [&](std::size_t i) {
-      // Never-default backends go last; they are still enumerated and parsed.
-      const int r = ranks[i] < 0 ? default_rank::AfterHostBackends + 1 : ranks[i];
-      return std::make_pair(r, f[i].type.name());
-    };
-    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return key(a) < key(b); });
+    // Never-default backends go last; they are still enumerated and parsed.
+    std::vector<std::pair<int, BackendFactory>> ranked;
+    for (auto* make : kRegisteredFactories) {
+      BackendFactory f = make();
+      const int rank = f.rank();
+      ranked.emplace_back(rank < 0 ? default_rank::AfterHostBackends + 1 : rank, f);
+    }
+    std::stable_sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) {
+      return std::pair(a.first, a.second.type.name()) < std::pair(b.first, b.second.type.name());
+    });
     std::vector<BackendFactory> sorted;
-    for (std::size_t i : order) sorted.push_back(f[i]);
+    for (auto& [rank, f] : ranked) sorted.push_back(std::move(f));
     return sorted;
   }();
   return factories;
