@@ -4,7 +4,8 @@
 #
 #   bash scripts/install-deps.sh            what the README's two commands need
 #   bash scripts/install-deps.sh fuzz       plus clang for scripts/fuzz.sh
-#   bash scripts/install-deps.sh lint       plus clang-format for scripts/lint.sh
+#   bash scripts/install-deps.sh lint       plus clang-format and clang-tidy for scripts/lint.sh
+#                                           and scripts/tidy.sh
 #   bash scripts/install-deps.sh --list [fuzz] [lint]
 #                                           print the packages (one line) and exit,
 #                                           for a user without root to hand to an admin
@@ -36,6 +37,7 @@ fuzz_packages=(
 )
 lint_packages=(
   clang-format                       # the formatting check (scripts/lint.sh; version 14 in Debian 12)
+  clang-tidy                         # static checks (scripts/tidy.sh; version 14 in Debian 12)
 )
 
 list_only=0
@@ -44,7 +46,7 @@ for arg in "$@"; do
     fuzz) packages+=("${fuzz_packages[@]}") ;;
     lint) packages+=("${lint_packages[@]}") ;;
     --list) list_only=1 ;;
-    -h|--help) sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "install-deps.sh: unknown argument '$arg' (expected: fuzz, lint, --list, --help)" >&2; exit 2 ;;
   esac
 done

@@ -98,7 +98,11 @@ struct ErrorSlot {
 /// keeps it from contracting a * b + c into an FMA), so a clone only
 /// vectorises what the source already computes independently (elements,
 /// lanes). A marked function must not be inline; templates work.
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && !defined(BURN_NO_ROW_CLONES)
+/// ThreadSanitizer builds go without clones: GCC instruments the ifunc
+/// resolvers that pick a clone, and those run while the dynamic loader
+/// relocates the program, before the sanitizer's runtime exists.
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && !defined(BURN_NO_ROW_CLONES) && \
+    !defined(__SANITIZE_THREAD__)
 #define BURN_FLEX_ROW_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
 #else
 #define BURN_FLEX_ROW_CLONES

@@ -141,8 +141,12 @@ Instance::~Instance() {
 }
 
 std::shared_ptr<Instance> Instance::get() {
-  static const std::shared_ptr<Instance> instance = std::make_shared<Instance>();
-  return instance;
+  // Never destroyed: destroying the last instance makes the loader unload the
+  // driver, whose one-time allocations then look leaked to LeakSanitizer, and
+  // nothing is gained by tearing Vulkan down during static destruction, just
+  // before the process ends.
+  static const auto* instance = new std::shared_ptr<Instance>(std::make_shared<Instance>());
+  return *instance;
 }
 
 std::string_view adapter_type_name(VkPhysicalDeviceType type) noexcept {

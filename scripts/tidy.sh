@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# Runs clang-tidy (Debian 12's clang-tidy 14) with the repository's
+# .clang-tidy over the sources of the library, the apps, the tools and the
+# examples, with the compile commands of build/release (configured if
+# missing). Warnings in burn's own headers are reported once. Exits 1 if
+# there is any warning.
+#
+#   bash scripts/tidy.sh                 every source file (about 20 minutes on 2 cores)
+#   bash scripts/tidy.sh --recent HOURS  what the HOURS before HEAD and uncommitted edits changed (CI: 3)
+#   bash scripts/tidy.sh FILE...         these files
+#
+# With --recent, a changed .cpp is checked itself; a changed header through
+# the source file of the same name, else through the first source that
+# includes it. Test suites are not checked: GoogleTest's macros expand into
+# what several checks flag.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+if ! command -v clang-tidy >/dev/null; then
+  echo "tidy.sh: clang-tidy is not installed; run: bash scripts/install-deps.sh lint" >&2
+  exit 2
+fi
+
+all_sources() { git ls-files 'src/*.cpp' 'apps/*.cpp' 'tools/*.cpp' 'examples/*.cpp'; }
+
+# The source file that checks a changed header.
+source_for_header() {
+  local header=$1 stem candidate name
+  stem=${header%.*}
+  for candidate in "$stem.cpp" "src/${stem#include/burn/}.cpp"; do
+    [[ -f $candidate ]] && all_sources | grep -qxF "$candidate" && { echo "$candidate"; return; }
+  done
+  name=$(basename "$header")
+  all_sources | xargs grep -lF "$name\"" -- 2>/dev/null | head -1 || true
+  all_sources | xargs grep -lF "$name>" -- 2>/dev/null | head -1 || true
+}
+
+files=()
+case "${1:-}" in
+  "") mapfile -t files < <(all_sources) ;;
+  --recent)
+    hours=${2:?--recent needs a number of hours}
+    [[ $hours =~ ^[0-9]+$ ]] || { echo "tidy.sh: --recent takes whole hours, got '$hours'" >&2; exit 2; }
+    head_time=$(git log -1 --format=%ct HEAD)
+    base=$(git rev-list -1 --before=$((head_time - hours * 3600)) HEAD || true)
+    if [[ -n $base ]]; then
+      mapfile -t changed < <(git diff --name-only --diff-filter=d "$base")
+    else
+      mapfile -t changed < <(git ls-files)
+    fi
+    declare -A chosen=()
+    for path in "${changed[@]}"; do
+      case "$path" in
+        src/*.cpp | apps/*.cpp | tools/*.cpp | examples/*.cpp) chosen[$path]=1 ;;
+        include/*.hpp | src/*.hpp | src/*.inc | apps/*.hpp)
+          while read -r source; do [[ -n $source ]] && chosen[$source]=1; done < <(source_for_header "$path" | head -1) ;;
+      esac
+    done
+    files=("${!chosen[@]}")
+    ;;
+  -h | --help) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+  -*) echo "tidy.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
+  *) files=("$@") ;;
+esac
+
+if [[ ${#files[@]} -eq 0 ]]; then
+  echo "tidy: no source files to check"
+  exit 0
+fi
+
+build=build/release
+if [[ ! -f $build/compile_commands.json ]]; then
+  cmake --preset release >/dev/null
+fi
+
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+started=$SECONDS
+printf '%s\n' "${files[@]}" | sort |
+  xargs -P "$(nproc)" -I{} sh -c 'clang-tidy -p "$1" --quiet "$2" >"$3/$(echo "$2" | tr / _).log" 2>&1 || true' _ "$build" {} "$out"
+# One line per distinct warning (a header's warning repeats in every source
+# that includes it), with its explanation lines.
+warnings=$(cat "$out"/*.log | grep -E '^[^ ].*: (warning|error): ' | sort -u || true)
+count=$(printf '%s' "$warnings" | grep -c . || true)
+if [[ $count -eq 0 ]]; then
+  echo "tidy: ${#files[@]} files clean ($((SECONDS - started)) s)"
+  exit 0
+fi
+printf '%s\n' "$warnings"
+echo "tidy: $count warnings in ${#files[@]} files ($((SECONDS - started)) s)" >&2
+exit 1
