@@ -6,7 +6,7 @@
 # there is any warning.
 #
 #   bash scripts/tidy.sh                 every source file (about 20 minutes on 2 cores)
-#   bash scripts/tidy.sh --recent HOURS  what the HOURS before HEAD and uncommitted edits changed (CI: 3)
+#   bash scripts/tidy.sh --recent HOURS  what the HOURS before HEAD and uncommitted edits changed
 #   bash scripts/tidy.sh FILE...         these files
 #
 # With --recent, a changed .cpp is checked itself; a changed header through
