@@ -25,6 +25,7 @@ packages=(
   zlib1g-dev                         # gzip-compressed datasets (IDX files)
   nlohmann-json3-dev                 # safetensors headers
   libre2-dev                         # key-remap rules on load: linear-time regular expressions
+  libboost-dev                       # Boost.Beast/Asio (header-only): the remote backend's websocket transport
   libtorch-dev                       # LibTorch: Device::libtorch() (preset `full`, which CI tests with)
   libvulkan-dev glslc                # Vulkan backend: loader and headers, GLSL -> SPIR-V at build time
   mesa-vulkan-drivers                # lavapipe: the CPU Vulkan driver the Vulkan tests run on

@@ -22,6 +22,7 @@
 #include <burn/optim/optim.hpp>
 #include <burn/record/module_record.hpp>
 #include <burn/record/safetensors.hpp>
+#include <burn/remote.hpp>
 #include <burn/shape.hpp>
 #include <burn/tensor.hpp>
 #include <burn/tensor_data.hpp>

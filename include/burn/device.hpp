@@ -68,9 +68,17 @@ class DeviceKind {
   std::size_t index_ = 0;
 };
 
-/// Where a remote server listens ("host:port").
+class Devices;
+class RemoteOptions;
+
+/// Where a remote server listens: RemoteHost("127.0.0.1:7878").
 struct RemoteHost {
   std::string address;
+#if BURN_HAS_REMOTE
+  /// Every device the server hosts (Device::enumerate(DeviceType::remote(*this))).
+  /// Throws DeviceError (NotAvailable) when the server cannot be reached.
+  Devices devices() const;
+#endif
   friend bool operator==(const RemoteHost&, const RemoteHost&) = default;
 };
 
@@ -175,8 +183,6 @@ struct DispatchDevice {
   friend bool operator==(const DispatchDevice&, const DispatchDevice&) = default;
 };
 
-class Devices;
-
 class Device {
  public:
   /// The default device: BURN_DEVICE if set, else the first enabled backend
@@ -228,9 +234,16 @@ class Device {
 #if BURN_HAS_CAPTURE
   static Device capture();
 #endif
+#if BURN_HAS_REMOTE
+  /// A device of a burn-server: Device::remote_options(host).init()
+  /// (<burn/remote.hpp> has the options).
+  static RemoteOptions remote_options(const RemoteHost& host);
+#endif
 
   /// Parses "flex", "flex:0", "ndarray", "cuda:1"...; throws DeviceError if
-  /// the backend is not in this build or has no such device.
+  /// the backend is not in this build or has no such device. A remote device
+  /// is "remote:HOST:PORT" (the server's first device) or
+  /// "remote:HOST:PORT/flex:0".
   static Device parse(std::string_view text);
 
   // ---- autodiff context -------------------------------------------------------

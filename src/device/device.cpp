@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include <burn/remote.hpp>
 #include <burn/tensor_data.hpp>
 
 #include "device/runtime.hpp"
@@ -82,6 +83,19 @@ Device::Device(DispatchDevice d) : dispatch_(std::move(d)), runtime_(detail::run
 // their backends' folders, next to their registration.
 
 Device Device::parse(std::string_view text) {
+#if BURN_HAS_REMOTE
+  // "remote:HOST:PORT" or "remote:HOST:PORT/flex:0"
+  if (constexpr std::string_view prefix = "remote:"; text.substr(0, prefix.size()) == prefix) {
+    const std::string_view rest = text.substr(prefix.size());
+    const auto slash = rest.find('/');
+    auto options = Device::remote_options(RemoteHost{std::string(rest.substr(0, slash))});
+    if (slash != std::string_view::npos) options.device(std::string(rest.substr(slash + 1)));
+    return options.init();
+  }
+  if (text == "remote")
+    throw DeviceError(DeviceErrorKind::NotAvailable, "Device::parse",
+                      "'remote' names no server: write remote:HOST:PORT or remote:HOST:PORT/flex:0");
+#endif
   std::string_view name = text;
   std::size_t index = 0;
   if (auto colon = text.find(':'); colon != std::string_view::npos) {
@@ -240,7 +254,19 @@ Devices Device::enumerate(const DeviceFilter& filter) {
   std::vector<Device> out;
   for (const auto& factory : backend::registered_backends()) {
     bool wanted = filter.types().empty();
-    for (const auto& t : filter.types()) wanted = wanted || t.kind() == factory.type.kind();
+    std::vector<DeviceType> hosts;  // the hosts named for a family that lives elsewhere (remote)
+    for (const auto& t : filter.types()) {
+      if (t.kind() != factory.type.kind()) continue;
+      if (t.host() && factory.hosted_device_count) {
+        if (std::find(hosts.begin(), hosts.end(), t) == hosts.end()) hosts.push_back(t);
+      } else {
+        wanted = true;
+      }
+    }
+    for (const auto& host : hosts) {
+      const std::size_t n = factory.hosted_device_count(host);
+      for (std::size_t i = 0; i < n; ++i) out.emplace_back(DispatchDevice{host, i});
+    }
     if (!wanted) continue;
     const std::size_t n = factory.device_count();
     for (std::size_t i = 0; i < n; ++i) out.emplace_back(DispatchDevice{factory.type, i});
@@ -268,7 +294,11 @@ std::vector<PhysicalDevice> Device::enumerate_physical() {
 
 PhysicalIdentity Device::identity() const { return runtime_->backend().identity(); }
 
-std::string Device::to_string() const { return fmt::format("{}:{}", dispatch_.type.name(), dispatch_.index); }
+std::string Device::to_string() const {
+  if (dispatch_.type.host())  // a device on another machine names its host
+    if (std::string name = runtime_->backend().display_name(); !name.empty()) return name;
+  return fmt::format("{}:{}", dispatch_.type.name(), dispatch_.index);
+}
 std::ostream& operator<<(std::ostream& os, const Device& d) { return os << d.to_string(); }
 
 }  // namespace burn

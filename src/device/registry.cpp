@@ -9,6 +9,8 @@
 #include <cctype>
 #include <map>
 #include <mutex>
+#include <string>
+#include <tuple>
 #include <vector>
 
 #include <fmt/format.h>
@@ -52,28 +54,68 @@ const BackendFactory* find_backend(DeviceType::Kind kind) {
 
 namespace burn::detail {
 
-std::shared_ptr<DeviceRuntime> runtime_for(const DispatchDevice& id) {
+namespace {
+
+// Runtimes by (kind, index, host): a remote device's type names its host.
+using RuntimeKey = std::tuple<int, std::size_t, std::string>;
+
+RuntimeKey key_of(const DispatchDevice& id) {
+  return {static_cast<int>(id.type.kind()), id.index, id.type.host() ? id.type.host()->address : std::string()};
+}
+
+std::mutex& runtimes_mutex() {
   static std::mutex mutex;
-  static std::map<std::pair<int, std::size_t>, std::shared_ptr<DeviceRuntime>> runtimes;
-  const auto key = std::make_pair(static_cast<int>(id.type.kind()), id.index);
-  std::lock_guard lock(mutex);
-  if (auto it = runtimes.find(key); it != runtimes.end()) return it->second;
+  return mutex;
+}
+std::map<RuntimeKey, std::shared_ptr<DeviceRuntime>>& runtimes() {
+  static std::map<RuntimeKey, std::shared_ptr<DeviceRuntime>> map;
+  return map;
+}
+
+std::string option_name(const DeviceType& type) {
+  std::string n(type.name());
+  for (auto& c : n) c = static_cast<char>(std::toupper(c));
+  return n;
+}
+
+}  // namespace
+
+std::shared_ptr<DeviceRuntime> runtime_for(const DispatchDevice& id) {
+  const RuntimeKey key = key_of(id);
+  {
+    std::lock_guard lock(runtimes_mutex());
+    if (auto it = runtimes().find(key); it != runtimes().end()) return it->second;
+  }
   const auto* factory = backend::find_backend(id.type.kind());
   if (!factory)
-    throw DeviceError(
-        DeviceErrorKind::NotAvailable, "Device",
-        fmt::format("the {} backend is not part of this build; reconfigure with -DBURN_{}=ON", id.type.name(), [&] {
-          std::string n(id.type.name());
-          for (auto& c : n) c = static_cast<char>(std::toupper(c));
-          return n;
-        }()));
-  const std::size_t count = factory->device_count();
-  if (id.index >= count)
     throw DeviceError(DeviceErrorKind::NotAvailable, "Device",
-                      fmt::format("{}:{} does not exist: this machine has {} {} device(s)", id.type.name(), id.index,
-                                  count, id.type.name()));
-  auto runtime = std::make_shared<DeviceRuntime>(id, factory->create(id.index));
-  runtimes.emplace(key, runtime);
+                      fmt::format("the {} backend is not part of this build; reconfigure with -DBURN_{}=ON",
+                                  id.type.name(), option_name(id.type)));
+  std::unique_ptr<backend::Backend> created;
+  if (id.type.host() && factory->create_hosted) {
+    // Connecting may take a while: not under the lock.
+    created = factory->create_hosted(id.type, id.index);
+  } else {
+    const std::size_t count = factory->device_count();
+    if (id.index >= count)
+      throw DeviceError(DeviceErrorKind::NotAvailable, "Device",
+                        fmt::format("{}:{} does not exist: this machine has {} {} device(s)", id.type.name(), id.index,
+                                    count, id.type.name()));
+    std::lock_guard lock(runtimes_mutex());
+    if (auto it = runtimes().find(key); it != runtimes().end()) return it->second;
+    auto runtime = std::make_shared<DeviceRuntime>(id, factory->create(id.index));
+    runtimes().emplace(key, runtime);
+    return runtime;
+  }
+  return install_runtime(id, std::move(created));
+}
+
+std::shared_ptr<DeviceRuntime> install_runtime(const DispatchDevice& id, std::unique_ptr<backend::Backend> backend) {
+  std::lock_guard lock(runtimes_mutex());
+  const RuntimeKey key = key_of(id);
+  if (auto it = runtimes().find(key); it != runtimes().end()) return it->second;
+  auto runtime = std::make_shared<DeviceRuntime>(id, std::move(backend));
+  runtimes().emplace(key, runtime);
   return runtime;
 }
 

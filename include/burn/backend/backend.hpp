@@ -148,6 +148,10 @@ class Backend {
   /// (<burn/backend/kernel_dispatch.hpp>).
   virtual bool supports_op(const ir::Op& op) const = 0;
   virtual DeviceSettings default_settings() const { return {}; }
+  /// What Device::to_string() says for a device of a family that lives on
+  /// another machine (a remote device: "remote:host:port/flex:0"); local
+  /// families keep "<type>:<index>" and need not override it.
+  virtual std::string display_name() const { return {}; }
 
   // The three operations.
   /// Runs `op` (already validated by ir::infer_outputs) and returns one

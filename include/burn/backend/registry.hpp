@@ -52,6 +52,11 @@ struct BackendFactory {
   /// another (wgpu is Vulkan on Linux): listed and usable, but the tests run
   /// their suites on the other one only.
   std::optional<DeviceType::Kind> alias_of = std::nullopt;
+  /// For a family whose devices live on another machine (remote, where the
+  /// DeviceType names the host): how many devices `type` has, and device
+  /// `index` of it. device_count and create then cover this machine only.
+  std::size_t (*hosted_device_count)(const DeviceType& type) = nullptr;
+  std::unique_ptr<Backend> (*create_hosted)(const DeviceType& type, std::size_t index) = nullptr;
 };
 
 /// The compiled-in backends, in Device()'s default order (rank, then name).

@@ -1,0 +1,477 @@
+#include "session.hpp"
+
+#include <algorithm>
+
+#include <burn/backend/backend.hpp>
+
+#include "device/runtime.hpp"
+#include "log.hpp"
+
+namespace burn_server {
+
+using burn::remote::CommandKind;
+using burn::remote::MessageKind;
+using burn::remote::ProtocolError;
+using burn::remote::Reader;
+using burn::remote::Writer;
+
+namespace {
+
+// Back-pressure: a client that sends faster than its ops run stops being read
+// above the high mark and is read again below the low one.
+constexpr std::size_t kQueueHighBytes = std::size_t{256} << 20;
+constexpr std::size_t kQueueLowBytes = std::size_t{64} << 20;
+
+// burn::Error's what() is "[op] message": the message alone, for resending.
+std::string message_of(const burn::Error& e) {
+  std::string what = e.what();
+  const std::string prefix = "[" + e.op() + "] ";
+  return what.rfind(prefix, 0) == 0 ? what.substr(prefix.size()) : what;
+}
+
+// Compares without an early exit, so the time taken does not tell how much of
+// a guessed token was right.
+bool same_secret(std::string_view given, std::string_view expected) {
+  if (given.size() != expected.size()) return false;
+  unsigned char diff = 0;
+  for (std::size_t i = 0; i < given.size(); ++i) diff |= static_cast<unsigned char>(given[i] ^ expected[i]);
+  return diff == 0;
+}
+
+std::uint64_t bytes_of(const burn::ir::TensorSpec& spec) {
+  return spec.shape.checked_num_elements("burn-server", burn::dtype_size(spec.dtype)) * burn::dtype_size(spec.dtype);
+}
+
+}  // namespace
+
+Session::Session(std::uint64_t id, std::shared_ptr<burn::remote::Channel> channel,
+                 const std::vector<HostedDevice>& devices, const SessionLimits& limits)
+    : id_(id), channel_(std::move(channel)), devices_(devices), limits_(limits), peer_(channel_->peer()) {}
+
+Session::~Session() { join(); }
+
+void Session::join() {
+  if (worker_.joinable()) worker_.join();
+}
+
+void Session::start() {
+  std::weak_ptr<Session> weak = shared_from_this();
+  channel_->start(
+      [weak](std::vector<std::byte> message) {
+        if (auto s = weak.lock()) s->on_message(std::move(message));
+      },
+      [weak](const std::string& reason) {
+        if (auto s = weak.lock()) s->on_close(reason);
+      });
+  worker_ = std::thread([this] { run(); });
+}
+
+// Network thread: queue for the worker.
+void Session::on_message(std::vector<std::byte> message) {
+  bool pause = false;
+  {
+    std::lock_guard lock(mutex_);
+    queued_bytes_ += message.size();
+    queue_.push_back(std::move(message));
+    if (!paused_ && queued_bytes_ > kQueueHighBytes) pause = paused_ = true;
+  }
+  if (pause) channel_->pause_reading(true);
+  wake_.notify_one();
+}
+
+void Session::on_close(const std::string& reason) {
+  {
+    std::lock_guard lock(mutex_);
+    closed_ = reason;
+  }
+  wake_.notify_one();
+}
+
+void Session::run() {
+  std::string end_reason;
+  for (;;) {
+    std::vector<std::byte> message;
+    {
+      std::unique_lock lock(mutex_);
+      wake_.wait(lock, [&] { return !queue_.empty() || closed_; });
+      if (closed_) {  // the client is gone: what it queued has no one to answer to
+        end_reason = *closed_;
+        break;
+      }
+      message = std::move(queue_.front());
+      queue_.pop_front();
+      queued_bytes_ -= message.size();
+      if (paused_ && queued_bytes_ < kQueueLowBytes) {
+        paused_ = false;
+        channel_->pause_reading(false);
+      }
+    }
+    // Errors of the ops themselves are kept for the next Status (execute,
+    // read, sync); anything that escapes here leaves no safe answer to give,
+    // so the connection ends and the client hears why it was lost.
+    std::string dropped;
+    try {
+      handle(message);
+    } catch (const ProtocolError& e) {
+      dropped = e.what();
+    } catch (const std::exception& e) {
+      dropped = std::string("server error: ") + e.what();
+    }
+    if (!dropped.empty()) {
+      log("session {} ({}): dropped: {}", id_, peer_, dropped);
+      channel_->close();
+      std::unique_lock lock(mutex_);
+      wake_.wait(lock, [&] { return closed_.has_value(); });
+      end_reason = dropped;
+      break;
+    }
+  }
+  const std::size_t freed = tensors_.size();
+  tensors_.clear();
+  failed_.clear();
+  upload_.reset();
+  held_bytes_ = 0;
+  log("session {} ({}) closed ({}): {} ops run, {} tensors freed", id_, peer_, end_reason, ops_run_, freed);
+  finished_ = true;
+}
+
+void Session::handle(const std::vector<std::byte>& message) {
+  Reader r(message);
+  if (!device_) {
+    if (r.kind() != MessageKind::Hello) throw ProtocolError("the first message is not a Hello: not a burn client");
+    return hello(r);
+  }
+  if (upload_ && r.kind() != MessageKind::UploadChunk)
+    throw ProtocolError("an upload was interrupted by another message");
+  switch (r.kind()) {
+    case MessageKind::Hello: throw ProtocolError("a second Hello");
+    case MessageKind::Batch: return batch(r);
+    case MessageKind::Upload: return upload_begin(r);
+    case MessageKind::UploadChunk: return upload_chunk(r);
+    case MessageKind::Sync: return r.expect_end(), sync();
+    case MessageKind::Read: return read(r);
+    case MessageKind::MemoryQuery: return r.expect_end(), memory_query();
+    default: throw ProtocolError(fmt::format("message kind {} is not one a client sends", static_cast<int>(r.kind())));
+  }
+}
+
+// ---- the handshake ---------------------------------------------------------------------------------
+
+void Session::hello(Reader& r) {
+  auto refuse = [&](const std::string& reason) {
+    Writer w(MessageKind::Refused);
+    w.str(reason);
+    send(std::move(w));
+    throw ProtocolError("refused: " + reason);
+  };
+  if (r.str() != burn::remote::kMagic) throw ProtocolError("the Hello lacks the burn-remote magic");
+  const auto version = r.u32();
+  if (version != burn::remote::kProtocolVersion)
+    refuse(fmt::format("this server speaks remote protocol version {}, the client version {}; use matching builds",
+                       burn::remote::kProtocolVersion, version));
+  const std::string token = r.str();
+  const auto selection = r.u8();
+  const std::string name = r.str();
+  const auto index = r.u32();
+  r.expect_end();
+  if (!limits_.token.empty() && !same_secret(token, limits_.token))
+    refuse(token.empty() ? "this server requires a token (RemoteOptions::token or BURN_REMOTE_TOKEN)" : "wrong token");
+
+  std::optional<std::size_t> chosen;
+  using burn::remote::DeviceSelection;
+  switch (static_cast<DeviceSelection>(selection)) {
+    case DeviceSelection::None: break;
+    case DeviceSelection::Default:
+      if (devices_.empty()) refuse("this server hosts no device");
+      chosen = 0;
+      break;
+    case DeviceSelection::ByName: {
+      for (std::size_t i = 0; i < devices_.size(); ++i)
+        if (devices_[i].info.name == name) chosen = i;
+      if (!chosen) {
+        std::string names;
+        for (const auto& d : devices_) names += (names.empty() ? "" : ", ") + d.info.name;
+        refuse(fmt::format("no device '{}' here; this server hosts: {}", name, names));
+      }
+      break;
+    }
+    case DeviceSelection::ByIndex:
+      if (index >= devices_.size())
+        refuse(fmt::format("no device {} here; this server hosts {} device(s)", index, devices_.size()));
+      chosen = index;
+      break;
+    default: throw ProtocolError(fmt::format("unknown device selection {}", selection));
+  }
+
+  Writer w(MessageKind::Welcome);
+  w.u32(burn::remote::kProtocolVersion);
+  w.str(fmt::format("burn-server {}", BURN_VERSION));
+  w.u32(static_cast<std::uint32_t>(devices_.size()));
+  for (const auto& d : devices_) write_device_info(w, d.info);
+  w.u32(chosen ? static_cast<std::uint32_t>(*chosen) : burn::remote::kNoDevice);
+  send(std::move(w));
+  if (!chosen) {
+    log("session {} ({}): listed the devices", id_, peer_);
+    channel_->close();
+    return;
+  }
+  device_ = &devices_[*chosen];
+  log("session {} ({}): opened on {}", id_, peer_, device_->info.name);
+}
+
+burn::backend::Backend& Session::backend() { return device_->device.runtime().backend(); }
+
+// ---- ops --------------------------------------------------------------------------------------------
+
+void Session::fail(std::string op, std::string message) {
+  if (!error_) error_ = PendingError{std::move(op), std::move(message)};
+}
+
+void Session::check_memory(std::string_view op, std::uint64_t more) const {
+  if (limits_.max_session_bytes && held_bytes_ + more > limits_.max_session_bytes)
+    throw burn::Error(op, fmt::format("this session would hold {} MiB on burn-server, over its limit of {} MiB "
+                                      "(burn-server --max-session-memory); free tensors or raise the limit",
+                                      (held_bytes_ + more) >> 20, limits_.max_session_bytes >> 20));
+}
+
+void Session::store(std::uint64_t id, burn::backend::PrimitivePtr primitive, const burn::ir::TensorSpec& spec) {
+  const std::uint64_t bytes = bytes_of(spec);
+  auto [it, inserted] = tensors_.try_emplace(id, Tensor{std::move(primitive), spec, bytes});
+  if (!inserted) throw ProtocolError(fmt::format("tensor id {} is used twice", id));
+  held_bytes_ += bytes;
+}
+
+void Session::batch(Reader& r) {
+  const std::size_t n = r.count(1);
+  for (std::size_t i = 0; i < n; ++i) {
+    const auto kind = static_cast<CommandKind>(r.u8());
+    switch (kind) {
+      case CommandKind::Execute: execute(r); break;
+      case CommandKind::Drop: {
+        const auto id = r.u64();
+        if (auto it = tensors_.find(id); it != tensors_.end()) {
+          held_bytes_ -= it->second.bytes;
+          tensors_.erase(it);
+        } else if (!failed_.erase(id)) {
+          throw ProtocolError(fmt::format("a Drop names tensor id {}, which this session does not have", id));
+        }
+        break;
+      }
+      case CommandKind::Seed: backend().seed(r.u64()); break;
+      case CommandKind::SetPersistent:
+        if (auto* m = backend().memory()) m->set_persistent(r.u8() != 0);
+        else r.u8();
+        break;
+      case CommandKind::Cleanup:
+        if (auto* m = backend().memory()) m->cleanup();
+        break;
+      default: throw ProtocolError(fmt::format("unknown command {}", static_cast<int>(kind)));
+    }
+  }
+  r.expect_end();
+}
+
+void Session::execute(Reader& r) {
+  const burn::ir::Op op = burn::remote::read_op(r);
+  const std::size_t n_in = r.count(8);
+  std::vector<std::uint64_t> in_ids(n_in);
+  for (auto& id : in_ids) id = r.u64();
+  const std::size_t n_out = r.count(13);
+  std::vector<std::uint64_t> out_ids(n_out);
+  std::vector<burn::ir::TensorSpec> claimed(n_out);
+  for (std::size_t i = 0; i < n_out; ++i) {
+    out_ids[i] = r.u64();
+    claimed[i] = burn::remote::read_spec(r);
+  }
+  auto poison = [&] {
+    for (auto id : out_ids)
+      if (!failed_.insert(id).second || tensors_.contains(id))
+        throw ProtocolError(fmt::format("tensor id {} is used twice", id));
+  };
+  std::vector<burn::backend::Input> inputs;
+  inputs.reserve(n_in);
+  for (auto id : in_ids) {
+    if (failed_.contains(id)) return poison();  // an earlier failure, already reported
+    auto it = tensors_.find(id);
+    if (it == tensors_.end())
+      throw ProtocolError(fmt::format("an op reads tensor id {}, which this session does not have", id));
+    inputs.push_back({it->second.primitive, it->second.spec, false});
+  }
+  const std::string_view name = burn::ir::op_name(op);
+  try {
+    std::vector<burn::ir::TensorSpec> specs;
+    specs.reserve(inputs.size());
+    for (const auto& in : inputs) specs.push_back(in.spec);
+    // Validated again here: the server trusts no client's shapes.
+    const auto outputs = burn::ir::infer_outputs(op, specs);
+    if (outputs != claimed)
+      throw burn::Error(name,
+                        "the client and burn-server infer different outputs for this op; are they the same "
+                        "version of burn?");
+    auto& be = backend();
+    if (!be.supports_op(op))
+      throw burn::Error(
+          name, fmt::format("not supported by the {} backend of burn-server ({})", be.name(), device_->info.name));
+    std::uint64_t more = 0;
+    for (const auto& s : outputs) {
+      if (!be.supports_dtype(s.dtype))
+        throw burn::Error(name, fmt::format("{} on burn-server does not support dtype {}", device_->info.name,
+                                            burn::dtype_name(s.dtype)));
+      more += bytes_of(s);
+    }
+    check_memory(name, more);
+    auto prims = be.execute(op, inputs, outputs);
+    if (prims.size() != outputs.size())
+      throw burn::Error(name, fmt::format("the {} backend returned {} outputs, {} expected", be.name(), prims.size(),
+                                          outputs.size()));
+    inputs.clear();  // before storing: the backend may hold the only other references
+    for (std::size_t i = 0; i < outputs.size(); ++i) store(out_ids[i], std::move(prims[i]), outputs[i]);
+    ++ops_run_;
+  } catch (const burn::Error& e) {
+    fail(e.op(), message_of(e));
+    poison();
+  } catch (const std::bad_alloc&) {
+    fail(std::string(name), "burn-server ran out of memory");
+    poison();
+  }
+}
+
+// ---- data -------------------------------------------------------------------------------------------
+
+void Session::upload_begin(Reader& r) {
+  PendingUpload up;
+  up.id = r.u64();
+  up.spec = burn::remote::read_spec(r);
+  up.expected = r.u64();
+  r.expect_end();
+  if (tensors_.contains(up.id) || failed_.contains(up.id))
+    throw ProtocolError(fmt::format("tensor id {} is used twice", up.id));
+  std::uint64_t bytes = 0;
+  try {
+    bytes = bytes_of(up.spec);
+  } catch (const burn::Error& e) {
+    throw ProtocolError(e.what());
+  }
+  if (bytes != up.expected)
+    throw ProtocolError(fmt::format("an upload announces {} bytes for {} {}", up.expected, up.spec.shape.to_string(),
+                                    burn::dtype_name(up.spec.dtype)));
+  try {
+    check_memory("from_data", bytes);
+    if (!backend().supports_dtype(up.spec.dtype))
+      throw burn::Error("from_data", fmt::format("{} on burn-server does not support dtype {}", device_->info.name,
+                                                 burn::dtype_name(up.spec.dtype)));
+    up.bytes.reserve(bytes);
+  } catch (const burn::Error& e) {
+    // The chunks still come: they are read and dropped.
+    fail(e.op(), message_of(e));
+    up.discard = true;
+  }
+  upload_ = std::move(up);
+  if (bytes == 0) finish_upload();
+}
+
+void Session::upload_chunk(Reader& r) {
+  if (!upload_) throw ProtocolError("upload data without an Upload");
+  auto& up = *upload_;
+  const auto part = r.rest();
+  if (part.size() > up.expected) throw ProtocolError("more upload data than announced");
+  up.expected -= part.size();
+  if (!up.discard) up.bytes.insert(up.bytes.end(), part.begin(), part.end());
+  if (up.expected == 0) finish_upload();
+}
+
+void Session::finish_upload() {
+  PendingUpload done = std::move(*upload_);
+  upload_.reset();
+  if (done.discard) {
+    failed_.insert(done.id);
+    return;
+  }
+  try {
+    burn::TensorData data(std::move(done.bytes), done.spec.shape, done.spec.dtype);
+    store(done.id, backend().from_data(std::move(data)), done.spec);
+  } catch (const burn::Error& e) {
+    fail(e.op(), message_of(e));
+    failed_.insert(done.id);
+  }
+}
+
+void Session::send_status() {
+  Writer w(MessageKind::Status);
+  if (error_) {
+    w.u8(0);
+    w.str(error_->op);
+    w.str(error_->message);
+    error_.reset();
+  } else {
+    w.u8(1);
+  }
+  send(std::move(w));
+}
+
+void Session::sync() {
+  try {
+    if (auto* stream = backend().stream()) stream->sync();
+  } catch (const burn::Error& e) {
+    fail(e.op(), message_of(e));
+  }
+  send_status();
+}
+
+void Session::read(Reader& r) {
+  const auto id = r.u64();
+  r.expect_end();
+  if (failed_.contains(id)) {
+    if (!error_) fail("to_data", "this tensor was never computed: the op that makes it failed (reported earlier)");
+    return send_status();
+  }
+  auto it = tensors_.find(id);
+  if (it == tensors_.end())
+    throw ProtocolError(fmt::format("a Read names tensor id {}, which this session does not have", id));
+  if (error_) return send_status();  // report what failed first
+  burn::TensorData data;
+  try {
+    data = backend().to_data(it->second.primitive, it->second.spec);
+  } catch (const burn::Error& e) {
+    fail(e.op(), message_of(e));
+    return send_status();
+  }
+  send_status();
+  Writer header(MessageKind::DataHeader);
+  burn::remote::write_spec(header, it->second.spec);
+  const auto bytes = data.bytes();
+  header.u64(bytes.size());
+  send(std::move(header));
+  for (std::size_t at = 0; at < bytes.size(); at += burn::remote::kChunkBytes) {
+    Writer chunk(MessageKind::DataChunk);
+    chunk.bytes(bytes.subspan(at, std::min(burn::remote::kChunkBytes, bytes.size() - at)));
+    send(std::move(chunk));
+  }
+}
+
+void Session::memory_query() {
+  Writer w(MessageKind::MemoryReply);
+  const auto* m = std::as_const(backend()).memory();
+  const auto usage = m ? m->pool_usage() : std::nullopt;
+  w.u8(usage ? 1 : 0);
+  if (usage) {
+    w.u64(usage->number_allocs);
+    w.u64(usage->bytes_in_use);
+    w.u64(usage->bytes_padding);
+    w.u64(usage->bytes_reserved);
+  }
+  const auto reports = m ? m->pool_report() : std::nullopt;
+  w.u8(reports ? 1 : 0);
+  if (reports) {
+    w.u32(static_cast<std::uint32_t>(reports->size()));
+    for (const auto& p : *reports) {
+      w.u64(p.page_size);
+      w.u64(p.pages);
+      w.u64(p.pages_peak);
+      w.u64(p.largest_alloc);
+    }
+  }
+  send(std::move(w));
+}
+
+}  // namespace burn_server

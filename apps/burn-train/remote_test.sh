@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# burn-train on a remote device reaches the same model, bit for bit, as on
+# the server's device locally: a burn-server on 127.0.0.1 hosts flex:0, the
+# same short run trains once on local flex and once on remote:.../flex:0, and
+# the saved weights and the reported losses must be identical.
+# Usage: remote_test.sh path/to/burn-train path/to/burn-server
+# Exits 4 when Fashion-MNIST is missing (ctest reports a skip).
+set -uo pipefail
+
+train=${1:?usage: remote_test.sh BURN_TRAIN BURN_SERVER}
+server=${2:?usage: remote_test.sh BURN_TRAIN BURN_SERVER}
+dir=$(mktemp -d)
+pid=
+cleanup() {
+  if [[ -n $pid ]]; then
+    kill "$pid" 2>/dev/null
+    wait "$pid" 2>/dev/null
+  fi
+  rm -rf "$dir"
+}
+trap cleanup EXIT
+fail() {
+  echo "remote_test: FAILED: $*" >&2
+  [[ -f $dir/server.log ]] && tail -n 20 "$dir/server.log" >&2
+  exit 1
+}
+
+"$server" --listen 127.0.0.1:0 --port-file "$dir/port" --device flex:0 >"$dir/server.log" 2>&1 &
+pid=$!
+for _ in $(seq 300); do
+  [[ -s $dir/port ]] && break
+  kill -0 "$pid" 2>/dev/null || break
+  sleep 0.1
+done
+[[ -s $dir/port ]] || fail "burn-server did not start"
+remote="remote:127.0.0.1:$(cat "$dir/port")/flex:0"
+
+common=(--epochs 1 --limit-batches 8 --eval-batch-size 200 --workers 0 --progress none --seed 7)
+"$train" "${common[@]}" --device flex --checkpoint-dir "$dir/local" --summary-json "$dir/local.json" \
+  >"$dir/local.log" 2>&1
+status=$?
+[[ $status -eq 4 ]] && exit 4
+[[ $status -eq 0 ]] || { cat "$dir/local.log"; fail "the local run exited with $status"; }
+"$train" "${common[@]}" --device "$remote" --checkpoint-dir "$dir/remote" --summary-json "$dir/remote.json" \
+  >"$dir/remote.log" 2>&1 || { cat "$dir/remote.log"; fail "the remote run failed"; }
+
+# The model's tensors (the file's header holds random parameter ids, which
+# differ between any two runs: the data after it; the optimiser's file is
+# ordered by those ids, so it is compared through the losses only).
+tensor_bytes() {
+  local n
+  n=$(od -An -t u8 -N8 "$1" | tr -d ' ')
+  tail -c +$((9 + n)) "$1"
+}
+for f in model-epoch-1.safetensors; do
+  [[ -s $dir/local/$f && -s $dir/remote/$f ]] || fail "a run did not write $f"
+  cmp <(tensor_bytes "$dir/local/$f") <(tensor_bytes "$dir/remote/$f") ||
+    fail "the tensors of $f trained on $remote differ from those trained on local flex"
+done
+# Per-epoch losses and accuracies (timings differ, and are left out).
+metrics() { grep -o '"\(loss\|accuracy\|train_loss\|test_loss\|train_accuracy\|test_accuracy\)": *[-0-9.e]*' "$1"; }
+[[ -n $(metrics "$dir/local.json") ]] || fail "no loss in the summary JSON"
+diff <(metrics "$dir/local.json") <(metrics "$dir/remote.json") || fail "the losses differ"
+grep 'final test accuracy' "$dir/local.log"
+echo "remote_test: $remote trained the same weights and losses as local flex"

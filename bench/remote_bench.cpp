@@ -1,0 +1,173 @@
+// The remote device against its peers, in one run on loopback: a burn-server
+// is started on 127.0.0.1 hosting flex:0, and each row times the remote
+// device next to what it is measured against (local flex, or a plain TCP
+// socket copy for bandwidth), as a ratio.
+//
+//   burn-remote-bench [--quick]
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/read.hpp>
+#include <boost/asio/write.hpp>
+#include <burn/burn.hpp>
+
+#include "mlp_step.hpp"
+
+extern char** environ;
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using namespace burn;
+
+double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
+/// Median seconds of `reps` runs of f after `warmup` runs.
+double median_time(int warmup, int reps, const std::function<void()>& f) {
+  for (int i = 0; i < warmup; ++i) f();
+  std::vector<double> t;
+  for (int i = 0; i < reps; ++i) {
+    const auto start = Clock::now();
+    f();
+    t.push_back(seconds_since(start));
+  }
+  std::sort(t.begin(), t.end());
+  return t[t.size() / 2];
+}
+
+class Server {
+ public:
+  Server() {
+    dir_ = std::filesystem::temp_directory_path() / ("burn-remote-bench-" + std::to_string(::getpid()));
+    std::filesystem::create_directories(dir_);
+    const std::string port_file = (dir_ / "port").string();
+    std::vector<std::string> argv{BURN_SERVER_PATH, "--listen", "127.0.0.1:0", "--port-file",
+                                  port_file,        "--device", "flex:0",      "--quiet"};
+    std::vector<char*> args;
+    for (auto& a : argv) args.push_back(a.data());
+    args.push_back(nullptr);
+    if (posix_spawn(&pid_, args[0], nullptr, nullptr, args.data(), environ) != 0)
+      throw std::runtime_error("cannot start burn-server");
+    for (int i = 0; i < 3000 && port_ == 0; ++i) {
+      std::ifstream in(port_file);
+      if (!(in >> port_)) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    if (port_ == 0) throw std::runtime_error("burn-server did not start");
+  }
+  ~Server() {
+    ::kill(pid_, SIGTERM);
+    int status = 0;
+    ::waitpid(pid_, &status, 0);
+    std::filesystem::remove_all(dir_);
+  }
+  std::string address() const { return "127.0.0.1:" + std::to_string(port_); }
+
+ private:
+  pid_t pid_ = -1;
+  unsigned port_ = 0;
+  std::filesystem::path dir_;
+};
+
+/// Bytes per second of a plain TCP copy of `bytes` over loopback (Boost.Asio,
+/// blocking, one sender thread and one receiver): the ceiling for uploads.
+double socket_bandwidth(std::size_t bytes) {
+  namespace net = boost::asio;
+  using tcp = net::ip::tcp;
+  net::io_context ioc;
+  tcp::acceptor acceptor(ioc, tcp::endpoint(net::ip::make_address("127.0.0.1"), 0));
+  std::vector<char> out(bytes, 'x'), in(bytes);
+  std::thread sender([&] {
+    tcp::socket s(ioc);
+    s.connect(acceptor.local_endpoint());
+    net::write(s, net::buffer(out));
+  });
+  tcp::socket receiver = acceptor.accept();
+  const auto start = Clock::now();
+  net::read(receiver, net::buffer(in));
+  const double t = seconds_since(start);
+  sender.join();
+  return static_cast<double>(bytes) / t;
+}
+
+void row(const char* what, double ours, double peer, const char* peer_name) {
+  std::printf("| %-44s | %12.3f | %12.3f %-14s | %6.2f |\n", what, ours, peer, peer_name, ours / peer);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const bool quick = argc > 1 && std::string(argv[1]) == "--quick";
+  const int reps = quick ? 5 : 20;
+  Server server;
+  const Device remote = Device::remote_options(RemoteHost{server.address()}).device("flex:0").init();
+  const Device local = Device::flex();
+  std::printf("remote device %s, local %s\n\n", remote.to_string().c_str(), local.to_string().c_str());
+  std::printf("| %-44s | %12s | %27s | %6s |\n", "workload", "remote", "peer", "ratio");
+  std::printf("|%s|%s|%s|%s|\n", std::string(46, '-').c_str(), std::string(14, '-').c_str(),
+              std::string(29, '-').c_str(), std::string(8, '-').c_str());
+
+  // Latency: one add and a sync (a round trip for the remote device).
+  {
+    auto on = [&](const Device& d) {
+      auto x = Tensor<1>::ones({16}, d);
+      return median_time(50, quick ? 200 : 2000, [&] {
+        x = x + 1.0;
+        d.sync();
+      });
+    };
+    row("add + sync latency (us)", on(remote) * 1e6, on(local) * 1e6, "local flex");
+  }
+  // Throughput of queued ops: 5000 adds, then one sync.
+  {
+    auto on = [&](const Device& d) {
+      auto x = Tensor<1>::ones({16}, d);
+      const int n = quick ? 1000 : 5000;
+      const double t = median_time(1, quick ? 3 : 5, [&] {
+        for (int i = 0; i < n; ++i) x = x + 1.0;
+        d.sync();
+      });
+      return n / t;
+    };
+    row("queued adds per second", on(remote), on(local), "local flex");
+  }
+  // Bandwidth: 64 MiB up and down, against a plain socket copy.
+  {
+    const std::size_t bytes = std::size_t{64} << 20;
+    const double plain = socket_bandwidth(bytes) / 1e6;
+    const std::vector<float> values(bytes / sizeof(float), 1.5f);
+    const TensorData data(values, {values.size()});
+    std::optional<Tensor<1>> t;
+    const double up = median_time(1, quick ? 3 : 5, [&] {
+      t = Tensor<1>::from_data(data, remote);
+      remote.sync();
+    });
+    const double down = median_time(1, quick ? 3 : 5, [&] { (void)t->to_data(); });
+    row("64 MiB upload (MB/s)", bytes / up / 1e6, plain, "socket copy");
+    row("64 MiB download (MB/s)", bytes / down / 1e6, plain, "socket copy");
+  }
+  // The MLP training step (784-1024-1024-10, batch 256): remote vs local.
+  for (const auto& [name, shape] : {std::pair{"MLP step 784-1024-1024-10 b256 (ms)", burn_bench::MlpShape{}},
+                                    std::pair{"MLP step 64-64-64-10 b16 (ms)", burn_bench::kSmallMlp}}) {
+    auto on = [&, shape = shape](const Device& d) {
+      d.seed(1);
+      burn_bench::MlpStep step(d, shape);
+      return median_time(3, reps, [&] { step.step(); }) * 1e3;
+    };
+    row(name, on(remote), on(local), "local flex");
+  }
+  return 0;
+}

@@ -1,0 +1,210 @@
+// The remote backend: a device of a burn-server. Every op is sent as its IR
+// value (the same description autodiff and fusion consume), so the autodiff
+// graph stays on the client and the server only computes.
+#include <cstdlib>
+#include <unordered_set>
+
+#include <fmt/format.h>
+
+#include <burn/backend/registry.hpp>
+#include <burn/remote.hpp>
+
+#include "backends/remote/client.hpp"
+#include "device/runtime.hpp"
+
+namespace burn {
+namespace remote {
+namespace {
+
+/// A tensor of the session: only its id lives here. Dropping the last
+/// reference tells the server (with the next batch) to free it.
+class RemotePrimitive final : public backend::Primitive {
+ public:
+  RemotePrimitive(std::uint64_t id, std::weak_ptr<ClientSession> session) : id_(id), session_(std::move(session)) {}
+  ~RemotePrimitive() override {
+    if (auto s = session_.lock()) s->drop(id_);
+  }
+  RemotePrimitive(const RemotePrimitive&) = delete;
+  RemotePrimitive& operator=(const RemotePrimitive&) = delete;
+  std::uint64_t id() const noexcept { return id_; }
+
+ private:
+  std::uint64_t id_;
+  std::weak_ptr<ClientSession> session_;
+};
+
+std::uint64_t id_of(const backend::PrimitivePtr& p) { return static_cast<const RemotePrimitive&>(*p).id(); }
+
+class RemoteBackend final : public backend::Backend, public backend::Stream, public backend::MemoryManager {
+ public:
+  RemoteBackend(std::shared_ptr<ClientSession> session, DeviceInfo info, std::string server)
+      : session_(std::move(session)),
+        info_(std::move(info)),
+        server_(std::move(server)),
+        supported_(info_.supported_ops.begin(), info_.supported_ops.end()) {}
+
+  std::string name() const override { return "remote"; }
+  std::string description() const override {
+    return fmt::format("{} on burn-server {} ({}): {}", info_.name, session_->address(), server_, info_.description);
+  }
+  std::string display_name() const override { return fmt::format("remote:{}/{}", session_->address(), info_.name); }
+  PhysicalIdentity identity() const override {
+    // The card is on the server's machine: its PCI address means nothing here.
+    PhysicalIdentity id;
+    id.label = fmt::format("remote:{}/{}", session_->address(),
+                           info_.identity.label.empty() ? info_.name : info_.identity.label);
+    return id;
+  }
+  std::string physical_name() const override {
+    return fmt::format("{} (at {})", info_.physical_name, session_->address());
+  }
+  bool supports_dtype(DType d) const override { return (info_.dtypes >> static_cast<unsigned>(d)) & 1u; }
+  bool supports_op(const ir::Op& op) const override { return supported_.contains(op_support_key(op)); }
+  DeviceSettings default_settings() const override { return info_.settings; }
+
+  std::vector<backend::PrimitivePtr> execute(const ir::Op& op, std::span<const backend::Input> inputs,
+                                             std::span<const ir::TensorSpec> outputs) override {
+    constexpr std::size_t kInline = 4;
+    std::uint64_t in_ids[kInline];
+    std::vector<std::uint64_t> in_heap;
+    std::span<const std::uint64_t> in_span;
+    if (inputs.size() <= kInline) {
+      for (std::size_t i = 0; i < inputs.size(); ++i) in_ids[i] = id_of(inputs[i].primitive);
+      in_span = {in_ids, inputs.size()};
+    } else {
+      for (const auto& in : inputs) in_heap.push_back(id_of(in.primitive));
+      in_span = in_heap;
+    }
+    std::vector<std::uint64_t> out_ids(outputs.size());
+    for (auto& id : out_ids) id = session_->new_id();
+    session_->execute(op, in_span, out_ids, outputs);
+    std::vector<backend::PrimitivePtr> out;
+    out.reserve(outputs.size());
+    for (auto id : out_ids) out.push_back(std::make_shared<RemotePrimitive>(id, session_));
+    return out;
+  }
+
+  backend::PrimitivePtr from_data(TensorData data) override {
+    const auto id = session_->new_id();
+    session_->upload(id, data);
+    return std::make_shared<RemotePrimitive>(id, session_);
+  }
+
+  TensorData to_data(const backend::PrimitivePtr& primitive, const ir::TensorSpec& spec) override {
+    return session_->read(id_of(primitive), spec);
+  }
+
+  void seed(std::uint64_t seed) override { session_->seed(seed); }
+
+  // Stream: the batch is the queue.
+  void sync() override { session_->sync(); }
+  void flush() override { session_->flush(); }
+
+  // Memory: the server device's allocator.
+  void cleanup() override { session_->cleanup(); }
+  std::optional<std::vector<SlicedPoolReport>> pool_report() const override { return session_->memory().reports; }
+  std::optional<MemoryPoolUsage> pool_usage() const override { return session_->memory().usage; }
+  void set_persistent(bool on) override { session_->set_persistent(on); }
+
+  backend::Stream* stream() override { return this; }
+  backend::MemoryManager* memory() override { return info_.has_memory_manager ? this : nullptr; }
+
+ private:
+  std::shared_ptr<ClientSession> session_;
+  DeviceInfo info_;
+  std::string server_;
+  std::unordered_set<std::uint16_t> supported_;
+};
+
+std::string env_or(const char* name, std::string fallback) {
+  const char* v = std::getenv(name);
+  return v && *v ? std::string(v) : std::move(fallback);
+}
+
+std::chrono::milliseconds default_timeout() {
+  const std::string text = env_or("BURN_REMOTE_TIMEOUT_MS", "");
+  if (text.empty()) return std::chrono::milliseconds(10'000);
+  char* end = nullptr;
+  const long long v = std::strtoll(text.c_str(), &end, 10);
+  if (*end != '\0' || v <= 0)
+    throw DeviceError(DeviceErrorKind::NotAvailable, "Device::remote",
+                      fmt::format("BURN_REMOTE_TIMEOUT_MS={} is not a positive number of milliseconds", text));
+  return std::chrono::milliseconds(v);
+}
+
+struct Connected {
+  std::unique_ptr<backend::Backend> backend;
+  std::size_t index;
+};
+
+Connected connect(ConnectOptions options) {
+  ServerWelcome welcome;
+  auto session = ClientSession::open(options, welcome);
+  if (!welcome.chosen)
+    throw DeviceError(DeviceErrorKind::NotAvailable, "Device::remote",
+                      fmt::format("burn-server at {} chose no device", options.address));
+  const std::size_t index = *welcome.chosen;
+  return {std::make_unique<RemoteBackend>(std::move(session), welcome.devices[index], welcome.server), index};
+}
+
+ConnectOptions options_from_env(const DeviceType& type) {
+  ConnectOptions o;
+  o.address = type.host()->address;
+  o.token = env_or("BURN_REMOTE_TOKEN", "");
+  o.timeout = default_timeout();
+  return o;
+}
+
+}  // namespace
+}  // namespace remote
+
+// ---- the public entry points --------------------------------------------------------------------
+
+RemoteOptions Device::remote_options(const RemoteHost& host) { return RemoteOptions(host); }
+
+Device RemoteOptions::init() const {
+  remote::ConnectOptions o = remote::options_from_env(DeviceType::remote(host_));
+  if (token_) o.token = *token_;
+  if (timeout_) o.timeout = *timeout_;
+  if (device_) {
+    o.selection = remote::DeviceSelection::ByName;
+    o.device_name = *device_;
+  }
+  auto connected = remote::connect(std::move(o));
+  const DispatchDevice id{DeviceType::remote(host_), connected.index};
+  // A second init() for the same server device keeps the first connection
+  // (a Device names one compute resource); this one closes.
+  detail::install_runtime(id, std::move(connected.backend));
+  return Device(id);
+}
+
+Devices RemoteHost::devices() const { return Device::enumerate(DeviceType::remote(*this)); }
+
+namespace backend {
+BackendFactory remote_factory() {
+  BackendFactory f{DeviceType(DeviceType::Kind::Remote), [] { return default_rank::Remote; },
+                   // No device on this machine: a remote device is always named with its host.
+                   [] { return std::size_t{0}; },
+                   [](std::size_t) -> std::unique_ptr<Backend> {
+                     throw DeviceError(
+                         DeviceErrorKind::NotAvailable, "Device",
+                         "a remote device needs its server: Device::remote_options(RemoteHost(\"host:port\")).init()");
+                   }};
+  f.hosted_device_count = [](const DeviceType& type) -> std::size_t {
+    auto o = remote::options_from_env(type);
+    o.selection = remote::DeviceSelection::None;
+    remote::ServerWelcome welcome;
+    remote::ClientSession::open(o, welcome);
+    return welcome.devices.size();
+  };
+  f.create_hosted = [](const DeviceType& type, std::size_t index) -> std::unique_ptr<Backend> {
+    auto o = remote::options_from_env(type);
+    o.selection = remote::DeviceSelection::ByIndex;
+    o.device_index = static_cast<std::uint32_t>(index);
+    return remote::connect(std::move(o)).backend;
+  };
+  return f;
+}
+}  // namespace backend
+
+}  // namespace burn

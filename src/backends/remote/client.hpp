@@ -1,0 +1,111 @@
+// The client end of one session with a burn-server: queues ops into
+// batches, streams tensor data in chunks, and waits only where an answer is
+// needed (sync, reads, memory queries).
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include <burn/backend/backend.hpp>
+#include <burn/tensor_data.hpp>
+
+#include "backends/remote/channel.hpp"
+#include "backends/remote/protocol.hpp"
+
+namespace burn::remote {
+
+struct ConnectOptions {
+  std::string address;  ///< "host:port"
+  std::string token;
+  std::chrono::milliseconds timeout{10'000};
+  DeviceSelection selection = DeviceSelection::Default;
+  std::string device_name;         ///< ByName
+  std::uint32_t device_index = 0;  ///< ByIndex
+};
+
+/// What the server said in its Welcome.
+struct ServerWelcome {
+  std::string server;  ///< the server's own description
+  std::vector<DeviceInfo> devices;
+  std::optional<std::size_t> chosen;
+};
+
+class ClientSession {
+ public:
+  /// Connects, says Hello and reads the Welcome. Throws DeviceError
+  /// (NotAvailable) naming the address when the server cannot be reached or
+  /// refuses (wrong token, protocol version, unknown device).
+  static std::shared_ptr<ClientSession> open(const ConnectOptions& options, ServerWelcome& welcome);
+  ~ClientSession();
+  ClientSession(const ClientSession&) = delete;
+  ClientSession& operator=(const ClientSession&) = delete;
+
+  const std::string& address() const noexcept { return address_; }
+  std::uint64_t new_id() noexcept { return next_id_.fetch_add(1, std::memory_order_relaxed); }
+
+  /// Queues an op. Throws ExecutionError when the connection is already lost.
+  void execute(const ir::Op& op, std::span<const std::uint64_t> inputs, std::span<const std::uint64_t> output_ids,
+               std::span<const ir::TensorSpec> outputs);
+  /// The client no longer holds `id` (any thread, never throws or blocks on the network).
+  void drop(std::uint64_t id) noexcept;
+  void seed(std::uint64_t seed);
+  void set_persistent(bool on);
+  void cleanup();
+  /// Sends the tensor's bytes in chunks after the ops queued before it.
+  void upload(std::uint64_t id, const TensorData& data);
+
+  /// Sends the queued ops.
+  void flush();
+  /// Waits until the server has run everything sent; throws the first error
+  /// the server hit since the last answer (ExecutionError "[op] message").
+  void sync();
+  TensorData read(std::uint64_t id, const ir::TensorSpec& spec);
+  struct Memory {
+    std::optional<MemoryPoolUsage> usage;
+    std::optional<std::vector<SlicedPoolReport>> reports;
+  };
+  Memory memory();
+
+ private:
+  ClientSession(std::string address, std::shared_ptr<Channel> channel);
+
+  // Callers hold mutex_.
+  void flush_locked();
+  void maybe_flush_locked();
+  void check_alive_locked(std::string_view op);
+  std::vector<std::byte> receive(std::string_view op);
+  void throw_status(Reader& status);
+
+  std::string address_;
+  std::shared_ptr<Channel> channel_;
+  std::atomic<std::uint64_t> next_id_{1};
+
+  std::mutex mutex_;  // the batch, and one question at a time
+  Writer batch_;
+  std::uint32_t batch_count_ = 0;
+
+  std::mutex drops_mutex_;
+  std::vector<std::uint64_t> drops_;
+
+  /// What the server sent, filled on the network thread. Shared with the
+  /// channel's handlers so that they never hold the session itself (its
+  /// destructor must not run on the thread it joins).
+  struct Inbox {
+    std::mutex mutex;
+    std::condition_variable cv;
+    std::deque<std::vector<std::byte>> messages;
+    std::optional<std::string> lost;
+  };
+  std::shared_ptr<Inbox> inbox_ = std::make_shared<Inbox>();
+};
+
+}  // namespace burn::remote

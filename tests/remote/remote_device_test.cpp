@@ -1,0 +1,174 @@
+// A remote device against a real burn-server process on 127.0.0.1: ops,
+// autodiff, moving tensors, enumeration, memory and the device's services.
+// (The conformance and autodiff suites also run on a remote flex device; see
+// tests/CMakeLists.txt.)
+#include <burn_test.hpp>
+#include <server_process.hpp>
+
+namespace {
+
+using namespace burn;
+using burn::testing::expect_values;
+using burn::testing::ServerProcess;
+
+Device connect(const ServerProcess& server, const std::string& device = "flex:0") {
+  return Device::remote_options(RemoteHost{server.address()}).device(device).init();
+}
+
+TEST(RemoteDevice, RunsOpsOnTheServerAndReadsTheResult) {
+  ServerProcess server;
+  const Device d = connect(server);
+  EXPECT_EQ(d.to_string(), "remote:" + server.address() + "/flex:0");
+  EXPECT_EQ(d.type().kind(), DeviceType::Kind::Remote);
+  auto a = Tensor<2>::from_data(TensorData(std::vector<float>{1, 2, 3, 4}, {2, 2}), d);
+  EXPECT_EQ(a.device(), d);
+  auto b = a.matmul(a) + 1.0;
+  expect_values(b.to_data(), {8, 11, 16, 23}, {2, 2});
+  // Int and bool tensors, reductions, a chain long enough to span batches.
+  auto i = Tensor<1, Int>::arange(0, 10, d);
+  Tensor<1, Int> acc = i;
+  for (int k = 0; k < 40; ++k) acc = acc + 1;
+  expect_values(acc.sum().to_data(), {45 + 400}, {1});
+  expect_values(i.greater_elem(4).to_data(), {0, 0, 0, 0, 0, 1, 1, 1, 1, 1}, {10});
+  d.sync();
+}
+
+TEST(RemoteDevice, IsOneDevicePerServerDevice) {
+  ServerProcess server({"--device", "flex:0", "--device", "ndarray"});
+  const Device flex = connect(server);
+  EXPECT_EQ(connect(server), flex);
+  EXPECT_EQ(Device::parse("remote:" + server.address() + "/flex:0"), flex);
+  // The server's first device when none is named.
+  EXPECT_EQ(Device::parse("remote:" + server.address()), flex);
+  const Device nd = connect(server, "ndarray:0");
+  EXPECT_NE(nd, flex);
+  EXPECT_EQ(nd.to_string(), "remote:" + server.address() + "/ndarray:0");
+  EXPECT_NE(flex, Device::flex());
+}
+
+TEST(RemoteDevice, EnumeratesTheServersDevices) {
+  ServerProcess server({"--device", "flex:0", "--device", "ndarray"});
+  const RemoteHost host{server.address()};
+  const auto listed = host.devices().into_vec();
+  ASSERT_EQ(listed.size(), 2u);
+  EXPECT_EQ(listed[0].to_string(), "remote:" + server.address() + "/flex:0");
+  EXPECT_EQ(listed[1].to_string(), "remote:" + server.address() + "/ndarray:0");
+  const auto both = Device::enumerate(DeviceType::remote(host) | DeviceType::NdArray).into_vec();
+  EXPECT_EQ(both.size(), 3u);
+  // Listing local devices does not reach out to servers.
+  for (const auto& dev : Device::enumerate(DeviceFilter{})) EXPECT_NE(dev.type().kind(), DeviceType::Kind::Remote);
+}
+
+TEST(RemoteDevice, MovesTensorsBetweenRemoteAndLocalDevices) {
+  ServerProcess server;
+  const Device remote = connect(server);
+  const std::vector<float> values{0.5f, -1.25f, 3.0f, 7.5f, -0.0f, 1e-3f};
+  auto local = Tensor<2>::from_data(TensorData(values, {2, 3}), Device::ndarray());
+  auto there = local.to_device(remote);
+  EXPECT_EQ(there.device(), remote);
+  auto back = (there * 2.0).to_device(Device::flex());
+  EXPECT_EQ(back.device(), Device::flex());
+  expect_values(back.to_data(), {1.0, -2.5, 6.0, 15.0, 0.0, 2e-3}, {2, 3});
+}
+
+TEST(RemoteDevice, KeepsEveryDTypeExact) {
+  ServerProcess server;
+  const Device d = connect(server);
+  for (DType dtype : {DType::F64, DType::F32, DType::F16, DType::BF16, DType::I64, DType::I32, DType::I16, DType::I8,
+                      DType::U64, DType::U32, DType::U16, DType::U8, DType::Bool}) {
+    ASSERT_TRUE(d.supports_dtype(dtype)) << dtype_name(dtype);
+    const TensorData data = TensorData(std::vector<double>{0, 1, 2, 3, 4, 5}, Shape{2, 3}).convert(dtype);
+    TensorData round;
+    if (is_float(dtype)) round = Tensor<2>::from_data(data, {d, dtype}).to_data();
+    else if (dtype == DType::Bool) round = Tensor<2, Bool>::from_data(data, d).to_data();
+    else round = Tensor<2, Int>::from_data(data, {d, dtype}).to_data();
+    round.assert_eq(data);
+  }
+}
+
+#if BURN_HAS_AUTODIFF
+TEST(RemoteDevice, DifferentiatesOnTheClientAndComputesOnTheServer) {
+  ServerProcess server;
+  auto grads_on = [](const Device& base) {
+    const Device d = base.autodiff();
+    auto w =
+        Tensor<2>::from_data(TensorData(std::vector<double>{0.5, -1.0, 2.0, 0.25, 1.5, -0.75}, {2, 3}), {d, DType::F64})
+            .require_grad();
+    auto x = Tensor<2>::from_data(TensorData(std::vector<double>{1, 2, 3, 4, 5, 6}, {3, 2}), {d, DType::F64});
+    auto loss = activation::softmax(w.matmul(x), 1).log().sum();
+    auto g = loss.backward();
+    return w.grad(g)->to_data();
+  };
+  const Device remote = connect(server);
+  EXPECT_TRUE(remote.autodiff().is_autodiff());
+  // The server computes with the same flex kernels: the same bits.
+  grads_on(remote).assert_eq(grads_on(Device::flex()));
+}
+#endif
+
+TEST(RemoteDevice, SeedsTheServersGenerator) {
+  ServerProcess server;
+  const Device d = connect(server);
+  auto draw = [&] {
+    d.seed(42);
+    return Tensor<1>::random({64}, Distribution::uniform(0.0, 1.0), d).to_data();
+  };
+  const TensorData first = draw();
+  draw().assert_eq(first);
+  Device::flex().seed(42);
+  Tensor<1>::random({64}, Distribution::uniform(0.0, 1.0), Device::flex()).to_data().assert_eq(first);
+}
+
+TEST(RemoteDevice, ForwardsMemoryReportsAndSettings) {
+  ServerProcess server;
+  const Device d = connect(server);
+  EXPECT_EQ(d.settings(), Device::flex().settings());
+  const auto before = d.memory_pool_usage();
+  ASSERT_TRUE(before.has_value());
+  {
+    auto big = Tensor<1>::zeros({1 << 20}, d);  // 4 MiB on the server
+    d.sync();
+    const auto during = d.memory_pool_usage();
+    ASSERT_TRUE(during.has_value());
+    EXPECT_GE(during->bytes_in_use, before->bytes_in_use + (4u << 20));
+  }
+  d.sync();  // the drop travels with the next batch
+  const auto after = d.memory_pool_usage();
+  ASSERT_TRUE(after.has_value());
+  EXPECT_EQ(after->bytes_in_use, before->bytes_in_use);
+  EXPECT_TRUE(d.memory_pool_report().has_value());
+  d.memory_cleanup();
+}
+
+TEST(RemoteDevice, ProfilesWithWallClockBetweenSyncs) {
+  ServerProcess server;
+  const Device d = connect(server);
+  auto x = Tensor<2>::ones({64, 64}, d);
+  auto [y, duration] = d.profile([&] { return x.matmul(x); });
+  const auto ticks = duration.resolve().get();
+  ASSERT_TRUE(ticks.has_value());
+  EXPECT_GT(ticks->duration().count(), 0);
+  expect_values(y.slice({{0, 1}, {0, 1}}).to_data(), {64}, {1, 1});
+}
+
+TEST(RemoteDevice, BadAddressesAndMissingServersAreClearErrors) {
+  burn::testing::expect_error([] { Device::remote_options(RemoteHost{"nohost"}).init(); }, "host:port");
+  burn::testing::expect_error([] { Device::parse("remote"); }, "remote:HOST:PORT");
+  // A port nobody listens on (the server's, after it stopped).
+  std::string address;
+  {
+    ServerProcess server;
+    address = server.address();
+  }
+  try {
+    Device::remote_options(RemoteHost{address}).timeout(std::chrono::milliseconds(2000)).init();
+    ADD_FAILURE() << "connected to a stopped server";
+  } catch (const DeviceError& e) {
+    EXPECT_EQ(e.kind(), DeviceErrorKind::NotAvailable);
+    EXPECT_NE(std::string(e.what()).find(address), std::string::npos) << e.what();
+  }
+  ServerProcess server;
+  burn::testing::expect_error([&] { connect(server, "cuda:7"); }, "no device 'cuda:7' here; this server hosts: flex:0");
+}
+
+}  // namespace

@@ -1,0 +1,131 @@
+// A real burn-server process for a test: started on 127.0.0.1 with an
+// ephemeral port, stopped (SIGTERM, then SIGKILL) when the object goes.
+// Also a child-process helper for tests that need several clients.
+#pragma once
+
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+extern char** environ;
+
+namespace burn::testing {
+
+/// A started process; killed and reaped on destruction.
+class ChildProcess {
+ public:
+  /// Starts argv[0] with the given arguments; stdout and stderr go to `log`
+  /// (appended) when given.
+  explicit ChildProcess(const std::vector<std::string>& argv, const std::string& log = "") {
+    std::vector<char*> args;
+    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+    args.push_back(nullptr);
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    if (!log.empty()) {
+      posix_spawn_file_actions_addopen(&actions, 1, log.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
+      posix_spawn_file_actions_adddup2(&actions, 1, 2);
+    }
+    const int rc = posix_spawn(&pid_, args[0], &actions, nullptr, args.data(), environ);
+    posix_spawn_file_actions_destroy(&actions);
+    if (rc != 0) throw std::runtime_error("cannot start " + argv[0]);
+  }
+  ~ChildProcess() { kill(SIGKILL); }
+  ChildProcess(const ChildProcess&) = delete;
+  ChildProcess& operator=(const ChildProcess&) = delete;
+
+  pid_t pid() const noexcept { return pid_; }
+  /// Sends `sig` and reaps the process (waiting at most `limit`, then SIGKILL).
+  void kill(int sig, std::chrono::milliseconds limit = std::chrono::milliseconds(5000)) {
+    if (pid_ <= 0) return;
+    ::kill(pid_, sig);
+    if (!wait_for(limit)) {
+      ::kill(pid_, SIGKILL);
+      wait_for(std::chrono::milliseconds(5000));
+    }
+  }
+  /// Waits for the process to exit; its exit status, or nullopt after `limit`.
+  std::optional<int> wait_for(std::chrono::milliseconds limit) {
+    if (pid_ <= 0) return status_;
+    const auto deadline = std::chrono::steady_clock::now() + limit;
+    for (;;) {
+      int status = 0;
+      const pid_t r = ::waitpid(pid_, &status, WNOHANG);
+      if (r == pid_) {
+        pid_ = -1;
+        status_ = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+        return status_;
+      }
+      if (std::chrono::steady_clock::now() > deadline) return std::nullopt;
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+  }
+
+ private:
+  pid_t pid_ = -1;
+  std::optional<int> status_;
+};
+
+/// burn-server on 127.0.0.1 with a free port.
+class ServerProcess {
+ public:
+  /// `extra`: more burn-server options (--device flex:0, --token-file F, ...).
+  explicit ServerProcess(std::vector<std::string> extra = {"--device", "flex:0"}) {
+    dir_ = std::filesystem::temp_directory_path() /
+           ("burn-server-test-" + std::to_string(::getpid()) + "-" + std::to_string(counter()++));
+    std::filesystem::create_directories(dir_);
+    std::vector<std::string> argv{BURN_SERVER_PATH, "--listen", "127.0.0.1:0", "--port-file", (dir_ / "port").string()};
+    argv.insert(argv.end(), extra.begin(), extra.end());
+    process_.emplace(argv, log_path());
+    // Bounded: the server writes its port file once it listens.
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+    while (std::chrono::steady_clock::now() < deadline) {
+      std::ifstream in(dir_ / "port");
+      if (in >> port_) break;
+      if (process_->wait_for(std::chrono::milliseconds(20)))
+        throw std::runtime_error("burn-server exited at start-up; its log: " + log());
+    }
+    if (port_ == 0) throw std::runtime_error("burn-server did not start within 30 s; its log: " + log());
+  }
+  ~ServerProcess() {
+    process_.reset();
+    std::error_code ec;
+    std::filesystem::remove_all(dir_, ec);
+  }
+  ServerProcess(const ServerProcess&) = delete;
+  ServerProcess& operator=(const ServerProcess&) = delete;
+
+  /// "127.0.0.1:PORT"
+  std::string address() const { return "127.0.0.1:" + std::to_string(port_); }
+  ChildProcess& process() { return *process_; }
+  const std::filesystem::path& dir() const { return dir_; }
+  std::string log_path() const { return (dir_ / "server.log").string(); }
+  /// What the server has logged so far.
+  std::string log() const {
+    std::ifstream in(log_path());
+    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  }
+
+ private:
+  static int& counter() {
+    static int n = 0;
+    return n;
+  }
+  std::filesystem::path dir_;
+  std::optional<ChildProcess> process_;
+  unsigned port_ = 0;
+};
+
+}  // namespace burn::testing
