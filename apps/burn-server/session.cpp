@@ -324,7 +324,6 @@ void Session::execute(Reader& r) {
     if (prims.size() != outputs.size())
       throw burn::Error(name, fmt::format("the {} backend returned {} outputs, {} expected", be.name(), prims.size(),
                                           outputs.size()));
-    inputs.clear();  // before storing: the backend may hold the only other references
     for (std::size_t i = 0; i < outputs.size(); ++i) store(out_ids[i], std::move(prims[i]), outputs[i]);
     ++ops_run_;
   } catch (const burn::Error& e) {

@@ -96,9 +96,8 @@ struct Channel::Impl : std::enable_shared_from_this<Channel::Impl> {
   std::condition_variable drained;
   std::size_t queued_bytes = 0;
 
-  void configure(beast::role_type role, std::chrono::milliseconds handshake, std::size_t max_message) {
+  void configure(std::chrono::milliseconds handshake, std::size_t max_message) {
     ws.set_option(websocket::stream_base::timeout{handshake, idle_timeout, /*keep_alive_pings=*/true});
-    (void)role;
     ws.read_message_max(max_message);
     ws.binary(true);
     ws.auto_fragment(false);  // one frame per message: no per-4-KiB frame headers on tensor data
@@ -276,7 +275,7 @@ std::shared_ptr<Channel> Channel::connect(const std::string& address, std::chron
       auto& s = beast::get_lowest_layer(impl->ws);
       s.expires_never();  // from here on the websocket's own timeouts apply
       s.socket().set_option(tcp::no_delay(true));
-      impl->configure(beast::role_type::client, timeout, max_message_bytes);
+      impl->configure(timeout, max_message_bytes);
       impl->ws.async_handshake(host + ":" + port, "/", [&](beast::error_code ec3) {
         if (ec3) error = fmt::format("the websocket handshake failed: {}", describe(ec3, timeout));
         else connected = true;
@@ -320,7 +319,7 @@ struct Listener::Impl {
       socket.set_option(tcp::no_delay(true), ignored);
       auto impl = std::make_shared<Channel::Impl>(ioc, std::move(socket), options.idle_timeout);
       impl->peer_name = endpoint_name(beast::get_lowest_layer(impl->ws).socket());
-      impl->configure(beast::role_type::server, options.handshake_timeout, options.max_message_bytes);
+      impl->configure(options.handshake_timeout, options.max_message_bytes);
       impl->ws.async_accept([this, impl](beast::error_code ec2) {
         if (ec2) {
           on_error(impl->peer_name,
