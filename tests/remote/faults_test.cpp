@@ -151,7 +151,7 @@ TEST(RemoteFaults, AKilledClientsTensorsAreFreedAndOthersAreServed) {
   client.kill(SIGKILL);
   // The server notices the closed socket and frees the session.
   std::uint64_t now = 0;
-  for (int i = 0; i < 500; ++i) {
+  for (int i = 0; i < 3000; ++i) {  // at most 30 s: a loaded machine can be slow to run the session's end
     now = server_bytes_in_use(observer);
     if (now == baseline) break;
     std::this_thread::sleep_for(10ms);

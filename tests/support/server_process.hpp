@@ -19,6 +19,8 @@
 #include <thread>
 #include <vector>
 
+#include <gtest/gtest.h>
+
 extern char** environ;
 
 namespace burn::testing {
@@ -99,7 +101,16 @@ class ServerProcess {
     }
     if (port_ == 0) throw std::runtime_error("burn-server did not start within 30 s; its log: " + log());
   }
+  /// Stops the server (SIGTERM). A server that does not exit cleanly (a
+  /// sanitizer's report, a crash, a hang on shutdown) fails the test, with
+  /// its log; one the test killed on purpose is only reaped.
   ~ServerProcess() {
+    if (process_->wait_for(std::chrono::milliseconds(0)) == std::nullopt) {
+      process_->kill(SIGTERM, std::chrono::milliseconds(20'000));
+      const auto status = process_->wait_for(std::chrono::milliseconds(0));
+      if (status != 0)
+        ADD_FAILURE() << "burn-server did not stop cleanly (status " << status.value_or(-1) << "); its log:\n" << log();
+    }
     process_.reset();
     std::error_code ec;
     std::filesystem::remove_all(dir_, ec);

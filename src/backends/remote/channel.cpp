@@ -386,6 +386,10 @@ void Listener::stop() {
     for (auto& weak : impl->connections)
       if (auto c = weak.lock()) c->fail("the server is stopping");
     impl->connections.clear();
+    // Every connection's owner has been told. What is still queued runs (a
+    // connection's start, posted before this), then run() returns even if
+    // Beast still holds a timer of a connection whose socket is gone.
+    net::post(*impl->ioc, [ioc = impl->ioc] { ioc->stop(); });
   });
 }
 
