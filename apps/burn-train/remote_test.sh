@@ -9,31 +9,18 @@ set -uo pipefail
 
 train=${1:?usage: remote_test.sh BURN_TRAIN BURN_SERVER}
 server=${2:?usage: remote_test.sh BURN_TRAIN BURN_SERVER}
+# Re-run under tests/remote/with_server.sh, which starts the server, names its
+# flex:0 in BURN_TEST_REMOTE, stops it afterwards and shows its log on failure.
+if [[ -z ${BURN_TEST_REMOTE:-} ]]; then
+  exec "$(dirname "$0")/../../tests/remote/with_server.sh" "$server" "$0" "$train" "$server"
+fi
+remote="remote:$BURN_TEST_REMOTE"
 dir=$(mktemp -d)
-pid=
-cleanup() {
-  if [[ -n $pid ]]; then
-    kill "$pid" 2>/dev/null
-    wait "$pid" 2>/dev/null
-  fi
-  rm -rf "$dir"
-}
-trap cleanup EXIT
+trap 'rm -rf "$dir"' EXIT
 fail() {
   echo "remote_test: FAILED: $*" >&2
-  [[ -f $dir/server.log ]] && tail -n 20 "$dir/server.log" >&2
   exit 1
 }
-
-"$server" --listen 127.0.0.1:0 --port-file "$dir/port" --device flex:0 >"$dir/server.log" 2>&1 &
-pid=$!
-for _ in $(seq 300); do
-  [[ -s $dir/port ]] && break
-  kill -0 "$pid" 2>/dev/null || break
-  sleep 0.1
-done
-[[ -s $dir/port ]] || fail "burn-server did not start"
-remote="remote:127.0.0.1:$(cat "$dir/port")/flex:0"
 
 common=(--epochs 1 --limit-batches 8 --eval-batch-size 200 --workers 0 --progress none --seed 7)
 "$train" "${common[@]}" --device flex --checkpoint-dir "$dir/local" --summary-json "$dir/local.json" \

@@ -338,6 +338,11 @@ ir::Op default_op(std::size_t index) {
   return default_op(index, std::make_index_sequence<std::variant_size_v<ir::Op>>{});
 }
 
+// The op families whose `op` enum says which op they are (support is decided per value).
+template <class T>
+constexpr bool kNamedByEnum = std::is_same_v<T, ir::Unary> || std::is_same_v<T, ir::Binary> ||
+                              std::is_same_v<T, ir::Reduce> || std::is_same_v<T, ir::Cumulative>;
+
 }  // namespace
 
 void write_op(Writer& w, const ir::Op& op) {
@@ -409,9 +414,7 @@ std::uint16_t op_support_key(const ir::Op& op) {
   const auto sub = std::visit(
       [](const auto& o) -> unsigned {
         using T = std::decay_t<decltype(o)>;
-        if constexpr (std::is_same_v<T, ir::Unary> || std::is_same_v<T, ir::Binary> || std::is_same_v<T, ir::Reduce> ||
-                      std::is_same_v<T, ir::Cumulative>)
-          return static_cast<unsigned>(o.op);
+        if constexpr (kNamedByEnum<T>) return static_cast<unsigned>(o.op);
         else return 0;
       },
       op);
@@ -425,8 +428,7 @@ std::vector<ir::Op> op_support_probes() {
     std::visit(
         [&](auto& o) {
           using T = std::decay_t<decltype(o)>;
-          if constexpr (std::is_same_v<T, ir::Unary> || std::is_same_v<T, ir::Binary> ||
-                        std::is_same_v<T, ir::Reduce> || std::is_same_v<T, ir::Cumulative>) {
+          if constexpr (kNamedByEnum<T>) {
             using E = decltype(o.op);
             for (unsigned e = 0; e < kEnumCount<E>; ++e) {
               T each = o;
