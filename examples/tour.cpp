@@ -32,7 +32,7 @@ float train_step(Mlp& model, burn::optim::Optimizer& optim, const burn::Tensor<2
   return loss.into_scalar<float>();
 }
 
-int main() {
+int tour() {
   using burn::Device;
   using burn::Tensor;
 
@@ -102,4 +102,13 @@ int main() {
             << top.shape() << " " << idx.shape() << " " << s.shape() << " " << v.shape() << " " << conv.shape() << " "
             << values.size() << " " << d.dtype() << "\n";
   return 0;
+}
+
+int main() {
+  try {
+    return tour();
+  } catch (const std::exception& e) {
+    std::cerr << "tour: " << e.what() << "\n";
+    return 1;
+  }
 }

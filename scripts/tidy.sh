@@ -1,18 +1,20 @@
 #!/usr/bin/env bash
 # Runs clang-tidy (Debian 12's clang-tidy 14) with the repository's
 # .clang-tidy over the sources of the library, the apps, the tools and the
-# examples, with the compile commands of build/release (configured if
+# examples, with the compile commands of build/full (configured if
 # missing). Warnings in burn's own headers are reported once. Exits 1 if
 # there is any warning.
 #
-#   bash scripts/tidy.sh                 every source file (about 20 minutes on 2 cores)
+#   bash scripts/tidy.sh                 every source file (about 8 minutes on 2 cores)
 #   bash scripts/tidy.sh --recent HOURS  what the HOURS before HEAD and uncommitted edits changed
 #   bash scripts/tidy.sh FILE...         these files
 #
 # With --recent, a changed .cpp is checked itself; a changed header through
 # the source file of the same name, else through the first source that
-# includes it. Test suites are not checked: GoogleTest's macros expand into
-# what several checks flag.
+# includes it; a changed .clang-tidy checks every file. CI runs --recent 6
+# (the commits being landed); the whole tree was clean when the checks were
+# chosen. Test suites are not checked: GoogleTest's macros expand into what
+# several checks flag.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -21,7 +23,11 @@ if ! command -v clang-tidy >/dev/null; then
   exit 2
 fi
 
-all_sources() { git ls-files 'src/*.cpp' 'apps/*.cpp' 'tools/*.cpp' 'examples/*.cpp'; }
+# LibTorch 1.13's headers do not compile under clang in C++20 mode (vectors
+# of the incomplete c10::IValue), so the two sources that include them are
+# left out; the rest of the LibTorch backend is checked.
+unparsable='^src/backends/libtorch/(engine|ops)\.cpp$'
+all_sources() { git ls-files 'src/*.cpp' 'apps/*.cpp' 'tools/*.cpp' 'examples/*.cpp' | grep -Ev "$unparsable"; }
 
 # The source file that checks a changed header.
 source_for_header() {
@@ -49,9 +55,12 @@ case "${1:-}" in
       mapfile -t changed < <(git ls-files)
     fi
     declare -A chosen=()
+    # New checks or options apply to every file.
+    if printf '%s\n' "${changed[@]}" | grep -qxF .clang-tidy; then mapfile -t changed < <(all_sources); fi
     for path in "${changed[@]}"; do
       case "$path" in
-        src/*.cpp | apps/*.cpp | tools/*.cpp | examples/*.cpp) chosen[$path]=1 ;;
+        src/*.cpp | apps/*.cpp | tools/*.cpp | examples/*.cpp)
+          [[ $path =~ $unparsable ]] || chosen[$path]=1 ;;
         include/*.hpp | src/*.hpp | src/*.inc | apps/*.hpp)
           while read -r source; do [[ -n $source ]] && chosen[$source]=1; done < <(source_for_header "$path" | head -1) ;;
       esac
@@ -68,18 +77,20 @@ if [[ ${#files[@]} -eq 0 ]]; then
   exit 0
 fi
 
-build=build/release
+build=build/full
 if [[ ! -f $build/compile_commands.json ]]; then
-  cmake --preset release >/dev/null
+  cmake --preset full >/dev/null
 fi
 
-out=$(mktemp -d)
-trap 'rm -rf "$out"' EXIT
+# One log per source, kept for a look at a warning's explanation lines.
+out=build/tidy
+rm -rf "$out"
+mkdir -p "$out"
 started=$SECONDS
 printf '%s\n' "${files[@]}" | sort |
   xargs -P "$(nproc)" -I{} sh -c 'clang-tidy -p "$1" --quiet "$2" >"$3/$(echo "$2" | tr / _).log" 2>&1 || true' _ "$build" {} "$out"
 # One line per distinct warning (a header's warning repeats in every source
-# that includes it), with its explanation lines.
+# that includes it).
 warnings=$(cat "$out"/*.log | grep -E '^[^ ].*: (warning|error): ' | sort -u || true)
 count=$(printf '%s' "$warnings" | grep -c . || true)
 if [[ $count -eq 0 ]]; then
@@ -87,5 +98,7 @@ if [[ $count -eq 0 ]]; then
   exit 0
 fi
 printf '%s\n' "$warnings"
-echo "tidy: $count warnings in ${#files[@]} files ($((SECONDS - started)) s)" >&2
+echo "tidy: $count warnings in ${#files[@]} files ($((SECONDS - started)) s); the sources that report them" \
+  "(logs with the explanations in $out/):" >&2
+grep -lE ': (warning|error): ' "$out"/*.log | sed "s|^$out/|  |; s|\.log$||" >&2
 exit 1

@@ -121,11 +121,13 @@ int main(int argc, char** argv) {
   }
 
   // SIGINT and SIGTERM are taken by one thread that stops the server; every
-  // other thread (started after this) has them blocked.
+  // other thread (started after this) has them blocked. SIGUSR1 is how main
+  // releases that thread when the server stopped some other way.
   sigset_t signals;
   sigemptyset(&signals);
   sigaddset(&signals, SIGINT);
   sigaddset(&signals, SIGTERM);
+  sigaddset(&signals, SIGUSR1);
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
   std::signal(SIGPIPE, SIG_IGN);
 
@@ -138,13 +140,13 @@ int main(int argc, char** argv) {
     std::thread signal_thread([&] {
       int sig = 0;
       sigwait(&signals, &sig);
-      if (sig == 0) return;
+      if (sig != SIGINT && sig != SIGTERM) return;
       burn_server::log("{}: stopping", sig == SIGINT ? "SIGINT" : "SIGTERM");
       server.stop();
     });
     server.run();
     // The signal thread is still waiting when run() ended some other way.
-    pthread_kill(signal_thread.native_handle(), SIGTERM);
+    pthread_kill(signal_thread.native_handle(), SIGUSR1);
     signal_thread.join();
     burn_server::log("stopped");
     return 0;

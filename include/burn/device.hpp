@@ -128,7 +128,7 @@ class DeviceFilter {
     return f;
   }
   const std::vector<DeviceType>& types() const noexcept { return types_; }
-  friend DeviceFilter operator|(DeviceFilter a, DeviceType b) { return a.with(std::move(b)); }
+  friend DeviceFilter operator|(const DeviceFilter& a, DeviceType b) { return a.with(std::move(b)); }
 
  private:
   std::vector<DeviceType> types_;

@@ -120,6 +120,7 @@ class Tensor {
   static Tensor random(const Shape& shape, const Distribution& dist, const TensorCreationOptions& o) {
     return Tensor(detail::random(shape, dist, o, kind_of<K>()));
   }
+  // NOLINTNEXTLINE(performance-unnecessary-value-param): moved into detail::from_data, which keeps it
   static Tensor from_data(TensorData data, const TensorCreationOptions& o) {
     return Tensor(detail::from_data(std::move(data), o, kind_of<K>()));
   }
@@ -464,7 +465,7 @@ class Tensor {
     for (std::size_t i = start; i <= end; ++i) n *= in[i];
     d.push_back(n);
     for (std::size_t i = end + 1; i < D; ++i) d.push_back(in[i]);
-    return Tensor<D2, K>(detail::reshape_exact(live(), Shape(std::move(d))));
+    return Tensor<D2, K>(detail::reshape_exact(live(), Shape(d)));
   }
   /// Output dim i is input dim axes[i] (negative counts from the end).
   Tensor permute(const std::int64_t (&axes)[D]) const {

@@ -18,9 +18,9 @@ constexpr std::uint8_t kClasses = 10;
 // Debian ships the files gzip-compressed; an unpacked copy works as well.
 std::filesystem::path locate(const std::filesystem::path& dir, const std::string& name) {
   std::error_code ec;
-  const auto gz = dir / (name + ".gz");
+  auto gz = dir / (name + ".gz");
   if (std::filesystem::exists(gz, ec)) return gz;
-  const auto plain = dir / name;
+  auto plain = dir / name;
   if (std::filesystem::exists(plain, ec)) return plain;
   throw Error("MnistDataset",
               fmt::format("Fashion-MNIST file '{}' not found (nor '{}'); install the Debian package "

@@ -32,12 +32,13 @@ std::span<const BackendFactory> registered_backends() {
     for (auto* make : kRegisteredFactories) {
       BackendFactory f = make();
       const int rank = f.rank();
-      ranked.emplace_back(rank < 0 ? default_rank::AfterHostBackends + 1 : rank, f);
+      ranked.emplace_back(rank < 0 ? default_rank::kAfterHostBackends + 1 : rank, f);
     }
     std::stable_sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) {
       return std::pair(a.first, a.second.type.name()) < std::pair(b.first, b.second.type.name());
     });
     std::vector<BackendFactory> sorted;
+    sorted.reserve(ranked.size());
     for (auto& [rank, f] : ranked) sorted.push_back(std::move(f));
     return sorted;
   }();

@@ -37,11 +37,13 @@ class InlineList {
   InlineList(const InlineList&) = delete;
   InlineList& operator=(const InlineList&) = delete;
 
-  /// Appends T(args...), built in place (at most n values).
+  /// Appends T{args...}, built in place (at most n values). Braces, so that
+  /// aggregates work with compilers that lack C++20's parenthesised
+  /// aggregate initialisation (clang 14, which the static checks use).
   template <class... Args>
   void emplace(Args&&... args) {
-    if (n_ > kInlineInputs) heap_.emplace_back(std::forward<Args>(args)...);
-    else new (slot(built_)) T(std::forward<Args>(args)...);
+    if (n_ > kInlineInputs) heap_.push_back(T{std::forward<Args>(args)...});
+    else new (slot(built_)) T{std::forward<Args>(args)...};
     ++built_;
   }
   std::span<const T> span() const {
@@ -146,14 +148,15 @@ void run(const ir::Op& op, std::span<const TensorRef> inputs, const Device& devi
                                                       prims.size(), outputs.size()));
   InlineList<TensorRef> out(outputs.size());
   for (std::size_t i = 0; i < outputs.size(); ++i)
-    out.emplace(make_pooled<TensorImpl>(std::move(outputs.data()[i]), device, std::move(one ? prim : prims[i])));
+    out.emplace(
+        make_pooled<TensorImpl>(TensorImpl{std::move(outputs.data()[i]), device, std::move(one ? prim : prims[i])}));
 
   // Autodiff: with a tracked input, the float outputs join the graph.
   if (tracked) {
     if (auto node = autodiff::record(op, inputs, out.span())) {
       for (std::size_t i = 0; i < out.size(); ++i)
         if (is_float(out[i]->spec.dtype))
-          out[i] = make_pooled<TensorImpl>(out[i]->spec, out[i]->device, out[i]->primitive, node, i);
+          out[i] = make_pooled<TensorImpl>(TensorImpl{out[i]->spec, out[i]->device, out[i]->primitive, node, i});
     }
   }
   for (std::size_t i = 0; i < out.size(); ++i) emit(i, std::move(out[i]));

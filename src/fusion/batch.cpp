@@ -86,9 +86,10 @@ std::uint64_t attributes(std::uint64_t h, const ir::Conv&) { return h; }
 LazyTensor& lazy_of(const backend::PrimitivePtr& p) {
   // Every primitive of a fusion device is a LazyTensor; typeid and a static
   // cast keep this cheaper than dynamic_pointer_cast on the per-op path.
-  if (!p || typeid(*p) != typeid(LazyTensor))
+  backend::Primitive* primitive = p.get();
+  if (primitive == nullptr || typeid(*primitive) != typeid(LazyTensor))
     throw ExecutionError("fusion", "a tensor of another backend reached a fusion device; move it with to_device()");
-  return static_cast<LazyTensor&>(*p);
+  return static_cast<LazyTensor&>(*primitive);
 }
 
 LazyPtr as_lazy(const backend::PrimitivePtr& p) {

@@ -106,8 +106,8 @@ TensorRef linear(const TensorRef& x, const TensorRef& weight, const OptRef& bias
   std::vector<std::size_t> w_shape(r, 1), b_shape(r, 1);
   w_shape[r - 2] = d_in;
   w_shape[r - 1] = b_shape[r - 1] = d_out;
-  TensorRef y = matmul(rows, reshape_exact(weight, Shape(std::move(w_shape))));
-  if (bias) y = binary(ir::BinaryOp::Add, y, reshape_exact(*bias, Shape(std::move(b_shape))));
+  TensorRef y = matmul(rows, reshape_exact(weight, Shape(w_shape)));
+  if (bias) y = binary(ir::BinaryOp::Add, y, reshape_exact(*bias, Shape(b_shape)));
   return rank == 1 ? squeeze_dim(y, 0) : y;
 }
 

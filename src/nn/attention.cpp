@@ -64,7 +64,8 @@ MhaOutput MultiHeadAttention::forward(const MhaInput& input) const {
   const Tensor<4> k = split_heads(key.forward(input.key), n_heads);
   const Tensor<4> v = split_heads(value.forward(input.value), n_heads);
 
-  const double scale = 1.0 / std::sqrt(static_cast<double>(d / n_heads));
+  const std::size_t head_dim = d / n_heads;  // d divides evenly (checked by the config)
+  const double scale = 1.0 / std::sqrt(static_cast<double>(head_dim));
   Tensor<4> scores = q.matmul(k.transpose()) * scale;  // [batch, n_heads, seq_q, seq_k]
   const double masked = lowest_finite(scores.dtype());
   // Masks broadcast over heads (and over queries for padding).

@@ -43,7 +43,7 @@ module::ParamId parse_id(std::string_view text, std::string_view key) {
 }  // namespace
 
 Optimizer::Optimizer(std::unique_ptr<detail::UpdateRule> rule, std::optional<GradientClippingConfig> clipping)
-    : rule_(std::move(rule)), clipping_(std::move(clipping)) {}
+    : rule_(std::move(rule)), clipping_(clipping) {}
 Optimizer::Optimizer(Optimizer&&) noexcept = default;
 Optimizer& Optimizer::operator=(Optimizer&&) noexcept = default;
 Optimizer::~Optimizer() = default;
@@ -94,6 +94,7 @@ void Optimizer::step_params(double lr, const std::vector<std::pair<std::string, 
       for (auto& w : work) w.grad = clipping_->clip(w.grad);
     } else {
       std::vector<TensorRef> all;
+      all.reserve(work.size());
       for (const auto& w : work) all.push_back(w.grad);
       detail::clip_global_norm(all, clipping_->threshold());
       for (std::size_t i = 0; i < work.size(); ++i) work[i].grad = all[i];

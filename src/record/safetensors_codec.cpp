@@ -464,7 +464,7 @@ SafetensorsFile decode_safetensors(const SafetensorsHeader& header, std::span<co
                    " (a bool must be 0 or 1)");
     }
     std::vector<std::size_t> dims(e.dims.begin(), e.dims.end());
-    file.tensors.emplace(e.name, TensorData(std::move(values), Shape(std::move(dims)), e.dtype));
+    file.tensors.emplace(e.name, TensorData(std::move(values), Shape(dims), e.dtype));
   }
   return file;
 }

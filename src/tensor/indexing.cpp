@@ -28,7 +28,7 @@ std::vector<std::vector<std::int64_t>> nonzero_coords(const TensorRef& t) {
   return coords;
 }
 
-TensorRef int_tensor_on(const TensorRef& like, std::vector<std::int64_t> values, Shape shape) {
+TensorRef int_tensor_on(const TensorRef& like, const std::vector<std::int64_t>& values, Shape shape) {
   // No explicit dtype: from_data converts to the device's default int dtype.
   return from_data(TensorData(values, std::move(shape)), TensorCreationOptions(like->device), TensorKind::Int);
 }
@@ -76,7 +76,7 @@ TensorRef argwhere(const TensorRef& t) {
   std::vector<std::int64_t> flat(n * rank);
   for (std::size_t i = 0; i < n; ++i)
     for (std::size_t k = 0; k < rank; ++k) flat[i * rank + k] = coords[k][i];
-  return int_tensor_on(t, std::move(flat), Shape{n, rank});
+  return int_tensor_on(t, flat, Shape{n, rank});
 }
 
 std::vector<TensorRef> nonzero(const TensorRef& t) {
@@ -85,7 +85,7 @@ std::vector<TensorRef> nonzero(const TensorRef& t) {
   out.reserve(coords.size());
   for (auto& c : coords) {
     const std::size_t n = c.size();
-    out.push_back(int_tensor_on(t, std::move(c), Shape{n}));
+    out.push_back(int_tensor_on(t, c, Shape{n}));
   }
   return out;
 }

@@ -53,7 +53,7 @@ std::variant<Shape, std::string> resolve_reshape(const Shape& in, std::span<cons
   } else if (known != in.num_elements()) {
     return std::string("the element counts differ");
   }
-  return Shape(std::move(out));
+  return Shape(out);
 }
 
 }  // namespace
@@ -133,14 +133,14 @@ TensorRef expand(const TensorRef& t, std::span<const std::int64_t> shape) {
   }
   TensorRef r = reshape_exact(t, Shape(padded));
   if (Shape(target) == shape_of(r)) return r;
-  return execute1(ir::Expand{Shape(std::move(target))}, {r});
+  return execute1(ir::Expand{Shape(target)}, {r});
 }
 
 TensorRef unsqueeze_dim(const TensorRef& t, std::int64_t dim) {
   const std::size_t d = normalize_insert_dim("unsqueeze_dim", dim, rank_of(t));
   std::vector<std::size_t> out = shape_of(t).dims();
   out.insert(out.begin() + static_cast<std::ptrdiff_t>(d), 1);
-  return reshape_exact(t, Shape(std::move(out)));
+  return reshape_exact(t, Shape(out));
 }
 
 TensorRef squeeze_dim(const TensorRef& t, std::int64_t dim) {
@@ -150,7 +150,7 @@ TensorRef squeeze_dim(const TensorRef& t, std::int64_t dim) {
                                        shape_of(t).to_string(), shape_of(t)[d]));
   std::vector<std::size_t> out = shape_of(t).dims();
   out.erase(out.begin() + static_cast<std::ptrdiff_t>(d));
-  return reshape_exact(t, Shape(std::move(out)));
+  return reshape_exact(t, Shape(out));
 }
 
 TensorRef cat(std::span<const TensorRef> tensors, std::int64_t dim) {
@@ -200,9 +200,9 @@ TensorRef repeat(const TensorRef& t, std::span<const std::size_t> sizes) {
   }
   // Checked here so the error names repeat; the count bounds every product above.
   Shape(tiled_shape).checked_num_elements("repeat", dtype_size(t->spec.dtype));
-  TensorRef r = reshape_exact(t, Shape(std::move(split_shape)));
-  r = execute1(ir::Expand{Shape(std::move(tiled_shape))}, {r});
-  return reshape_exact(r, Shape(std::move(out_shape)));
+  TensorRef r = reshape_exact(t, Shape(split_shape));
+  r = execute1(ir::Expand{Shape(tiled_shape)}, {r});
+  return reshape_exact(r, Shape(out_shape));
 }
 
 TensorRef unfold(const TensorRef& t, std::int64_t dim, std::size_t size, std::size_t step) {

@@ -45,7 +45,7 @@ Shape slice_shape(const std::vector<ir::SliceRange>& ranges) {
   std::vector<std::size_t> dims;
   dims.reserve(ranges.size());
   for (const auto& r : ranges) dims.push_back(r.len);
-  return Shape(std::move(dims));
+  return Shape(dims);
 }
 
 TensorRef slice_normalized(const TensorRef& t, std::vector<ir::SliceRange> ranges) {

@@ -20,22 +20,22 @@ namespace burn::backend {
 /// Places in Device()'s default order (lower first). A backend picks its own;
 /// the gaps leave room for backends in between.
 namespace default_rank {
-inline constexpr int Cuda = 100;
-inline constexpr int Metal = 200;
-inline constexpr int Rocm = 300;
-inline constexpr int Vulkan = 400;
-inline constexpr int WebGpu = 500;
-inline constexpr int Wgpu = 600;
-inline constexpr int Cpu = 700;
-inline constexpr int LibTorch = 800;
-inline constexpr int Flex = 900;
-inline constexpr int Remote = 1000;
-inline constexpr int NdArray = 1100;
+inline constexpr int kCuda = 100;
+inline constexpr int kMetal = 200;
+inline constexpr int kRocm = 300;
+inline constexpr int kVulkan = 400;
+inline constexpr int kWebGpu = 500;
+inline constexpr int kWgpu = 600;
+inline constexpr int kCpu = 700;
+inline constexpr int kLibTorch = 800;
+inline constexpr int kFlex = 900;
+inline constexpr int kRemote = 1000;
+inline constexpr int kNdArray = 1100;
 /// After every backend that computes on the host CPU (a GPU API whose only
 /// adapter is a CPU driver, such as lavapipe).
-inline constexpr int AfterHostBackends = 1200;
+inline constexpr int kAfterHostBackends = 1200;
 /// Never chosen by Device() (capture records instead of computing).
-inline constexpr int Never = -1;
+inline constexpr int kNever = -1;
 }  // namespace default_rank
 
 /// A backend family as the registry knows it.

@@ -35,6 +35,11 @@
 
 namespace burn::ir {
 
+/// The number of values of an enum that ops carry (decoders reject others);
+/// given next to each enum, by its last value.
+template <class E>
+inline constexpr unsigned kValueCount = 0;
+
 // Family creation: no inputs.
 
 /// Every element set to `value`.
@@ -51,6 +56,8 @@ struct Arange {
   DType dtype;
 };
 enum class DistributionKind : std::uint8_t { Default, Uniform, Normal, Bernoulli };
+template <>
+inline constexpr unsigned kValueCount<DistributionKind> = static_cast<unsigned>(DistributionKind::Bernoulli) + 1;
 /// Default = uniform [0, 1); Uniform [a, b); Normal(mean a, std b); Bernoulli(p a).
 struct Random {
   Shape shape;
@@ -99,6 +106,8 @@ enum class UnaryOp : std::uint8_t {
   // int only
   BitNot,
 };
+template <>
+inline constexpr unsigned kValueCount<UnaryOp> = static_cast<unsigned>(UnaryOp::BitNot) + 1;
 /// One input; output has the input's shape and dtype (IsNan/IsInf: Bool).
 /// Round is half-to-even, as in Burn and PyTorch.
 struct Unary {
@@ -135,6 +144,8 @@ enum class BinaryOp : std::uint8_t {
   Less,
   LessEqual,
 };
+template <>
+inline constexpr unsigned kValueCount<BinaryOp> = static_cast<unsigned>(BinaryOp::LessEqual) + 1;
 /// Two inputs broadcast together, or one input and `scalar` as the right-hand
 /// side. Output dtype: the inputs' (comparisons: Bool). Int Div truncates
 /// toward zero, int Pow with a negative exponent follows C integer rules.
@@ -161,6 +172,8 @@ struct Matmul {};
 // Family reduce: reductions, cumulative scans, sort.
 
 enum class ReduceOp : std::uint8_t { Sum, Prod, Mean, Max, Min, ArgMax, ArgMin, Any, All };
+template <>
+inline constexpr unsigned kValueCount<ReduceOp> = static_cast<unsigned>(ReduceOp::All) + 1;
 /// Reduces `dim`, keeping it with size 1. ArgMax/ArgMin -> the int dtype in
 /// `index_dtype`, first occurrence on ties; Any/All -> Bool. Mean on ints
 /// truncates. Reducing an empty dim: Sum 0, Prod 1, Any false, All true,
@@ -173,6 +186,8 @@ struct Reduce {
 };
 
 enum class CumulativeOp : std::uint8_t { Sum, Prod, Max, Min };
+template <>
+inline constexpr unsigned kValueCount<CumulativeOp> = static_cast<unsigned>(CumulativeOp::Min) + 1;
 /// Inclusive scan along `dim`; same shape and dtype.
 struct Cumulative {
   CumulativeOp op;
@@ -238,6 +253,8 @@ struct Gather {
   std::size_t dim;
 };
 enum class IndexReduce : std::uint8_t { Assign, Add };
+template <>
+inline constexpr unsigned kValueCount<IndexReduce> = static_cast<unsigned>(IndexReduce::Add) + 1;
 /// Inputs: tensor, indices, values (indices and values same shape).
 /// Writes values at the indexed positions of a copy of tensor (Add accumulates).
 struct Scatter {
@@ -307,6 +324,8 @@ struct AdaptiveAvgPool {
 // Family interpolate.
 
 enum class InterpolateMode : std::uint8_t { Nearest, Bilinear, Bicubic };
+template <>
+inline constexpr unsigned kValueCount<InterpolateMode> = static_cast<unsigned>(InterpolateMode::Bicubic) + 1;
 /// Input [N, C, H, W] (2 spatial dims; 1-D callers add a unit dim).
 /// Nearest uses floor(dst * in / out) (PyTorch "nearest"); bilinear and bicubic
 /// (A = -0.75, clamped borders) follow PyTorch with and without align_corners.

@@ -33,6 +33,7 @@ class ParamId {
   /// Parses to_string()'s form; throws burn::Error("[ParamId] ...") otherwise.
   static ParamId parse(std::string_view text);
   friend bool operator==(const ParamId&, const ParamId&) = default;
+  // NOLINTNEXTLINE(modernize-use-nullptr): clang-tidy 14 flags the defaulted operator's own comparison with 0
   friend auto operator<=>(const ParamId&, const ParamId&) = default;
 
  private:

@@ -22,12 +22,18 @@ class PaddingConfig {
   static PaddingConfig valid() { return PaddingConfig(Kind::Valid, {}); }
   /// Pads so the output keeps the input's spatial size.
   static PaddingConfig same() { return PaddingConfig(Kind::Same, {}); }
+  // The explicit_ overloads are member templates so that the explicit
+  // instantiations below never instantiate the other rank's overload (clang 14
+  // does for constrained non-template members).
+
   /// The same padding on both sides of the one axis.
-  static PaddingConfig explicit_(std::size_t padding) requires(N == 1) {
+  template <std::size_t M = N>
+  requires(M == N && N == 1) static PaddingConfig explicit_(std::size_t padding) {
     return PaddingConfig(Kind::Explicit, {padding});
   }
   /// Padding along height and width (each on both sides).
-  static PaddingConfig explicit_(std::size_t height, std::size_t width) requires(N == 2) {
+  template <std::size_t M = N>
+  requires(M == N && N == 2) static PaddingConfig explicit_(std::size_t height, std::size_t width) {
     return PaddingConfig(Kind::Explicit, {height, width});
   }
 

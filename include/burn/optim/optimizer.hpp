@@ -89,6 +89,7 @@ class Optimizer {
   template <module::Module M>
   requires(!std::is_reference_v<M> && !std::is_const_v<M>) M step(double lr, M&& module, GradientsParams grads) {
     update(lr, module, std::move(grads));
+    // NOLINTNEXTLINE(bugprone-move-forwarding-reference): M is never a reference (the requires above)
     return std::move(module);
   }
 

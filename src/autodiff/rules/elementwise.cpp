@@ -244,7 +244,7 @@ Grads rule(const ir::Clamp& op, const VjpArgs& args) {
   // PyTorch: the gradient passes where min <= x <= max (bounds inclusive);
   // NaN compares false, so it gets none.
   std::optional<TensorRef> inside;
-  auto both = [&](TensorRef m) { inside = inside ? detail::binary(BinaryOp::LogicalAnd, *inside, m) : m; };
+  auto both = [&](const TensorRef& m) { inside = inside ? detail::binary(BinaryOp::LogicalAnd, *inside, m) : m; };
   if (op.min) both(detail::binary_scalar(BinaryOp::GreaterEqual, x, *op.min));
   if (op.max) both(detail::binary_scalar(BinaryOp::LessEqual, x, *op.max));
   out[0] = inside ? keep_where(g, *inside) : g;

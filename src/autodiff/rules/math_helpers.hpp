@@ -63,7 +63,7 @@ inline TensorRef positions_along(const TensorRef& like, std::size_t dim) {
   auto line = detail::create(ir::Arange{0, static_cast<std::int64_t>(n), 1, position_dtype(like)}, like->device);
   std::vector<std::size_t> dims(like->spec.shape.rank(), 1);
   dims[dim] = n;
-  return detail::execute1(ir::Reshape{Shape(std::move(dims))}, {line});
+  return detail::execute1(ir::Reshape{Shape(dims)}, {line});
 }
 
 /// x == y, also true where both are NaN (an extreme that is NaN was taken from

@@ -26,7 +26,7 @@ inline std::size_t numel(const TensorRef& t) { return t->spec.shape.num_elements
 inline Sizes spatial(const Shape& s) { return Sizes(s.dims().begin() + 2, s.dims().end()); }
 
 /// A host-computed constant of `like`'s float dtype on `like`'s device.
-inline TensorRef host_constant(std::vector<double> values, Shape shape, const TensorRef& like) {
+inline TensorRef host_constant(const std::vector<double>& values, Shape shape, const TensorRef& like) {
   return detail::from_data(TensorData(values, std::move(shape)), {like->device, like->spec.dtype}, TensorKind::Float);
 }
 
@@ -89,7 +89,7 @@ inline TensorRef apply_transposed(const TensorRef& g, const std::vector<AxisMap>
       for (std::size_t o = 0; o < map.out; ++o)
         for (std::size_t i = 0; i < map.in; ++i) mt[i * map.out + o] = map.m[o * map.in + i];
       t = detail::reshape_exact(t, Shape{pre, map.out, post});
-      t = detail::matmul(host_constant(std::move(mt), Shape{1, map.in, map.out}, g), t);
+      t = detail::matmul(host_constant(mt, Shape{1, map.in, map.out}, g), t);
     }
     shape[dim] = map.in;
   }

@@ -62,7 +62,7 @@ TensorRef inverse_divisor_map(const ir::AvgPool& op, const Sizes& in, const Size
   }
   Sizes shape{1, 1};
   shape.insert(shape.end(), out.begin(), out.end());
-  return module_rules::host_constant(std::move(map), Shape(std::move(shape)), like);
+  return module_rules::host_constant(map, Shape(shape), like);
 }
 
 // Bin o of an adaptive pool covers [floor(o*in/out), ceil((o+1)*in/out)).
@@ -121,7 +121,7 @@ Grads rule(const ir::AvgPool& op, const VjpArgs& a) {
   const TensorRef scaled = detail::binary(ir::BinaryOp::Mul, g, inverse_divisor_map(op, in, o, g));
   Sizes kshape{channels, 1};
   kshape.insert(kshape.end(), op.kernel.begin(), op.kernel.end());
-  const TensorRef ones = detail::create(ir::Full{Shape(std::move(kshape)), 1.0, x->spec.dtype}, x->device);
+  const TensorRef ones = detail::create(ir::Full{Shape(kshape), 1.0, x->spec.dtype}, x->device);
   // The transposed conv covers (O-1)s + k - 2p positions: in floor mode up to
   // s-1 short of the input (trailing elements no window reached, added back by
   // padding_out), in ceil mode possibly past it (a last window hanging over

@@ -33,7 +33,7 @@ std::unique_ptr<Backend> create_cpu(std::size_t) {
 }  // namespace
 
 BackendFactory cpu_factory() {
-  return {DeviceType::Cpu, [] { return default_rank::Cpu; }, [] { return std::size_t{1}; }, create_cpu};
+  return {DeviceType::Cpu, [] { return default_rank::kCpu; }, [] { return std::size_t{1}; }, create_cpu};
 }
 
 }  // namespace burn::backend

@@ -43,7 +43,7 @@ Device Device::flex() {
 
 namespace backend {
 BackendFactory flex_factory() {
-  return {DeviceType::Flex, [] { return default_rank::Flex; }, [] { return std::size_t{1}; },
+  return {DeviceType::Flex, [] { return default_rank::kFlex; }, [] { return std::size_t{1}; },
           [](std::size_t) -> std::unique_ptr<Backend> { return std::make_unique<flex::FlexBackend>(); }};
 }
 }  // namespace backend

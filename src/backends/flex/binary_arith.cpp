@@ -55,7 +55,9 @@ T int_pow(T base, T exp, const ErrorSlot& err) {
       return 0;
     }
   }
-  wrap_t<T> result = 1, b = static_cast<wrap_t<T>>(base);
+  // Sign-extending a negative int8 base is what modular arithmetic wants:
+  // the product truncated back to T is the wrapped power.
+  wrap_t<T> result = 1, b = static_cast<wrap_t<T>>(base);  // NOLINT(bugprone-signed-char-misuse)
   for (auto e = static_cast<std::make_unsigned_t<T>>(exp); e != 0; e >>= 1) {
     if (e & 1) result *= b;
     b *= b;

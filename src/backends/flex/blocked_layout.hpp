@@ -12,8 +12,7 @@ namespace burn::flex::dnn {
 
 class BlockedLayout final : public host::OpaqueLayout {
  public:
-  BlockedLayout(dnnl::memory::desc md, std::shared_ptr<host::Allocator> alloc)
-      : md_(std::move(md)), alloc_(std::move(alloc)) {}
+  BlockedLayout(dnnl::memory::desc md, std::shared_ptr<host::Allocator> alloc) : md_(md), alloc_(std::move(alloc)) {}
 
   /// The layout, with oneDNN's dims (unit-padded spatial dims included).
   const dnnl::memory::desc& md() const noexcept { return md_; }

@@ -34,7 +34,9 @@ void gemm_rows(std::size_t row_begin, std::size_t row_end, std::size_t n, std::s
     std::fill(acc.begin(), acc.end(), Acc(0));
     const T* arow = a.ptr + static_cast<std::int64_t>(i) * a.rs;
     for (std::size_t p = 0; p < k; ++p) {
-      const Acc av = static_cast<Acc>(compute_t<T>(arow[static_cast<std::int64_t>(p) * a.cs]));
+      // Sign extension then unsigned wrap-around: int matmul wraps like the other int ops.
+      const Acc av = static_cast<Acc>(
+          compute_t<T>(arow[static_cast<std::int64_t>(p) * a.cs]));  // NOLINT(bugprone-signed-char-misuse)
       const T* brow = b.ptr + static_cast<std::int64_t>(p) * b.rs;
       if (b.cs == 1) {
         for (std::size_t j = 0; j < n; ++j) acc[j] += av * static_cast<Acc>(compute_t<T>(brow[j]));

@@ -128,7 +128,7 @@ Allocator::Block Allocator::allocate(std::size_t bytes) {
   } else {
     block.data = fresh_block(capacity);
     if (!block.data && cached_bytes_ > 0) {  // retry after giving the cache back
-      release_until_(0);
+      release_until(0);
       block.data = fresh_block(capacity);
     }
     if (!block.data)
@@ -167,14 +167,14 @@ void Allocator::deallocate(const Block& block) {
   }
   cache_.put(block.capacity, block.data);
   cached_bytes_ += block.capacity;
-  if (cached_bytes_ > cache_limit_) release_until_(cache_limit_ / 2);
+  if (cached_bytes_ > cache_limit_) release_until(cache_limit_ / 2);
 }
 
-void Allocator::release_until_(std::size_t limit) { cache_.release_largest(cached_bytes_, limit); }
+void Allocator::release_until(std::size_t limit) { cache_.release_largest(cached_bytes_, limit); }
 
 void Allocator::cleanup() {
   std::lock_guard lock(mutex_);
-  release_until_(0);
+  release_until(0);
 }
 
 void Allocator::prefault(std::size_t bytes) {

@@ -84,7 +84,7 @@ class Allocator : public std::enable_shared_from_this<Allocator> {
   struct PoolStats {
     std::uint64_t live = 0, peak = 0, largest = 0;
   };
-  void release_until_(std::size_t limit);
+  void release_until(std::size_t limit);
 
   const bool caching_;
   const std::size_t cache_limit_;

@@ -106,7 +106,8 @@ namespace {
 // CpuTensor is final: comparing the dynamic type is exact and much cheaper
 // than dynamic_cast on every operand of every op.
 void check_cpu(const backend::PrimitivePtr& p) {
-  if (!p || typeid(*p) != typeid(CpuTensor))
+  const backend::Primitive* primitive = p.get();
+  if (primitive == nullptr || typeid(*primitive) != typeid(CpuTensor))
     throw Error("cpu backend", "the tensor's storage does not belong to a CPU backend");
 }
 }  // namespace

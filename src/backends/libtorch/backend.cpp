@@ -165,7 +165,7 @@ Device Device::libtorch_vulkan() {
 namespace backend {
 BackendFactory libtorch_factory() {
   return {
-      DeviceType::LibTorch, [] { return default_rank::LibTorch; }, [] { return libtorch::device_count(); },
+      DeviceType::LibTorch, [] { return default_rank::kLibTorch; }, [] { return libtorch::device_count(); },
       [](std::size_t index) -> std::unique_ptr<Backend> { return std::make_unique<libtorch::LibTorchBackend>(index); }};
 }
 }  // namespace backend

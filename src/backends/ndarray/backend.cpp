@@ -30,7 +30,7 @@ Device Device::ndarray() {
 
 namespace backend {
 BackendFactory ndarray_factory() {
-  return {DeviceType::NdArray, [] { return default_rank::NdArray; }, [] { return std::size_t{1}; },
+  return {DeviceType::NdArray, [] { return default_rank::kNdArray; }, [] { return std::size_t{1}; },
           [](std::size_t) -> std::unique_ptr<Backend> { return std::make_unique<ndarray::NdArrayBackend>(); }};
 }
 }  // namespace backend

@@ -19,7 +19,8 @@ std::vector<To> read_as(const host::CpuTensor& t) {
   std::vector<To> v(t.num_elements());
   const T* src = reinterpret_cast<const T*>(t.buffer ? t.buffer->data() : nullptr);
   host::for_each_offset(t.shape, t.strides, t.offset, [&](std::size_t i, std::int64_t off) {
-    if constexpr (std::is_integral_v<To>) v[i] = static_cast<To>(src[off]);  // modular for signed -> unsigned
+    // Modular for signed -> unsigned, sign extension included.
+    if constexpr (std::is_integral_v<To>) v[i] = static_cast<To>(src[off]);  // NOLINT(bugprone-signed-char-misuse)
     else v[i] = convert_element<To>(src[off]);
   });
   return v;

@@ -182,7 +182,7 @@ Devices RemoteHost::devices() const { return Device::enumerate(DeviceType::remot
 
 namespace backend {
 BackendFactory remote_factory() {
-  BackendFactory f{DeviceType(DeviceType::Kind::Remote), [] { return default_rank::Remote; },
+  BackendFactory f{DeviceType(DeviceType::Kind::Remote), [] { return default_rank::kRemote; },
                    // No device on this machine: a remote device is always named with its host.
                    [] { return std::size_t{0}; },
                    [](std::size_t) -> std::unique_ptr<Backend> {

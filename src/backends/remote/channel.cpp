@@ -179,6 +179,7 @@ struct Channel::OwnedLoop {
 Channel::Channel(std::shared_ptr<Impl> impl, std::unique_ptr<OwnedLoop> loop)
     : impl_(std::move(impl)), loop_(std::move(loop)) {}
 
+// NOLINTNEXTLINE(bugprone-exception-escape): see the declaration
 Channel::~Channel() {
   close();
   if (!loop_) return;
@@ -252,7 +253,8 @@ std::shared_ptr<Channel> Channel::connect(const std::string& address, std::chron
   } catch (const std::invalid_argument& e) {
     throw std::runtime_error(e.what());
   }
-  const auto& [host, port] = host_port;
+  const std::string& host = host_port.first;  // named, not a structured binding: the lambdas capture them
+  const std::string& port = host_port.second;
   auto ioc = std::make_shared<net::io_context>(1);
   auto impl = std::make_shared<Impl>(ioc, timeout);
   impl->peer_name = address;
@@ -364,6 +366,7 @@ Listener::Listener(const std::string& address, Options options, AcceptHandler on
   impl_->accept();
 }
 
+// NOLINTNEXTLINE(bugprone-exception-escape): see the declaration
 Listener::~Listener() {
   stop();
   impl_->ioc->restart();

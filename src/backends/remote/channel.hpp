@@ -40,7 +40,7 @@ class Channel {
   static std::shared_ptr<Channel> connect(const std::string& address, std::chrono::milliseconds timeout,
                                           std::size_t max_message_bytes);
 
-  ~Channel();
+  ~Channel();  // NOLINT(bugprone-exception-escape): only allocation or join failures; terminating is right then
   Channel(const Channel&) = delete;
   Channel& operator=(const Channel&) = delete;
 
@@ -87,7 +87,7 @@ class Listener {
   /// Binds "host:port" (port 0: an ephemeral port, see port()); throws
   /// std::runtime_error when the address cannot be bound.
   Listener(const std::string& address, Options options, AcceptHandler on_accept, ErrorHandler on_error);
-  ~Listener();
+  ~Listener();  // NOLINT(bugprone-exception-escape): as ~Channel
   Listener(const Listener&) = delete;
   Listener& operator=(const Listener&) = delete;
 

@@ -113,83 +113,52 @@ ir::TensorSpec read_spec(Reader& r) {
 
 // ---- ops --------------------------------------------------------------------------------------
 // Each op struct is visited field by field through a structured binding of
-// its declared field count: adding a field to an op in ir/op.hpp without
-// changing its count here is a compile error, not a silently dropped field.
-namespace {
+// as many names as it has fields, a count the compiler derives (the most
+// initialisers that brace-initialise it). A field added to an op in
+// ir/op.hpp is therefore encoded without an edit here, and a count derived
+// wrongly fails to compile (the binding must name every field).
+namespace detail {
 
 template <class T>
-constexpr int kFields = -1;
-template <>
-constexpr int kFields<ir::Full> = 3;
-template <>
-constexpr int kFields<ir::Arange> = 4;
-template <>
-constexpr int kFields<ir::Random> = 5;
-template <>
-constexpr int kFields<ir::Unary> = 1;
-template <>
-constexpr int kFields<ir::Binary> = 2;
-template <>
-constexpr int kFields<ir::Clamp> = 2;
-template <>
-constexpr int kFields<ir::Cast> = 1;
-template <>
-constexpr int kFields<ir::Matmul> = 0;
-template <>
-constexpr int kFields<ir::Reduce> = 3;
-template <>
-constexpr int kFields<ir::Cumulative> = 2;
-template <>
-constexpr int kFields<ir::Sort> = 3;
-template <>
-constexpr int kFields<ir::Reshape> = 1;
-template <>
-constexpr int kFields<ir::Permute> = 1;
-template <>
-constexpr int kFields<ir::Expand> = 1;
-template <>
-constexpr int kFields<ir::Flip> = 1;
-template <>
-constexpr int kFields<ir::SliceRange> = 3;
-template <>
-constexpr int kFields<ir::Slice> = 1;
-template <>
-constexpr int kFields<ir::SliceAssign> = 1;
-template <>
-constexpr int kFields<ir::Cat> = 1;
-template <>
-constexpr int kFields<ir::Unfold> = 3;
-template <>
-constexpr int kFields<ir::Gather> = 1;
-template <>
-constexpr int kFields<ir::Scatter> = 2;
-template <>
-constexpr int kFields<ir::Select> = 1;
-template <>
-constexpr int kFields<ir::SelectAssign> = 2;
-template <>
-constexpr int kFields<ir::MaskWhere> = 0;
-template <>
-constexpr int kFields<ir::MaskFill> = 1;
-template <>
-constexpr int kFields<ir::Conv> = 5;
-template <>
-constexpr int kFields<ir::ConvTranspose> = 6;
-template <>
-constexpr int kFields<ir::ConvWeightGrad> = 5;
-template <>
-constexpr int kFields<ir::MaxPool> = 7;
-template <>
-constexpr int kFields<ir::AvgPool> = 5;
-template <>
-constexpr int kFields<ir::AdaptiveAvgPool> = 1;
-template <>
-constexpr int kFields<ir::Interpolate> = 3;
+struct IsOptional : std::false_type {};
+template <class T>
+struct IsOptional<std::optional<T>> : std::true_type {};
+template <class T>
+struct IsVector : std::false_type {};
+template <class T>
+struct IsVector<std::vector<T>> : std::true_type {};
+
+// Stands for any one field's initialiser; only named in unevaluated contexts,
+// so its conversion is declared, never defined (outside the anonymous
+// namespace, where that is not a warning).
+struct AnyField {
+  // std::optional's own converting constructor takes it (offering the
+  // conversion too would make the two ambiguous).
+  template <class U>
+  requires(!IsOptional<U>::value) operator U() const;
+};
+}  // namespace detail
+
+namespace {
+using detail::AnyField;
+using detail::IsOptional;
+using detail::IsVector;
+
+template <class T, std::size_t... I>
+constexpr bool brace_initialisable(std::index_sequence<I...>) {
+  return requires { T{(static_cast<void>(I), AnyField{})...}; };
+}
+
+template <class T, std::size_t N = 0>
+constexpr std::size_t field_count() {
+  static_assert(N <= 7, "an op struct with more than 7 fields: extend for_each_field in protocol.cpp");
+  if constexpr (brace_initialisable<T>(std::make_index_sequence<N + 1>{})) return field_count<T, N + 1>();
+  else return N;
+}
 
 template <class T, class F>
 void for_each_field(T& o, F&& f) {
-  constexpr int n = kFields<std::remove_const_t<T>>;
-  static_assert(n >= 0, "an op struct without a field count in protocol.cpp");
+  constexpr std::size_t n = field_count<std::remove_const_t<T>>();
   if constexpr (n == 0) {
     static_assert(std::is_empty_v<std::remove_const_t<T>>);
   } else if constexpr (n == 1) {
@@ -217,33 +186,6 @@ void for_each_field(T& o, F&& f) {
   }
 }
 
-// The number of values of each enum carried by an op (decoding rejects others).
-template <class E>
-constexpr unsigned kEnumCount = 0;
-template <>
-constexpr unsigned kEnumCount<ir::DistributionKind> = 4;
-template <>
-constexpr unsigned kEnumCount<ir::UnaryOp> = static_cast<unsigned>(ir::UnaryOp::BitNot) + 1;
-template <>
-constexpr unsigned kEnumCount<ir::BinaryOp> = static_cast<unsigned>(ir::BinaryOp::LessEqual) + 1;
-template <>
-constexpr unsigned kEnumCount<ir::ReduceOp> = static_cast<unsigned>(ir::ReduceOp::All) + 1;
-template <>
-constexpr unsigned kEnumCount<ir::CumulativeOp> = static_cast<unsigned>(ir::CumulativeOp::Min) + 1;
-template <>
-constexpr unsigned kEnumCount<ir::IndexReduce> = static_cast<unsigned>(ir::IndexReduce::Add) + 1;
-template <>
-constexpr unsigned kEnumCount<ir::InterpolateMode> = static_cast<unsigned>(ir::InterpolateMode::Bicubic) + 1;
-
-template <class T>
-struct IsOptional : std::false_type {};
-template <class T>
-struct IsOptional<std::optional<T>> : std::true_type {};
-template <class T>
-struct IsVector : std::false_type {};
-template <class T>
-struct IsVector<std::vector<T>> : std::true_type {};
-
 struct FieldWriter {
   Writer& w;
   template <class T>
@@ -257,7 +199,7 @@ struct FieldWriter {
       if (v.kind() == Scalar::Kind::Float) w.f64(v.as_double());
       else w.i64(v.as_int());
     } else if constexpr (std::is_enum_v<T>) {
-      static_assert(kEnumCount<T> > 0, "an op enum without a value count in protocol.cpp");
+      static_assert(ir::kValueCount<T> > 0, "an op enum without ir::kValueCount in ir/op.hpp");
       w.u8(static_cast<std::uint8_t>(v));
     } else if constexpr (std::is_same_v<T, bool>) {
       w.u8(v ? 1 : 0);
@@ -295,7 +237,7 @@ struct FieldReader {
       else throw ProtocolError(fmt::format("unknown scalar kind {}", kind));
     } else if constexpr (std::is_enum_v<T>) {
       const auto e = r.u8();
-      if (e >= kEnumCount<T>) throw ProtocolError(fmt::format("an op field has the out-of-range value {}", e));
+      if (e >= ir::kValueCount<T>) throw ProtocolError(fmt::format("an op field has the out-of-range value {}", e));
       v = static_cast<T>(e);
     } else if constexpr (std::is_same_v<T, bool>) {
       const auto b = r.u8();
@@ -338,10 +280,12 @@ ir::Op default_op(std::size_t index) {
   return default_op(index, std::make_index_sequence<std::variant_size_v<ir::Op>>{});
 }
 
-// The op families whose `op` enum says which op they are (support is decided per value).
+// The ops whose enum member `op` says which operation they are (unary,
+// binary, reductions and scans): support is decided per value.
 template <class T>
-constexpr bool kNamedByEnum = std::is_same_v<T, ir::Unary> || std::is_same_v<T, ir::Binary> ||
-                              std::is_same_v<T, ir::Reduce> || std::is_same_v<T, ir::Cumulative>;
+constexpr bool kNamedByEnum = requires(const T& o) {
+  requires std::is_enum_v<std::remove_cvref_t<decltype(o.op)>>;
+};
 
 }  // namespace
 
@@ -430,7 +374,7 @@ std::vector<ir::Op> op_support_probes() {
           using T = std::decay_t<decltype(o)>;
           if constexpr (kNamedByEnum<T>) {
             using E = decltype(o.op);
-            for (unsigned e = 0; e < kEnumCount<E>; ++e) {
+            for (unsigned e = 0; e < ir::kValueCount<E>; ++e) {
               T each = o;
               each.op = static_cast<E>(e);
               out.emplace_back(each);

@@ -170,8 +170,8 @@ void write_device_info(Writer& w, const DeviceInfo& info);
 DeviceInfo read_device_info(Reader& r);
 
 /// A key for "does the backend support this op": the op's alternative in
-/// ir::Op and, for the families named by an enum (Unary, Binary, Reduce,
-/// Cumulative), that enum. Backends decide support at this granularity.
+/// ir::Op and, for the ops that carry an enum member `op` saying which
+/// operation they are, that value. Backends decide support at this granularity.
 std::uint16_t op_support_key(const ir::Op& op);
 /// One op per key, to ask a backend's supports_op.
 std::vector<ir::Op> op_support_probes();

@@ -18,7 +18,7 @@ std::size_t adapter_count() { return vulkan::Instance::get()->adapters().size();
 int rank_by_adapters(int gpu_rank) {
   for (const auto& a : vulkan::Instance::get()->adapters())
     if (a.type != VK_PHYSICAL_DEVICE_TYPE_CPU) return gpu_rank;
-  return backend::default_rank::AfterHostBackends;
+  return backend::default_rank::kAfterHostBackends;
 }
 
 }  // namespace
@@ -28,7 +28,7 @@ namespace backend {
 #if BURN_HAS_VULKAN
 BackendFactory vulkan_factory() {
   return {
-      DeviceType::Vulkan, [] { return rank_by_adapters(default_rank::Vulkan); }, adapter_count,
+      DeviceType::Vulkan, [] { return rank_by_adapters(default_rank::kVulkan); }, adapter_count,
       [](std::size_t i) -> std::unique_ptr<Backend> { return std::make_unique<vulkan::VulkanBackend>("vulkan", i); }};
 }
 #endif
@@ -36,7 +36,7 @@ BackendFactory vulkan_factory() {
 #if BURN_HAS_WGPU
 BackendFactory wgpu_factory() {
   // wgpu is Vulkan on Linux: when both are built, the tests run on vulkan only.
-  return {DeviceType::Wgpu, [] { return rank_by_adapters(default_rank::Wgpu); }, adapter_count,
+  return {DeviceType::Wgpu, [] { return rank_by_adapters(default_rank::kWgpu); }, adapter_count,
           [](std::size_t i) -> std::unique_ptr<Backend> { return std::make_unique<vulkan::VulkanBackend>("wgpu", i); },
           BURN_HAS_VULKAN ? std::optional(DeviceType::Kind::Vulkan) : std::nullopt};
 }

@@ -50,7 +50,10 @@ Tensor<2> CrossEntropyLoss::log_probs(const Tensor<2>& input) const {
 
 Tensor<1> CrossEntropyLoss::forward(const Tensor<2>& logits_in, const Tensor<1, Int>& targets) const {
   check_logits(logits_in);
-  const auto [batch, classes] = logits_in.dims();
+  // Named copies: lambdas below use them (C++20 lets lambdas capture
+  // structured bindings; clang 14, which the static checks use, does not).
+  const auto dims = logits_in.dims();
+  const std::size_t batch = dims[0], classes = dims[1];
   if (targets.num_elements() != batch)
     throw Error(kOp,
                 fmt::format("targets of shape {} do not match logits of shape {}: expected one class index per row",
