@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # The README's second command: install what is missing, build everything and
 # run every test (ctest prints the summary). It uses the `full` preset
-# (build/full): the release build plus every backend CI covers (today
-# LibTorch), so each op suite also runs on libtorch and the differential test
-# compares flex against it. The main job keeps the `release` preset, whose
-# default device is flex (with LibTorch built in, Device() would pick libtorch).
+# (build/full): the release build plus every backend CI covers (LibTorch,
+# Vulkan and wgpu on lavapipe, remote with burn-server), so each op suite runs
+# on every device and the differential test compares flex against LibTorch.
+# The main job keeps the lean `release` preset.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # ctest runs two test processes at once, each with flex's OpenMP threads, on

@@ -100,9 +100,11 @@ struct ErrorSlot {
 /// lanes). A marked function must not be inline; templates work.
 /// ThreadSanitizer builds go without clones: GCC instruments the ifunc
 /// resolvers that pick a clone, and those run while the dynamic loader
-/// relocates the program, before the sanitizer's runtime exists.
+/// relocates the program, before the sanitizer's runtime exists. Unoptimised
+/// builds (Debug, the asan preset) go without them too: nothing is
+/// vectorised there, so the clones would be the same code compiled three times.
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && !defined(BURN_NO_ROW_CLONES) && \
-    !defined(__SANITIZE_THREAD__)
+    !defined(__SANITIZE_THREAD__) && defined(__OPTIMIZE__)
 #define BURN_FLEX_ROW_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
 #else
 #define BURN_FLEX_ROW_CLONES
