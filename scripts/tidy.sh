@@ -5,7 +5,7 @@
 # missing). Warnings in burn's own headers are reported once. Exits 1 if
 # there is any warning.
 #
-#   bash scripts/tidy.sh                 every source file (about 8 minutes on 2 cores)
+#   bash scripts/tidy.sh                 every source file (8 to 11 minutes on 2 cores)
 #   bash scripts/tidy.sh --recent HOURS  what the HOURS before HEAD and uncommitted edits changed
 #   bash scripts/tidy.sh FILE...         these files
 #
