@@ -26,6 +26,7 @@ packages=(
   nlohmann-json3-dev                 # safetensors headers
   libre2-dev                         # key-remap rules on load: linear-time regular expressions
   libboost-dev                       # Boost.Beast/Asio (header-only): the remote backend's websocket transport
+  libssl-dev                         # OpenSSL: TLS for the remote backend's connections
   libtorch-dev                       # LibTorch: Device::libtorch() (preset `full`, which CI tests with)
   libvulkan-dev glslc                # Vulkan backend: loader and headers, GLSL -> SPIR-V at build time
   mesa-vulkan-drivers                # lavapipe: the CPU Vulkan driver the Vulkan tests run on

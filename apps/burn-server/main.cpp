@@ -27,6 +27,10 @@ Options:
                             loopback needs --token-file.
   --token-file FILE         clients must present the secret in FILE (its first line)
                             as RemoteOptions::token or BURN_REMOTE_TOKEN
+  --tls-cert FILE           serve over TLS with this PEM certificate chain (the
+                            server's own first); needs --tls-key. Clients connect
+                            with RemoteOptions::tls_ca or BURN_REMOTE_TLS_CA
+  --tls-key FILE            the certificate's private key (PEM, unencrypted)
   --device NAME             host only this device (flex:0, ndarray, vulkan:0, ...);
                             repeat for several. Default: every device of this build.
   --max-session-memory MIB  tensor memory one client session may hold (default: no limit)
@@ -74,6 +78,8 @@ void write_port_file(const std::string& path, std::uint16_t port) {
 int main(int argc, char** argv) {
   burn_server::ServerOptions options;
   std::string port_file;
+  std::string tls_cert;
+  std::string tls_key;
   try {
     for (int i = 1; i < argc; ++i) {
       const std::string_view arg = argv[i];
@@ -88,6 +94,10 @@ int main(int argc, char** argv) {
         options.listen = value();
       } else if (arg == "--token-file") {
         options.token = read_token(value());
+      } else if (arg == "--tls-cert") {
+        tls_cert = value();
+      } else if (arg == "--tls-key") {
+        tls_key = value();
       } else if (arg == "--device") {
         options.devices.push_back(value());
       } else if (arg == "--max-session-memory") {
@@ -104,6 +114,10 @@ int main(int argc, char** argv) {
         throw UsageError(fmt::format("unknown option '{}'", arg));
       }
     }
+    if (tls_cert.empty() != tls_key.empty())
+      throw UsageError(tls_cert.empty() ? "--tls-key needs --tls-cert (the certificate it belongs to)"
+                                        : "--tls-cert needs --tls-key (the certificate's private key)");
+    if (!tls_cert.empty()) options.tls = burn::remote::ServerTls{tls_cert, tls_key};
     std::string host;
     try {
       host = burn::remote::split_address(options.listen).first;
@@ -135,8 +149,12 @@ int main(int argc, char** argv) {
     burn_server::Server server(options);
     for (const auto& d : server.devices()) burn_server::log("hosting {}: {}", d.info.name, d.info.description);
     if (!port_file.empty()) write_port_file(port_file, server.port());
-    burn_server::log("listening on {} (port {}){}", options.listen, server.port(),
+    burn_server::log("listening on {} (port {}){}{}", options.listen, server.port(), options.tls ? ", TLS" : "",
                      options.token.empty() ? "" : ", token required");
+    if (!options.tls && !burn_server::is_loopback(burn::remote::split_address(options.listen).first))
+      burn_server::log(
+          "warning: no TLS: the token and the tensor data cross the network unencrypted "
+          "(give --tls-cert and --tls-key)");
     std::thread signal_thread([&] {
       int sig = 0;
       sigwait(&signals, &sig);

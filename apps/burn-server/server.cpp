@@ -50,6 +50,7 @@ Server::Server(ServerOptions options) : options_(std::move(options)) {
   burn::remote::Listener::Options lo;
   lo.max_message_bytes = burn::remote::kMaxMessageBytes;
   lo.idle_timeout = options_.idle_timeout;
+  lo.tls = options_.tls;
   listener_ = std::make_unique<burn::remote::Listener>(
       options_.listen, lo, [this](std::shared_ptr<burn::remote::Channel> c) { accept(std::move(c)); },
       [](const std::string& peer, const std::string& reason) {

@@ -6,6 +6,7 @@
 #include <list>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -20,6 +21,7 @@ struct ServerOptions {
   std::vector<std::string> devices;     ///< --device (repeatable); empty: every device of the build
   std::uint64_t max_session_bytes = 0;  ///< 0: no limit
   std::chrono::milliseconds idle_timeout{30'000};
+  std::optional<burn::remote::ServerTls> tls;  ///< --tls-cert and --tls-key
 };
 
 class Server {

@@ -46,6 +46,23 @@ class RemoteOptions {
     return *this;
   }
   RemoteOptions&& timeout(std::chrono::milliseconds t) && { return std::move(timeout(t)); }
+  /// Connect over TLS (to a server started with --tls-cert/--tls-key),
+  /// trusting the certificate authorities in this PEM file; the server's
+  /// certificate must also name the host as given (DNS name or IP address).
+  /// Default: the environment variable BURN_REMOTE_TLS_CA (a file, or
+  /// "system"), else no TLS.
+  RemoteOptions& tls_ca(std::string pem_file) & {
+    tls_ca_ = std::move(pem_file);
+    return *this;
+  }
+  RemoteOptions&& tls_ca(std::string pem_file) && { return std::move(tls_ca(std::move(pem_file))); }
+  /// Connect over TLS trusting the system's certificate authorities (a
+  /// server whose certificate a public CA signed).
+  RemoteOptions& tls_system_ca() & {
+    tls_ca_ = std::string();
+    return *this;
+  }
+  RemoteOptions&& tls_system_ca() && { return std::move(tls_system_ca()); }
 
   /// Connects (once per host and server device: later calls return the same
   /// device) and returns the device. Throws DeviceError (NotAvailable) when
@@ -60,6 +77,7 @@ class RemoteOptions {
   std::optional<std::string> device_;
   std::optional<std::string> token_;
   std::optional<std::chrono::milliseconds> timeout_;
+  std::optional<std::string> tls_ca_;  ///< set: TLS; empty: the system's authorities
 };
 
 }  // namespace burn

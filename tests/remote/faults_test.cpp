@@ -39,7 +39,8 @@ std::uint64_t server_bytes_in_use(const Device& observer) {
 /// hostile client would send.
 class RawClient {
  public:
-  explicit RawClient(const std::string& address) : channel_(remote::Channel::connect(address, 5s, 64 << 20)) {
+  explicit RawClient(const std::string& address)
+      : channel_(remote::Channel::connect(address, 5s, 64 << 20, std::nullopt)) {
     channel_->start(
         [this](std::vector<std::byte> m) {
           std::lock_guard lock(mutex_);

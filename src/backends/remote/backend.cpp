@@ -152,6 +152,9 @@ ConnectOptions options_from_env(const DeviceType& type) {
   o.address = type.host()->address;
   o.token = env_or("BURN_REMOTE_TOKEN", "");
   o.timeout = default_timeout();
+  const std::string ca = env_or("BURN_REMOTE_TLS_CA", "");
+  if (ca == "system") o.tls = ClientTls{};
+  else if (!ca.empty()) o.tls = ClientTls{ca};
   return o;
 }
 
@@ -166,6 +169,7 @@ Device RemoteOptions::init() const {
   remote::ConnectOptions o = remote::options_from_env(DeviceType::remote(host_));
   if (token_) o.token = *token_;
   if (timeout_) o.timeout = *timeout_;
+  if (tls_ca_) o.tls = remote::ClientTls{*tls_ca_};
   if (device_) {
     o.selection = remote::DeviceSelection::ByName;
     o.device_name = *device_;

@@ -1,6 +1,7 @@
-// Boost.Beast websockets under the remote protocol. Every Beast call runs on
-// one network thread per io_context (the client's own, or the listener's), so
-// no strand is needed; other threads reach a connection only through post().
+// Boost.Beast websockets, plain or over TLS, under the remote protocol. Every
+// Beast call runs on one network thread per io_context (the client's own, or
+// the listener's), so no strand is needed; other threads reach a connection
+// only through post().
 #include "backends/remote/channel.hpp"
 
 #include <atomic>
@@ -9,20 +10,28 @@
 #include <mutex>
 #include <stdexcept>
 #include <thread>
+#include <type_traits>
 
 #include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/post.hpp>
+#include <boost/asio/ssl.hpp>
 #include <boost/beast/core.hpp>
+#include <boost/beast/ssl.hpp>
 #include <boost/beast/websocket.hpp>
+#include <boost/beast/websocket/ssl.hpp>
 #include <fmt/format.h>
+#include <openssl/err.h>
+#include <openssl/ssl.h>
+#include <openssl/x509.h>
 
 namespace burn::remote {
 
 namespace net = boost::asio;
 namespace beast = boost::beast;
 namespace websocket = beast::websocket;
+namespace ssl = net::ssl;
 using tcp = net::ip::tcp;
 
 namespace {
@@ -65,19 +74,21 @@ std::pair<std::string, std::string> split_address(const std::string& address) {
 
 // ---- one connection -----------------------------------------------------------------------------
 
+// What a connection is, whatever its stream: the outbox, the flags and the
+// owner's handlers. Connection<Next> below adds the websocket stream, plain
+// or TLS, and the operations that touch it.
 struct Channel::Impl : std::enable_shared_from_this<Channel::Impl> {
-  Impl(std::shared_ptr<net::io_context> context, tcp::socket socket, std::chrono::milliseconds idle)
-      : ioc(std::move(context)), ws(std::move(socket)), idle_timeout(idle) {}
   Impl(std::shared_ptr<net::io_context> context, std::chrono::milliseconds idle)
-      : ioc(std::move(context)), ws(ioc->get_executor()), idle_timeout(idle) {}
+      : ioc(std::move(context)), idle_timeout(idle) {}
+  virtual ~Impl() = default;
+  Impl(const Impl&) = delete;
+  Impl& operator=(const Impl&) = delete;
 
-  std::shared_ptr<net::io_context> ioc;  // before ws: ws is destroyed first
-  websocket::stream<beast::tcp_stream> ws;
+  std::shared_ptr<net::io_context> ioc;
   std::chrono::milliseconds idle_timeout;
   std::string peer_name;
 
   // Network thread only.
-  beast::flat_buffer read_buffer;
   std::deque<std::vector<std::byte>> outbox;
   bool writing = false;
   bool reading = false;
@@ -96,6 +107,64 @@ struct Channel::Impl : std::enable_shared_from_this<Channel::Impl> {
   std::condition_variable drained;
   std::size_t queued_bytes = 0;
 
+  // Network thread only; each needs the stream.
+  virtual void read() = 0;
+  virtual void write() = 0;
+  /// A graceful close: the websocket close handshake, after every queued write.
+  virtual void close_now() = 0;
+  virtual tcp::socket& socket() = 0;
+
+  void deliver(std::vector<std::byte> message) {
+    if (started) on_message(std::move(message));
+    else early.push_back(std::move(message));
+  }
+
+  // The connection is over (error, close, or shutdown): close the socket, wake
+  // blocked senders, tell the owner once.
+  void fail(const std::string& reason) {
+    if (!open.exchange(false)) return;
+    beast::error_code ignored;
+    socket().shutdown(tcp::socket::shutdown_both, ignored);
+    socket().close(ignored);
+    drained.notify_all();
+    if (started) {
+      if (on_close) on_close(reason);
+    } else {
+      early_close = reason;
+    }
+  }
+};
+
+namespace {
+
+using PlainStream = beast::tcp_stream;
+using TlsStream = beast::ssl_stream<beast::tcp_stream>;
+
+template <class Next>
+struct Connection final : Channel::Impl {
+  static constexpr bool kTls = std::is_same_v<Next, TlsStream>;
+
+  // Plain: from an accepted socket, or unconnected (a client's).
+  Connection(std::shared_ptr<net::io_context> context, tcp::socket s, std::chrono::milliseconds idle) requires(!kTls)
+      : Impl(std::move(context), idle), ws(std::move(s)) {}
+  Connection(std::shared_ptr<net::io_context> context, std::chrono::milliseconds idle) requires(!kTls)
+      : Impl(context, idle), ws(context->get_executor()) {}
+  // TLS: the same, with the context holding the certificates.
+  Connection(std::shared_ptr<net::io_context> context, tcp::socket s, std::chrono::milliseconds idle,
+             std::shared_ptr<ssl::context> tls) requires(kTls)
+      : Impl(std::move(context), idle), tls_context(std::move(tls)), ws(std::move(s), *tls_context) {}
+  Connection(std::shared_ptr<net::io_context> context, std::chrono::milliseconds idle,
+             std::shared_ptr<ssl::context> tls) requires(kTls)
+      : Impl(context, idle), tls_context(std::move(tls)), ws(context->get_executor(), *tls_context) {}
+
+  std::shared_ptr<ssl::context> tls_context;  // before ws, which refers to it
+  websocket::stream<Next> ws;
+  beast::flat_buffer read_buffer;  // network thread only
+
+  std::shared_ptr<Connection> self() { return std::static_pointer_cast<Connection>(shared_from_this()); }
+
+  tcp::socket& socket() override { return beast::get_lowest_layer(ws).socket(); }
+
   void configure(std::chrono::milliseconds handshake, std::size_t max_message) {
     ws.set_option(websocket::stream_base::timeout{handshake, idle_timeout, /*keep_alive_pings=*/true});
     ws.read_message_max(max_message);
@@ -107,10 +176,10 @@ struct Channel::Impl : std::enable_shared_from_this<Channel::Impl> {
     ws.write_buffer_bytes(std::size_t{1} << 20);
   }
 
-  void read() {
+  void read() override {
     if (!open || paused || reading) return;
     reading = true;
-    ws.async_read(read_buffer, [self = shared_from_this()](beast::error_code ec, std::size_t) {
+    ws.async_read(read_buffer, [self = self()](beast::error_code ec, std::size_t) {
       self->reading = false;
       if (ec) return self->fail(describe(ec, self->idle_timeout));
       if (!self->ws.got_binary()) return self->fail("a text message arrived (the protocol is binary)");
@@ -123,15 +192,10 @@ struct Channel::Impl : std::enable_shared_from_this<Channel::Impl> {
     });
   }
 
-  void deliver(std::vector<std::byte> message) {
-    if (started) on_message(std::move(message));
-    else early.push_back(std::move(message));
-  }
-
-  void write() {
+  void write() override {
     if (writing || outbox.empty() || !open) return;
     writing = true;
-    ws.async_write(net::buffer(outbox.front()), [self = shared_from_this()](beast::error_code ec, std::size_t) {
+    ws.async_write(net::buffer(outbox.front()), [self = self()](beast::error_code ec, std::size_t) {
       self->writing = false;
       {
         std::lock_guard lock(self->mutex);
@@ -145,30 +209,15 @@ struct Channel::Impl : std::enable_shared_from_this<Channel::Impl> {
     });
   }
 
-  // A graceful close: the websocket close handshake, after every queued write.
-  void close_now() {
+  void close_now() override {
     if (closing || !open) return;
     closing = true;
     ws.async_close(websocket::close_code::normal,
-                   [self = shared_from_this()](beast::error_code) { self->fail("closed by this side"); });
-  }
-
-  // The connection is over (error, close, or shutdown): close the socket, wake
-  // blocked senders, tell the owner once.
-  void fail(const std::string& reason) {
-    if (!open.exchange(false)) return;
-    beast::error_code ignored;
-    auto& socket = beast::get_lowest_layer(ws).socket();
-    socket.shutdown(tcp::socket::shutdown_both, ignored);
-    socket.close(ignored);
-    drained.notify_all();
-    if (started) {
-      if (on_close) on_close(reason);
-    } else {
-      early_close = reason;
-    }
+                   [self = self()](beast::error_code) { self->fail("closed by this side"); });
   }
 };
+
+}  // namespace
 
 struct Channel::OwnedLoop {
   std::shared_ptr<net::io_context> ioc;
@@ -245,58 +294,127 @@ void Channel::pause_reading(bool paused) {
 bool Channel::is_open() const { return impl_->open; }
 std::string Channel::peer() const { return impl_->peer_name; }
 
-std::shared_ptr<Channel> Channel::connect(const std::string& address, std::chrono::milliseconds timeout,
-                                          std::size_t max_message_bytes) {
+namespace {
+
+constexpr std::string_view kPlainClientHint =
+    " (a server started with --tls-cert speaks only TLS: give the client its CA with RemoteOptions::tls_ca "
+    "or BURN_REMOTE_TLS_CA)";
+
+// Resolves, connects, does the TLS handshake where there is one and the
+// websocket handshake, all within `timeout`; returns the reason it could
+// not, or nothing.
+template <class Next>
+std::optional<std::string> handshake_client(Connection<Next>& c, const std::string& host, const std::string& port,
+                                            std::chrono::milliseconds timeout, std::size_t max_message_bytes) {
+  net::io_context& ioc = *c.ioc;
+  tcp::resolver resolver(ioc);
+  std::optional<std::string> error;
+  bool connected = false;
+  // Stops the loop at once: a websocket or TCP timer still pending would
+  // otherwise keep run_for() below waiting for the whole timeout.
+  auto fail_with = [&](std::string why) {
+    error = std::move(why);
+    ioc.stop();
+  };
+  auto websocket_handshake = [&] {
+    c.configure(timeout, max_message_bytes);
+    c.ws.async_handshake(host + ":" + port, "/", [&](beast::error_code ec) {
+      if (!ec) {
+        connected = true;
+        ioc.stop();
+        return;
+      }
+      std::string why = fmt::format("the websocket handshake failed: {}", describe(ec, timeout));
+      if constexpr (!Connection<Next>::kTls) why += kPlainClientHint;
+      fail_with(std::move(why));
+    });
+  };
+  resolver.async_resolve(host, port, [&](beast::error_code ec, const tcp::resolver::results_type& results) {
+    if (ec) {
+      return fail_with(fmt::format("cannot resolve '{}': {}", host, ec.message()));
+    }
+    auto& stream = beast::get_lowest_layer(c.ws);
+    stream.expires_after(timeout);
+    stream.async_connect(results, [&](beast::error_code ec2, const tcp::endpoint&) {
+      if (ec2)
+        return fail_with(ec2 == beast::error::timeout ? fmt::format("no answer within {} ms", timeout.count())
+                                                      : fmt::format("cannot connect: {}", ec2.message()));
+      c.socket().set_option(tcp::no_delay(true));
+      if constexpr (Connection<Next>::kTls) {
+        auto& tls = c.ws.next_layer();
+        beast::error_code bad_ip;
+        net::ip::make_address(host, bad_ip);
+        // SNI names a host, never an address (RFC 6066).
+        if (bad_ip && !SSL_set_tlsext_host_name(tls.native_handle(), host.c_str()))
+          return fail_with(fmt::format("cannot set the TLS server name '{}'", host));
+        tls.set_verify_mode(ssl::verify_peer);
+        tls.set_verify_callback(ssl::host_name_verification(host));
+        // The TCP stream's own deadline (still `timeout`) covers the TLS handshake.
+        tls.async_handshake(ssl::stream_base::client, [&](beast::error_code ec3) {
+          if (ec3)
+            return fail_with(fmt::format(
+                "the TLS handshake failed: {} (the server's certificate must chain to the client's CA and name "
+                "'{}'; a server without --tls-cert does not speak TLS)",
+                describe(ec3, timeout), host));
+          beast::get_lowest_layer(c.ws).expires_never();  // from here on the websocket's own timeouts apply
+          websocket_handshake();
+        });
+      } else {
+        beast::get_lowest_layer(c.ws).expires_never();
+        websocket_handshake();
+      }
+    });
+  });
+  ioc.run_for(timeout + std::chrono::milliseconds(500));
+  if (connected) return std::nullopt;
+  return error.value_or(fmt::format("no answer within {} ms", timeout.count()));
+}
+
+template <class Next, class... TlsContext>
+std::shared_ptr<Channel> connect_with(const std::string& address, std::chrono::milliseconds timeout,
+                                      std::size_t max_message_bytes, TlsContext... tls) {
   std::pair<std::string, std::string> host_port;
   try {
     host_port = split_address(address);
   } catch (const std::invalid_argument& e) {
     throw std::runtime_error(e.what());
   }
-  const std::string& host = host_port.first;  // named, not a structured binding: the lambdas capture them
-  const std::string& port = host_port.second;
   auto ioc = std::make_shared<net::io_context>(1);
-  auto impl = std::make_shared<Impl>(ioc, timeout);
+  auto impl = std::make_shared<Connection<Next>>(ioc, timeout, std::move(tls)...);
   impl->peer_name = address;
-  tcp::resolver resolver(*ioc);
-  std::string error;
-  bool connected = false;
-  resolver.async_resolve(host, port, [&](beast::error_code ec, const tcp::resolver::results_type& results) {
-    if (ec) {
-      error = fmt::format("cannot resolve '{}': {}", host, ec.message());
-      return;
-    }
-    auto& stream = beast::get_lowest_layer(impl->ws);
-    stream.expires_after(timeout);
-    stream.async_connect(results, [&](beast::error_code ec2, const tcp::endpoint&) {
-      if (ec2) {
-        error = ec2 == beast::error::timeout ? fmt::format("no answer within {} ms", timeout.count())
-                                             : fmt::format("cannot connect: {}", ec2.message());
-        return;
-      }
-      auto& s = beast::get_lowest_layer(impl->ws);
-      s.expires_never();  // from here on the websocket's own timeouts apply
-      s.socket().set_option(tcp::no_delay(true));
-      impl->configure(timeout, max_message_bytes);
-      impl->ws.async_handshake(host + ":" + port, "/", [&](beast::error_code ec3) {
-        if (ec3) error = fmt::format("the websocket handshake failed: {}", describe(ec3, timeout));
-        else connected = true;
-      });
-    });
-  });
-  ioc->run_for(timeout + std::chrono::milliseconds(500));
-  if (!connected) {
+  if (auto error = handshake_client(*impl, host_port.first, host_port.second, timeout, max_message_bytes)) {
     beast::error_code ignored;
-    beast::get_lowest_layer(impl->ws).socket().close(ignored);
+    impl->socket().close(ignored);
     ioc->restart();
     ioc->poll();
-    throw std::runtime_error(error.empty() ? fmt::format("no answer within {} ms", timeout.count()) : error);
+    throw std::runtime_error(*error);
   }
   ioc->restart();
   impl->read();
-  auto loop = std::unique_ptr<OwnedLoop>(new OwnedLoop{ioc, net::make_work_guard(*ioc), {}});
+  auto loop = std::unique_ptr<Channel::OwnedLoop>(new Channel::OwnedLoop{ioc, net::make_work_guard(*ioc), {}});
   loop->thread = std::thread([ioc] { ioc->run(); });
   return std::make_shared<Channel>(std::move(impl), std::move(loop));
+}
+
+}  // namespace
+
+std::shared_ptr<Channel> Channel::connect(const std::string& address, std::chrono::milliseconds timeout,
+                                          std::size_t max_message_bytes, const std::optional<ClientTls>& tls) {
+  if (!tls) return connect_with<PlainStream>(address, timeout, max_message_bytes);
+  auto context = std::make_shared<ssl::context>(ssl::context::tls_client);
+  context->set_options(ssl::context::no_sslv2 | ssl::context::no_sslv3 | ssl::context::no_tlsv1 |
+                       ssl::context::no_tlsv1_1);
+  beast::error_code ec;
+  if (tls->ca_file.empty()) {
+    context->set_default_verify_paths(ec);
+    if (ec) throw std::runtime_error(fmt::format("cannot load the system's certificate authorities: {}", ec.message()));
+  } else {
+    context->load_verify_file(tls->ca_file, ec);
+    if (ec)
+      throw std::runtime_error(
+          fmt::format("cannot load the TLS CA file '{}': {} (a PEM file of certificates)", tls->ca_file, ec.message()));
+  }
+  return connect_with<TlsStream>(address, timeout, max_message_bytes, std::move(context));
 }
 
 // ---- the listener ------------------------------------------------------------------------------
@@ -305,6 +423,7 @@ struct Listener::Impl {
   std::shared_ptr<net::io_context> ioc = std::make_shared<net::io_context>(1);
   tcp::acceptor acceptor{*ioc};
   Options options;
+  std::shared_ptr<ssl::context> tls;  // set: every connection is TLS
   AcceptHandler on_accept;
   ErrorHandler on_error;
   bool stopped = false;                                   // network thread
@@ -319,30 +438,79 @@ struct Listener::Impl {
       }
       beast::error_code ignored;
       socket.set_option(tcp::no_delay(true), ignored);
-      auto impl = std::make_shared<Channel::Impl>(ioc, std::move(socket), options.idle_timeout);
-      impl->peer_name = endpoint_name(beast::get_lowest_layer(impl->ws).socket());
-      impl->configure(options.handshake_timeout, options.max_message_bytes);
-      impl->ws.async_accept([this, impl](beast::error_code ec2) {
-        if (ec2) {
-          on_error(impl->peer_name,
-                   fmt::format("not a websocket client: {}", describe(ec2, options.handshake_timeout)));
-          impl->fail("handshake failed");
-          return;
-        }
-        if (stopped) return impl->fail("the server is stopping");
-        std::erase_if(connections, [](const auto& w) { return w.expired(); });
-        connections.push_back(impl);
-        impl->read();
-        on_accept(std::make_shared<Channel>(impl, nullptr));
-      });
+      if (tls) {
+        auto c = std::make_shared<Connection<TlsStream>>(ioc, std::move(socket), options.idle_timeout, tls);
+        c->peer_name = endpoint_name(c->socket());
+        auto& stream = beast::get_lowest_layer(c->ws);
+        stream.expires_after(options.handshake_timeout);
+        c->ws.next_layer().async_handshake(ssl::stream_base::server, [this, c](beast::error_code ec2) {
+          if (ec2) {
+            // OpenSSL's reason for a plain HTTP request where a TLS hello belongs.
+            const bool plain = ec2.category() == net::error::get_ssl_category() &&
+                               ERR_GET_REASON(static_cast<unsigned long>(ec2.value())) == SSL_R_HTTP_REQUEST;
+            on_error(c->peer_name,
+                     plain ? std::string("a client without TLS (this server speaks only TLS)")
+                           : fmt::format("the TLS handshake failed: {}", describe(ec2, options.handshake_timeout)));
+            c->fail("handshake failed");
+            return;
+          }
+          beast::get_lowest_layer(c->ws).expires_never();  // the websocket's own timeouts from here on
+          accept_websocket(c);
+        });
+      } else {
+        accept_websocket(std::make_shared<Connection<PlainStream>>(ioc, std::move(socket), options.idle_timeout));
+      }
       accept();
+    });
+  }
+
+  template <class Next>
+  void accept_websocket(const std::shared_ptr<Connection<Next>>& c) {
+    if (c->peer_name.empty()) c->peer_name = endpoint_name(c->socket());
+    c->configure(options.handshake_timeout, options.max_message_bytes);
+    c->ws.async_accept([this, c](beast::error_code ec) {
+      if (ec) {
+        on_error(c->peer_name, fmt::format("not a websocket client: {}", describe(ec, options.handshake_timeout)));
+        c->fail("handshake failed");
+        return;
+      }
+      if (stopped) return c->fail("the server is stopping");
+      std::erase_if(connections, [](const auto& w) { return w.expired(); });
+      connections.push_back(c);
+      c->read();
+      on_accept(std::make_shared<Channel>(c, nullptr));
     });
   }
 };
 
+namespace {
+
+std::shared_ptr<ssl::context> server_tls_context(const ServerTls& files) {
+  auto context = std::make_shared<ssl::context>(ssl::context::tls_server);
+  context->set_options(ssl::context::default_workarounds | ssl::context::no_sslv2 | ssl::context::no_sslv3 |
+                       ssl::context::no_tlsv1 | ssl::context::no_tlsv1_1 | ssl::context::single_dh_use);
+  beast::error_code ec;
+  context->use_certificate_chain_file(files.cert_file, ec);
+  if (ec)
+    throw std::runtime_error(
+        fmt::format("--tls-cert {}: cannot load a PEM certificate chain: {}", files.cert_file, ec.message()));
+  context->use_private_key_file(files.key_file, ssl::context::pem, ec);
+  // OpenSSL checks the key against the certificate as it loads it.
+  if (ec && ERR_GET_REASON(static_cast<unsigned long>(ec.value())) == X509_R_KEY_VALUES_MISMATCH)
+    throw std::runtime_error(fmt::format("--tls-key {} is not the key of the certificate in --tls-cert {}",
+                                         files.key_file, files.cert_file));
+  if (ec)
+    throw std::runtime_error(
+        fmt::format("--tls-key {}: cannot load an unencrypted PEM private key: {}", files.key_file, ec.message()));
+  return context;
+}
+
+}  // namespace
+
 Listener::Listener(const std::string& address, Options options, AcceptHandler on_accept, ErrorHandler on_error)
     : impl_(std::make_unique<Impl>()) {
   impl_->options = options;
+  if (options.tls) impl_->tls = server_tls_context(*options.tls);
   impl_->on_accept = std::move(on_accept);
   impl_->on_error = std::move(on_error);
   std::pair<std::string, std::string> host_port;

@@ -1,6 +1,6 @@
 // The transport under the remote protocol: one websocket connection
-// (Boost.Beast) carrying binary messages, used by the client backend and by
-// burn-server alike.
+// (Boost.Beast), plain or over TLS (OpenSSL through Boost.Asio), carrying
+// binary messages; used by the client backend and by burn-server alike.
 //
 // Beast stays inside channel.cpp (its headers cost most of a translation
 // unit's compile time); everything else sees these two classes.
@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -23,6 +24,19 @@ namespace burn::remote {
 /// Splits "host:port" (the port last, so "[::1]:7878" works too); throws
 /// std::invalid_argument with a readable reason.
 std::pair<std::string, std::string> split_address(const std::string& address);
+
+/// A client's TLS settings: the server's certificate must chain to one of
+/// these authorities and name the host connected to (DNS name or IP address).
+struct ClientTls {
+  /// PEM file of trusted certificate authorities; empty: the system's.
+  std::string ca_file;
+};
+
+/// A server's TLS identity (PEM files).
+struct ServerTls {
+  std::string cert_file;  ///< the certificate chain, the server's own first
+  std::string key_file;   ///< its private key (unencrypted)
+};
 
 /// One connection. Handlers run on the connection's network thread, one at a
 /// time; they must not block.
@@ -35,10 +49,11 @@ class Channel {
   /// Client side: connects to "host:port" and completes the websocket
   /// handshake within `timeout`; afterwards the connection counts as lost
   /// when the server has not been heard from (not even a pong) for `timeout`.
-  /// Throws std::runtime_error with the reason. The channel runs its own
-  /// network thread.
+  /// With `tls`, the TLS handshake (and the server's certificate check) comes
+  /// first. Throws std::runtime_error with the reason. The channel runs its
+  /// own network thread.
   static std::shared_ptr<Channel> connect(const std::string& address, std::chrono::milliseconds timeout,
-                                          std::size_t max_message_bytes);
+                                          std::size_t max_message_bytes, const std::optional<ClientTls>& tls);
 
   ~Channel();  // NOLINT(bugprone-exception-escape): only allocation or join failures; terminating is right then
   Channel(const Channel&) = delete;
@@ -61,7 +76,7 @@ class Channel {
   /// "127.0.0.1:51234": the peer's address.
   std::string peer() const;
 
-  struct Impl;
+  struct Impl;  // the stream-independent part; a subclass per stream type
   struct OwnedLoop;
   Channel(std::shared_ptr<Impl> impl, std::unique_ptr<OwnedLoop> loop);
 
@@ -80,12 +95,16 @@ class Listener {
     std::chrono::milliseconds idle_timeout{30'000};
     /// A connection that does not complete the websocket handshake in time is dropped.
     std::chrono::milliseconds handshake_timeout{10'000};
+    /// Set: every connection is TLS, and a client speaking plain websocket
+    /// is dropped at its first bytes.
+    std::optional<ServerTls> tls;
   };
   using AcceptHandler = std::function<void(std::shared_ptr<Channel>)>;
   using ErrorHandler = std::function<void(const std::string& peer, const std::string& reason)>;
 
   /// Binds "host:port" (port 0: an ephemeral port, see port()); throws
-  /// std::runtime_error when the address cannot be bound.
+  /// std::runtime_error when the address cannot be bound or the TLS
+  /// certificate and key cannot be loaded.
   Listener(const std::string& address, Options options, AcceptHandler on_accept, ErrorHandler on_error);
   ~Listener();  // NOLINT(bugprone-exception-escape): as ~Channel
   Listener(const Listener&) = delete;

@@ -29,10 +29,14 @@ std::shared_ptr<ClientSession> ClientSession::open(const ConnectOptions& options
   };
   std::shared_ptr<Channel> channel;
   try {
-    channel = Channel::connect(options.address, options.timeout, kMaxMessageBytes);
+    channel = Channel::connect(options.address, options.timeout, kMaxMessageBytes, options.tls);
   } catch (const std::exception& e) {
-    throw refuse(fmt::format("{} (is burn-server running there? start it with: burn-server --listen {})", e.what(),
-                             options.address));
+    const std::string_view why = e.what();
+    // Nothing answered: the likely cause is a server not started.
+    if (why.starts_with("cannot connect") || why.starts_with("no answer"))
+      throw refuse(fmt::format("{} (is burn-server running there? start it with: burn-server --listen {})", why,
+                               options.address));
+    throw refuse(std::string(why));
   }
   auto session = std::shared_ptr<ClientSession>(new ClientSession(options.address, channel));
   channel->start(

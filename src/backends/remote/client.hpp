@@ -27,6 +27,7 @@ struct ConnectOptions {
   std::string address;  ///< "host:port"
   std::string token;
   std::chrono::milliseconds timeout{10'000};
+  std::optional<ClientTls> tls;  ///< set: connect over TLS
   DeviceSelection selection = DeviceSelection::Default;
   std::string device_name;         ///< ByName
   std::uint32_t device_index = 0;  ///< ByIndex
