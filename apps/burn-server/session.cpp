@@ -4,6 +4,7 @@
 
 #include <burn/backend/backend.hpp>
 
+#include "core/huge_pages.hpp"
 #include "device/runtime.hpp"
 #include "log.hpp"
 
@@ -127,6 +128,8 @@ void Session::run() {
     }
   }
   const std::size_t freed = tensors_.size();
+  open_windows_.clear();
+  closed_windows_.clear();
   tensors_.clear();
   failed_.clear();
   upload_.reset();
@@ -151,6 +154,7 @@ void Session::handle(const std::vector<std::byte>& message) {
     case MessageKind::Sync: return r.expect_end(), sync();
     case MessageKind::Read: return read(r);
     case MessageKind::MemoryQuery: return r.expect_end(), memory_query();
+    case MessageKind::ProfileQuery: return profile_query(r);
     default: throw ProtocolError(fmt::format("message kind {} is not one a client sends", static_cast<int>(r.kind())));
   }
 }
@@ -265,6 +269,8 @@ void Session::batch(Reader& r) {
       case CommandKind::Cleanup:
         if (auto* m = backend().memory()) m->cleanup();
         break;
+      case CommandKind::ProfileOpen: profile_open(r.u64()); break;
+      case CommandKind::ProfileClose: profile_close(r.u64()); break;
       default: throw ProtocolError(fmt::format("unknown command {}", static_cast<int>(kind)));
     }
   }
@@ -359,7 +365,7 @@ void Session::upload_begin(Reader& r) {
     if (!backend().supports_dtype(up.spec.dtype))
       throw burn::Error("from_data", fmt::format("{} on burn-server does not support dtype {}", device_->info.name,
                                                  burn::dtype_name(up.spec.dtype)));
-    up.bytes.reserve(bytes);
+    burn::detail::reserve_with_huge_pages(up.bytes, bytes);
   } catch (const burn::Error& e) {
     // The chunks still come: they are read and dropped.
     fail(e.op(), message_of(e));
@@ -428,9 +434,9 @@ void Session::read(Reader& r) {
   if (it == tensors_.end())
     throw ProtocolError(fmt::format("a Read names tensor id {}, which this session does not have", id));
   if (error_) return send_status();  // report what failed first
-  burn::TensorData data;
+  std::shared_ptr<const burn::TensorData> data;
   try {
-    data = backend().to_data(it->second.primitive, it->second.spec);
+    data = std::make_shared<const burn::TensorData>(backend().to_data(it->second.primitive, it->second.spec));
   } catch (const burn::Error& e) {
     fail(e.op(), message_of(e));
     return send_status();
@@ -438,14 +444,108 @@ void Session::read(Reader& r) {
   send_status();
   Writer header(MessageKind::DataHeader);
   burn::remote::write_spec(header, it->second.spec);
-  const auto bytes = data.bytes();
+  const auto bytes = data->bytes();
   header.u64(bytes.size());
   send(std::move(header));
-  for (std::size_t at = 0; at < bytes.size(); at += burn::remote::kChunkBytes) {
-    Writer chunk(MessageKind::DataChunk);
-    chunk.bytes(bytes.subspan(at, std::min(burn::remote::kChunkBytes, bytes.size() - at)));
-    send(std::move(chunk));
+  // Each chunk is written from the data itself.
+  for (std::size_t at = 0; at < bytes.size(); at += burn::remote::kChunkBytes)
+    channel_->send(Writer(MessageKind::DataChunk).take(), data,
+                   bytes.subspan(at, std::min(burn::remote::kChunkBytes, bytes.size() - at)));
+}
+
+// ---- profiling --------------------------------------------------------------------------------------
+
+namespace {
+
+/// A profile window for a device without a clock of its own: the server's
+/// wall-clock time between the two points of the session's work, each after
+/// a sync, as Device::profile measures locally (without the network's round
+/// trips that a client-side measurement would add).
+class WallClockWindow final : public burn::backend::DeviceClockWindow {
+ public:
+  explicit WallClockWindow(burn::backend::Backend& backend) : backend_(backend) {
+    sync();
+    start_ = std::chrono::steady_clock::now();
   }
+  std::shared_future<std::optional<burn::ProfileTicks>> close() override {
+    sync();
+    std::promise<std::optional<burn::ProfileTicks>> done;
+    done.set_value(burn::ProfileTicks(
+        std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start_)));
+    return done.get_future().share();
+  }
+
+ private:
+  void sync() {
+    if (auto* stream = backend_.stream()) stream->sync();
+  }
+  burn::backend::Backend& backend_;
+  std::chrono::steady_clock::time_point start_;
+};
+
+std::shared_future<std::optional<burn::ProfileTicks>> unmeasured() {
+  std::promise<std::optional<burn::ProfileTicks>> none;
+  none.set_value(std::nullopt);
+  return none.get_future().share();
+}
+
+}  // namespace
+
+void Session::profile_open(std::uint64_t window) {
+  if (open_windows_.contains(window) || closed_windows_.contains(window))
+    throw ProtocolError(fmt::format("profile window id {} is used twice", window));
+  // Only nesting Device::profile a thousand deep opens this many.
+  if (open_windows_.size() >= burn::remote::kMaxProfileWindows)
+    throw ProtocolError(fmt::format("more than {} profile windows open at once", burn::remote::kMaxProfileWindows));
+  std::unique_ptr<burn::backend::DeviceClockWindow> clock;
+  try {
+    if (auto* stream = backend().stream()) clock = stream->open_profile_window();
+    if (!clock) clock = std::make_unique<WallClockWindow>(backend());
+  } catch (const burn::Error& e) {
+    fail(e.op(), message_of(e));  // the window stays, unmeasured
+  }
+  open_windows_.emplace(window, std::move(clock));
+}
+
+void Session::profile_close(std::uint64_t window) {
+  auto it = open_windows_.find(window);
+  if (it == open_windows_.end())
+    throw ProtocolError(fmt::format("a ProfileClose names window {}, which is not open", window));
+  std::shared_future<std::optional<burn::ProfileTicks>> result = unmeasured();
+  if (it->second) {
+    try {
+      result = it->second->close();
+    } catch (const burn::Error& e) {
+      fail(e.op(), message_of(e));
+    }
+  }
+  open_windows_.erase(it);
+  closed_windows_.emplace(window, std::move(result));
+  // A client that never resolves its measurements does not make the server
+  // keep them all: the oldest is forgotten (asked for later, it is unmeasured).
+  if (closed_windows_.size() > burn::remote::kMaxProfileWindows) closed_windows_.erase(closed_windows_.begin());
+}
+
+void Session::profile_query(Reader& r) {
+  const auto window = r.u64();
+  r.expect_end();
+  if (open_windows_.contains(window))
+    throw ProtocolError(fmt::format("a ProfileQuery names window {}, which is still open", window));
+  std::optional<burn::ProfileTicks> ticks;
+  if (auto it = closed_windows_.find(window); it != closed_windows_.end()) {
+    try {
+      ticks = it->second.get();  // waits for the device to have run the window
+    } catch (const burn::Error& e) {
+      fail(e.op(), message_of(e));
+    }
+    closed_windows_.erase(it);
+  }
+  if (error_) return send_status();  // the error, and no measurement
+  send_status();
+  Writer w(MessageKind::ProfileReply);
+  w.u8(ticks ? 1 : 0);
+  w.u64(ticks ? static_cast<std::uint64_t>(ticks->duration().count()) : 0);
+  send(std::move(w));
 }
 
 void Session::memory_query() {

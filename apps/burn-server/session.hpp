@@ -6,6 +6,8 @@
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
+#include <future>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -15,6 +17,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include <burn/backend/backend.hpp>
 #include <burn/burn.hpp>
 
 #include "backends/remote/channel.hpp"
@@ -80,6 +83,9 @@ class Session : public std::enable_shared_from_this<Session> {
   void sync();
   void read(burn::remote::Reader& r);
   void memory_query();
+  void profile_open(std::uint64_t window);
+  void profile_close(std::uint64_t window);
+  void profile_query(burn::remote::Reader& r);
 
   void send(burn::remote::Writer&& w) { channel_->send(std::move(w).take()); }
   void send_status();
@@ -112,6 +118,10 @@ class Session : public std::enable_shared_from_this<Session> {
   std::optional<PendingUpload> upload_;
   std::optional<PendingError> error_;
   std::uint64_t ops_run_ = 0;
+  // Profile windows by the client's ids: open ones (null when opening failed,
+  // reported), and closed ones not yet queried, oldest first.
+  std::unordered_map<std::uint64_t, std::unique_ptr<burn::backend::DeviceClockWindow>> open_windows_;
+  std::map<std::uint64_t, std::shared_future<std::optional<burn::ProfileTicks>>> closed_windows_;
 };
 
 }  // namespace burn_server

@@ -140,7 +140,7 @@ TEST(RemoteDevice, ForwardsMemoryReportsAndSettings) {
   d.memory_cleanup();
 }
 
-TEST(RemoteDevice, ProfilesWithWallClockBetweenSyncs) {
+TEST(RemoteDevice, ProfilesOnTheServersClock) {
   ServerProcess server;
   const Device d = connect(server);
   auto x = Tensor<2>::ones({64, 64}, d);
@@ -149,7 +149,61 @@ TEST(RemoteDevice, ProfilesWithWallClockBetweenSyncs) {
   ASSERT_TRUE(ticks.has_value());
   EXPECT_GT(ticks->duration().count(), 0);
   expect_values(y.slice({{0, 1}, {0, 1}}).to_data(), {64}, {1, 1});
+  // Nested windows each get their own measurement, the outer one spanning the inner.
+  auto [outer, outer_time] = d.profile([&] {
+    auto [inner, inner_time] = d.profile([&] { return x.matmul(x); });
+    const auto inner_ticks = inner_time.resolve().get();
+    EXPECT_TRUE(inner_ticks.has_value());
+    return std::pair{inner + 1.0, inner_ticks};
+  });
+  const auto outer_ticks = outer_time.resolve().get();
+  ASSERT_TRUE(outer_ticks.has_value() && outer.second.has_value());
+  EXPECT_GE(outer_ticks->duration(), outer.second->duration());
+  expect_values(outer.first.slice({{0, 1}, {0, 1}}).to_data(), {65}, {1, 1});
 }
+
+TEST(RemoteDevice, KeepsABoundedNumberOfUnresolvedMeasurements) {
+  // A client that profiles and never resolves does not make the server hold
+  // every measurement: past kMaxProfileWindows the oldest read as unmeasured.
+  ServerProcess server;
+  const Device d = connect(server);
+  auto x = Tensor<1>::ones({16}, d);
+  std::vector<ProfileDuration> durations;
+  for (int i = 0; i < 1030; ++i) {
+    auto [y, duration] = d.profile([&] { return x + 1.0; });
+    x = y;
+    durations.push_back(duration);
+  }
+  EXPECT_FALSE(durations.front().resolve().get().has_value());
+  EXPECT_TRUE(durations.back().resolve().get().has_value());
+  expect_values(x.slice({{0, 1}}).to_data(), {1031}, {1});
+}
+
+TEST(RemoteDevice, AWindowWhoseWorkFailedOnTheServerReportsTheError) {
+  ServerProcess server({"--device", "flex:0", "--max-session-memory", "1"});
+  const Device d = connect(server);
+  auto [big, duration] = d.profile([&] { return Tensor<1>::zeros({std::size_t{1} << 20}, d); });  // 4 MiB
+  try {
+    (void)duration.resolve().get();
+    ADD_FAILURE() << "the failed op was not reported";
+  } catch (const ExecutionError& e) {
+    EXPECT_NE(std::string(e.what()).find("--max-session-memory"), std::string::npos) << e.what();
+  }
+}
+
+#if BURN_HAS_VULKAN
+TEST(RemoteDevice, ProfilesOnAServerDevicesOwnClock) {
+  // Vulkan has a device clock (timestamp queries); the server measures there.
+  ServerProcess server({"--device", "vulkan:0"});
+  const Device d = connect(server, "vulkan:0");
+  auto x = Tensor<2>::ones({32, 32}, d);
+  auto [y, duration] = d.profile([&] { return x.matmul(x); });
+  const auto ticks = duration.resolve().get();
+  ASSERT_TRUE(ticks.has_value());
+  EXPECT_GT(ticks->duration().count(), 0);
+  expect_values(y.slice({{0, 1}, {0, 1}}).to_data(), {32}, {1, 1});
+}
+#endif
 
 TEST(RemoteDevice, BadAddressesAndMissingServersAreClearErrors) {
   burn::testing::expect_error([] { Device::remote_options(RemoteHost{"nohost"}).init(); }, "host:port");

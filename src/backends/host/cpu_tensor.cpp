@@ -5,6 +5,7 @@
 #include <mutex>
 #include <typeinfo>
 
+#include "core/huge_pages.hpp"
 #include "core/object_pool.hpp"
 
 namespace burn::host {
@@ -195,9 +196,14 @@ void gather_bytes(const CpuTensor& t, std::byte* dst) {
 
 TensorData to_tensor_data(const CpuTensor& t) {
   t.make_plain();
-  TensorData data = TensorData::zeros(Shape(t.shape), t.dtype);
-  gather_bytes(t, data.bytes_mut().data());
-  return data;
+  const Shape shape(t.shape);
+  // A tensor's shape was checked when it was made: this cannot overflow.
+  const std::size_t n = shape.num_elements() * dtype_size(t.dtype);
+  std::vector<std::byte> bytes;
+  detail::reserve_with_huge_pages(bytes, n);
+  bytes.resize(n);
+  gather_bytes(t, bytes.data());
+  return TensorData(std::move(bytes), shape, t.dtype);
 }
 
 CpuTensorPtr from_tensor_data(const std::shared_ptr<Allocator>& alloc, const TensorData& data) {

@@ -2,6 +2,7 @@
 // value (the same description autodiff and fusion consume), so the autodiff
 // graph stays on the client and the server only computes.
 #include <cstdlib>
+#include <future>
 #include <unordered_set>
 
 #include <fmt/format.h>
@@ -34,6 +35,25 @@ class RemotePrimitive final : public backend::Primitive {
 };
 
 std::uint64_t id_of(const backend::PrimitivePtr& p) { return static_cast<const RemotePrimitive&>(*p).id(); }
+
+/// A profile window on the server device's clock: the server measures the
+/// window's work there (on the device's own clock where it has one, else on
+/// the server's wall clock between the two points of the session's work), so
+/// the network's round trips are not in the measurement.
+class RemoteClockWindow final : public backend::DeviceClockWindow {
+ public:
+  RemoteClockWindow(std::shared_ptr<ClientSession> session, std::uint64_t id) : session_(std::move(session)), id_(id) {}
+  std::shared_future<std::optional<ProfileTicks>> close() override {
+    session_->profile_close(id_);
+    // Asked for only when resolved: closing must not wait for the server.
+    return std::async(std::launch::deferred, [session = session_, id = id_] { return session->profile_result(id); })
+        .share();
+  }
+
+ private:
+  std::shared_ptr<ClientSession> session_;
+  std::uint64_t id_;
+};
 
 class RemoteBackend final : public backend::Backend, public backend::Stream, public backend::MemoryManager {
  public:
@@ -86,7 +106,7 @@ class RemoteBackend final : public backend::Backend, public backend::Stream, pub
 
   backend::PrimitivePtr from_data(TensorData data) override {
     const auto id = session_->new_id();
-    session_->upload(id, data);
+    session_->upload(id, std::make_shared<const TensorData>(std::move(data)));
     return std::make_shared<RemotePrimitive>(id, session_);
   }
 
@@ -98,6 +118,11 @@ class RemoteBackend final : public backend::Backend, public backend::Stream, pub
 
   // Stream: the batch is the queue.
   void sync() override { session_->sync(); }
+  std::unique_ptr<backend::DeviceClockWindow> open_profile_window() override {
+    const auto id = session_->new_id();
+    session_->profile_open(id);
+    return std::make_unique<RemoteClockWindow>(session_, id);
+  }
   void flush() override { session_->flush(); }
 
   // Memory: the server device's allocator.

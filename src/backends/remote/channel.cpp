@@ -4,6 +4,7 @@
 // only through post().
 #include "backends/remote/channel.hpp"
 
+#include <array>
 #include <atomic>
 #include <condition_variable>
 #include <deque>
@@ -12,6 +13,7 @@
 #include <thread>
 #include <type_traits>
 
+#include <boost/asio/buffer.hpp>
 #include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
@@ -88,8 +90,17 @@ struct Channel::Impl : std::enable_shared_from_this<Channel::Impl> {
   std::chrono::milliseconds idle_timeout;
   std::string peer_name;
 
+  /// A message waiting to be written: `head`, then `body` (which `owner`
+  /// keeps alive; empty for a message that is all head).
+  struct Outgoing {
+    std::vector<std::byte> head;
+    std::shared_ptr<const void> owner;
+    std::span<const std::byte> body;
+    std::size_t size() const noexcept { return head.size() + body.size(); }
+  };
+
   // Network thread only.
-  std::deque<std::vector<std::byte>> outbox;
+  std::deque<Outgoing> outbox;
   bool writing = false;
   bool reading = false;
   bool paused = false;
@@ -159,7 +170,10 @@ struct Connection final : Channel::Impl {
 
   std::shared_ptr<ssl::context> tls_context;  // before ws, which refers to it
   websocket::stream<Next> ws;
-  beast::flat_buffer read_buffer;  // network thread only
+  // The message being read, straight from the socket into the vector that is
+  // handed on (no copy out of a read buffer); network thread only.
+  std::vector<std::byte> incoming;
+  std::optional<net::dynamic_vector_buffer<std::byte, std::allocator<std::byte>>> incoming_buffer;
 
   std::shared_ptr<Connection> self() { return std::static_pointer_cast<Connection>(shared_from_this()); }
 
@@ -179,15 +193,17 @@ struct Connection final : Channel::Impl {
   void read() override {
     if (!open || paused || reading) return;
     reading = true;
-    ws.async_read(read_buffer, [self = self()](beast::error_code ec, std::size_t) {
+    // Beast sizes the buffer from the frame header: a first read of at most
+    // 1.5 KiB, then the rest of the payload in one piece.
+    incoming = {};
+    incoming_buffer.emplace(incoming);
+    ws.async_read(*incoming_buffer, [self = self()](beast::error_code ec, std::size_t) {
       self->reading = false;
       if (ec) return self->fail(describe(ec, self->idle_timeout));
       if (!self->ws.got_binary()) return self->fail("a text message arrived (the protocol is binary)");
-      const auto data = self->read_buffer.cdata();
-      const auto* first = static_cast<const std::byte*>(data.data());
-      std::vector<std::byte> message(first, first + data.size());
-      self->read_buffer.consume(self->read_buffer.size());
-      self->deliver(std::move(message));
+      self->incoming.resize(self->incoming_buffer->size());
+      self->incoming_buffer.reset();
+      self->deliver(std::move(self->incoming));
       self->read();
     });
   }
@@ -195,7 +211,10 @@ struct Connection final : Channel::Impl {
   void write() override {
     if (writing || outbox.empty() || !open) return;
     writing = true;
-    ws.async_write(net::buffer(outbox.front()), [self = self()](beast::error_code ec, std::size_t) {
+    const Outgoing& next = outbox.front();
+    const std::array<net::const_buffer, 2> buffers{net::buffer(next.head),
+                                                   net::buffer(next.body.data(), next.body.size())};
+    ws.async_write(buffers, [self = self()](beast::error_code ec, std::size_t) {
       self->writing = false;
       {
         std::lock_guard lock(self->mutex);
@@ -259,7 +278,10 @@ void Channel::start(MessageHandler on_message, CloseHandler on_close) {
   });
 }
 
-void Channel::send(std::vector<std::byte> message) {
+void Channel::send(std::vector<std::byte> message) { send(std::move(message), nullptr, {}); }
+
+void Channel::send(std::vector<std::byte> head, std::shared_ptr<const void> owner, std::span<const std::byte> body) {
+  Impl::Outgoing message{std::move(head), std::move(owner), body};
   {
     std::unique_lock lock(impl_->mutex);
     impl_->drained.wait(lock, [&] { return impl_->queued_bytes < kMaxQueuedBytes || !impl_->open; });

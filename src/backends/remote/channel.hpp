@@ -16,6 +16,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -66,6 +67,10 @@ class Channel {
   /// of bytes wait to be written (a large upload does not copy itself into
   /// memory all at once). Does nothing once the connection is closed.
   void send(std::vector<std::byte> message);
+  /// Queues one message made of `head` followed by `body`, written from where
+  /// `body` lies (tensor data is not copied into a message first); `owner`
+  /// keeps it alive until written.
+  void send(std::vector<std::byte> head, std::shared_ptr<const void> owner, std::span<const std::byte> body);
   /// Closes the connection gracefully (the peer sees a normal close);
   /// thread-safe, returns at once.
   void close();

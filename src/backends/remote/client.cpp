@@ -6,6 +6,8 @@
 
 #include <burn/error.hpp>
 
+#include "core/huge_pages.hpp"
+
 namespace burn::remote {
 
 ClientSession::ClientSession(std::string address, std::shared_ptr<Channel> channel)
@@ -199,21 +201,19 @@ void ClientSession::cleanup() {
   flush_locked();
 }
 
-void ClientSession::upload(std::uint64_t id, const TensorData& data) {
+void ClientSession::upload(std::uint64_t id, std::shared_ptr<const TensorData> data) {
   std::lock_guard lock(mutex_);
   check_alive_locked("from_data");
   flush_locked();  // the upload follows the ops queued before it
-  const auto bytes = data.bytes();
+  const auto bytes = data->bytes();
   Writer header(MessageKind::Upload);
   header.u64(id);
-  write_spec(header, {data.shape(), data.dtype()});
+  write_spec(header, {data->shape(), data->dtype()});
   header.u64(bytes.size());
   channel_->send(std::move(header).take());
-  for (std::size_t at = 0; at < bytes.size(); at += kChunkBytes) {
-    Writer chunk(MessageKind::UploadChunk);
-    chunk.bytes(bytes.subspan(at, std::min(kChunkBytes, bytes.size() - at)));
-    channel_->send(std::move(chunk).take());
-  }
+  for (std::size_t at = 0; at < bytes.size(); at += kChunkBytes)
+    channel_->send(Writer(MessageKind::UploadChunk).take(), data,
+                   bytes.subspan(at, std::min(kChunkBytes, bytes.size() - at)));
 }
 
 void ClientSession::flush() {
@@ -261,7 +261,7 @@ TensorData ClientSession::read(std::uint64_t id, const ir::TensorSpec& spec) {
                                       got.shape.to_string(), dtype_name(got.dtype), total, spec.shape.to_string(),
                                       dtype_name(spec.dtype)));
     std::vector<std::byte> bytes;
-    bytes.reserve(total);
+    detail::reserve_with_huge_pages(bytes, total);
     while (bytes.size() < total) {
       const auto chunk = receive("to_data");
       Reader c(chunk);
@@ -273,6 +273,51 @@ TensorData ClientSession::read(std::uint64_t id, const ir::TensorSpec& spec) {
     return TensorData(std::move(bytes), spec.shape, spec.dtype);
   } catch (const ProtocolError& e) {
     throw ExecutionError("to_data",
+                         fmt::format("burn-server at {} answered outside the protocol: {}", address_, e.what()));
+  }
+}
+
+// ---- profiling -------------------------------------------------------------------------------------
+
+void ClientSession::profile_open(std::uint64_t window) {
+  std::lock_guard lock(mutex_);
+  check_alive_locked("Device::profile");
+  batch_.u8(static_cast<std::uint8_t>(CommandKind::ProfileOpen));
+  batch_.u64(window);
+  ++batch_count_;
+  maybe_flush_locked();
+}
+
+void ClientSession::profile_close(std::uint64_t window) {
+  std::lock_guard lock(mutex_);
+  check_alive_locked("Device::profile");
+  batch_.u8(static_cast<std::uint8_t>(CommandKind::ProfileClose));
+  batch_.u64(window);
+  ++batch_count_;
+  flush_locked();  // the window's work starts now, not at the next batch
+}
+
+std::optional<ProfileTicks> ClientSession::profile_result(std::uint64_t window) {
+  std::lock_guard lock(mutex_);
+  check_alive_locked("Device::profile");
+  flush_locked();
+  Writer question(MessageKind::ProfileQuery);
+  question.u64(window);
+  channel_->send(std::move(question).take());
+  try {
+    const auto status = receive("Device::profile");
+    Reader s(status);
+    throw_status(s);
+    const auto answer = receive("Device::profile");
+    Reader r(answer);
+    if (r.kind() != MessageKind::ProfileReply) throw ProtocolError("expected a ProfileReply");
+    const bool measured = r.u8() != 0;
+    const std::uint64_t nanoseconds = r.u64();
+    r.expect_end();
+    if (!measured) return std::nullopt;
+    return ProfileTicks(std::chrono::nanoseconds(static_cast<std::int64_t>(nanoseconds)));
+  } catch (const ProtocolError& e) {
+    throw ExecutionError("Device::profile",
                          fmt::format("burn-server at {} answered outside the protocol: {}", address_, e.what()));
   }
 }

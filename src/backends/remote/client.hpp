@@ -61,8 +61,9 @@ class ClientSession {
   void seed(std::uint64_t seed);
   void set_persistent(bool on);
   void cleanup();
-  /// Sends the tensor's bytes in chunks after the ops queued before it.
-  void upload(std::uint64_t id, const TensorData& data);
+  /// Sends the tensor's bytes in chunks after the ops queued before it,
+  /// written from `data` itself (kept alive until sent).
+  void upload(std::uint64_t id, std::shared_ptr<const TensorData> data);
 
   /// Sends the queued ops.
   void flush();
@@ -70,6 +71,12 @@ class ClientSession {
   /// the server hit since the last answer (ExecutionError "[op] message").
   void sync();
   TensorData read(std::uint64_t id, const ir::TensorSpec& spec);
+  /// Opens (queued, like an op) and closes (sent at once) a profile window
+  /// on the server device's clock; profile_result asks for its measurement,
+  /// waiting for the server to have run the window's work.
+  void profile_open(std::uint64_t window);
+  void profile_close(std::uint64_t window);
+  std::optional<ProfileTicks> profile_result(std::uint64_t window);
   struct Memory {
     std::optional<MemoryPoolUsage> usage;
     std::optional<std::vector<SlicedPoolReport>> reports;
