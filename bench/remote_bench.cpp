@@ -109,8 +109,7 @@ void row(const char* what, double ours, double peer, const char* peer_name) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
-  const bool quick = argc > 1 && std::string(argv[1]) == "--quick";
+int run_bench(bool quick) {
   const int reps = quick ? 5 : 20;
   Server server;
   const Device remote = Device::remote_options(RemoteHost{server.address()}).device("flex:0").init();
@@ -183,4 +182,16 @@ int main(int argc, char** argv) {
     row(name, on(remote), on(local), "local flex");
   }
   return 0;
+}
+
+int main(int argc, char** argv) {
+  // Errors are caught so that Server's destructor stops the burn-server it
+  // started (an uncaught exception would leave it running).
+  try {
+    return run_bench(argc > 1 && std::string(argv[1]) == "--quick");
+  } catch (const std::exception& e) {
+    std::fflush(stdout);
+    std::fprintf(stderr, "burn-remote-bench: %s\n", e.what());
+    return 1;
+  }
 }

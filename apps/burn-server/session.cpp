@@ -1,6 +1,7 @@
 #include "session.hpp"
 
 #include <algorithm>
+#include <cstring>
 
 #include <burn/backend/backend.hpp>
 
@@ -365,7 +366,13 @@ void Session::upload_begin(Reader& r) {
     if (!backend().supports_dtype(up.spec.dtype))
       throw burn::Error("from_data", fmt::format("{} on burn-server does not support dtype {}", device_->info.name,
                                                  burn::dtype_name(up.spec.dtype)));
-    burn::detail::reserve_with_huge_pages(up.bytes, bytes);
+    if (auto* host = backend().host_access()) {
+      auto target = host->allocate_host(up.spec);
+      up.primitive = std::move(target.primitive);
+      up.destination = target.bytes;
+    } else {
+      burn::detail::reserve_with_huge_pages(up.bytes, bytes);
+    }
   } catch (const burn::Error& e) {
     // The chunks still come: they are read and dropped.
     fail(e.op(), message_of(e));
@@ -381,7 +388,9 @@ void Session::upload_chunk(Reader& r) {
   const auto part = r.rest();
   if (part.size() > up.expected) throw ProtocolError("more upload data than announced");
   up.expected -= part.size();
-  if (!up.discard) up.bytes.insert(up.bytes.end(), part.begin(), part.end());
+  if (!up.discard && up.primitive) std::memcpy(up.destination.data() + up.received, part.data(), part.size());
+  else if (!up.discard) up.bytes.insert(up.bytes.end(), part.begin(), part.end());
+  up.received += part.size();
   if (up.expected == 0) finish_upload();
 }
 
@@ -393,6 +402,7 @@ void Session::finish_upload() {
     return;
   }
   try {
+    if (done.primitive) return store(done.id, std::move(done.primitive), done.spec);
     burn::TensorData data(std::move(done.bytes), done.spec.shape, done.spec.dtype);
     store(done.id, backend().from_data(std::move(data)), done.spec);
   } catch (const burn::Error& e) {
@@ -434,9 +444,21 @@ void Session::read(Reader& r) {
   if (it == tensors_.end())
     throw ProtocolError(fmt::format("a Read names tensor id {}, which this session does not have", id));
   if (error_) return send_status();  // report what failed first
-  std::shared_ptr<const burn::TensorData> data;
+  // The chunks are written from the tensor itself where its device lays it
+  // out in host memory (the tensor kept alive until sent), else from a copy.
+  std::shared_ptr<const void> owner;
+  std::span<const std::byte> bytes;
   try {
-    data = std::make_shared<const burn::TensorData>(backend().to_data(it->second.primitive, it->second.spec));
+    auto* host = backend().host_access();
+    if (auto* stream = host ? backend().stream() : nullptr) stream->sync();
+    if (auto in_place = host ? host->host_bytes(it->second.primitive, it->second.spec) : std::nullopt) {
+      owner = it->second.primitive;
+      bytes = *in_place;
+    } else {
+      auto data = std::make_shared<const burn::TensorData>(backend().to_data(it->second.primitive, it->second.spec));
+      bytes = data->bytes();
+      owner = std::move(data);
+    }
   } catch (const burn::Error& e) {
     fail(e.op(), message_of(e));
     return send_status();
@@ -444,12 +466,10 @@ void Session::read(Reader& r) {
   send_status();
   Writer header(MessageKind::DataHeader);
   burn::remote::write_spec(header, it->second.spec);
-  const auto bytes = data->bytes();
   header.u64(bytes.size());
   send(std::move(header));
-  // Each chunk is written from the data itself.
   for (std::size_t at = 0; at < bytes.size(); at += burn::remote::kChunkBytes)
-    channel_->send(Writer(MessageKind::DataChunk).take(), data,
+    channel_->send(Writer(MessageKind::DataChunk).take(), owner,
                    bytes.subspan(at, std::min(burn::remote::kChunkBytes, bytes.size() - at)));
 }
 

@@ -11,6 +11,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <span>
 #include <string>
 #include <thread>
 #include <unordered_map>
@@ -60,7 +61,12 @@ class Session : public std::enable_shared_from_this<Session> {
   struct PendingUpload {
     std::uint64_t id = 0;
     burn::ir::TensorSpec spec;
+    /// Where the chunks go: straight into the new tensor on a device in host
+    /// memory (HostAccess), else into `bytes`, handed to from_data at the end.
+    burn::backend::PrimitivePtr primitive;
+    std::span<std::byte> destination;
     std::vector<std::byte> bytes;
+    std::uint64_t received = 0;
     std::uint64_t expected = 0;  ///< bytes still to come
     bool discard = false;        ///< refused (memory limit, dtype): the chunks are dropped
   };

@@ -20,11 +20,14 @@ namespace burn::detail {
 /// follow their own rule, in src/backends/host/allocator.cpp.)
 inline void reserve_with_huge_pages(std::vector<std::byte>& buffer, std::size_t bytes) {
   buffer.reserve(bytes);
-  constexpr std::uintptr_t kHugePage = std::uintptr_t{2} << 20;
-  const auto begin = reinterpret_cast<std::uintptr_t>(buffer.data());
-  const std::uintptr_t first = (begin + kHugePage - 1) / kHugePage * kHugePage;
-  const std::uintptr_t last = (begin + bytes) / kHugePage * kHugePage;
-  if (last > first) madvise(reinterpret_cast<void*>(first), last - first, MADV_HUGEPAGE);
+  constexpr std::size_t kHugePage = std::size_t{2} << 20;
+  std::byte* const data = buffer.data();
+  // Only whole 2 MiB pages inside the buffer can be huge: skip to the first
+  // boundary, keep to the last one.
+  const std::size_t lead = (kHugePage - reinterpret_cast<std::uintptr_t>(data) % kHugePage) % kHugePage;
+  if (bytes <= lead) return;
+  const std::size_t whole = (bytes - lead) / kHugePage * kHugePage;
+  if (whole > 0) madvise(data + lead, whole, MADV_HUGEPAGE);
 }
 
 }  // namespace burn::detail

@@ -101,6 +101,29 @@ class MemoryManager {
   ~MemoryManager() = default;
 };
 
+/// Tensors in this process's memory, filled or read in place: burn-server
+/// assembles an upload straight into the new tensor as its chunks arrive,
+/// and sends a download from the tensor itself, instead of going through a
+/// whole-tensor TensorData copy at either end.
+class HostAccess {
+ public:
+  struct Writable {
+    PrimitivePtr primitive;
+    std::span<std::byte> bytes;  ///< row-major; fill before any op reads the tensor
+  };
+  /// A new tensor of `spec` with uninitialised contents.
+  virtual Writable allocate_host(const ir::TensorSpec& spec) = 0;
+  /// The tensor's bytes in row-major order where they lie that way in
+  /// memory (else nullopt: use to_data); valid while the primitive lives.
+  /// On a backend with a Stream, sync it first: the bytes are read as they
+  /// are.
+  virtual std::optional<std::span<const std::byte>> host_bytes(const PrimitivePtr& primitive,
+                                                               const ir::TensorSpec& spec) = 0;
+
+ protected:
+  ~HostAccess() = default;
+};
+
 /// An intra-op thread pool of adjustable size.
 class ThreadControl {
  public:
@@ -171,6 +194,7 @@ class Backend {
   virtual MemoryManager* memory() { return nullptr; }
   const MemoryManager* memory() const { return const_cast<Backend*>(this)->memory(); }
   virtual ThreadControl* threads() { return nullptr; }
+  virtual HostAccess* host_access() { return nullptr; }
   const ThreadControl* threads() const { return const_cast<Backend*>(this)->threads(); }
   virtual SingleOutputExecution* single_output() { return nullptr; }
 };

@@ -18,6 +18,21 @@ TensorData CpuBackendBase::to_data(const backend::PrimitivePtr& p, const ir::Ten
   return to_tensor_data(as_cpu(p));
 }
 
+backend::HostAccess::Writable CpuBackendBase::allocate_host(const ir::TensorSpec& spec) {
+  auto t = CpuTensor::allocate(alloc_, spec);
+  const std::size_t bytes = t->num_elements() * dtype_size(spec.dtype);
+  std::byte* base = t->base();
+  return {std::move(t), std::span<std::byte>(base, bytes)};
+}
+
+std::optional<std::span<const std::byte>> CpuBackendBase::host_bytes(const backend::PrimitivePtr& primitive,
+                                                                     const ir::TensorSpec& spec) {
+  const CpuTensor& t = as_cpu(primitive);
+  t.make_plain();
+  if (!t.is_contiguous() || t.dtype != spec.dtype) return std::nullopt;
+  return std::span<const std::byte>(t.base(), t.num_elements() * dtype_size(t.dtype));
+}
+
 void CpuBackendBase::seed(std::uint64_t seed) {
   std::lock_guard lock(rng_mutex_);
   rng_.seed(seed);

@@ -38,7 +38,7 @@ class HostMemory final : public backend::MemoryManager {
   bool caching_;
 };
 
-class CpuBackendBase : public backend::Backend {
+class CpuBackendBase : public backend::Backend, public backend::HostAccess {
  public:
   explicit CpuBackendBase(bool caching_allocator);
 
@@ -49,6 +49,10 @@ class CpuBackendBase : public backend::Backend {
   PhysicalIdentity identity() const override;
   std::string physical_name() const override;
   backend::MemoryManager* memory() override { return &memory_; }
+  backend::HostAccess* host_access() override { return this; }
+  Writable allocate_host(const ir::TensorSpec& spec) override;
+  std::optional<std::span<const std::byte>> host_bytes(const backend::PrimitivePtr& primitive,
+                                                       const ir::TensorSpec& spec) override;
 
   const std::shared_ptr<Allocator>& allocator() const noexcept { return alloc_; }
 

@@ -201,7 +201,7 @@ void ClientSession::cleanup() {
   flush_locked();
 }
 
-void ClientSession::upload(std::uint64_t id, std::shared_ptr<const TensorData> data) {
+void ClientSession::upload(std::uint64_t id, const std::shared_ptr<const TensorData>& data) {
   std::lock_guard lock(mutex_);
   check_alive_locked("from_data");
   flush_locked();  // the upload follows the ops queued before it

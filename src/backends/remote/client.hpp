@@ -63,7 +63,7 @@ class ClientSession {
   void cleanup();
   /// Sends the tensor's bytes in chunks after the ops queued before it,
   /// written from `data` itself (kept alive until sent).
-  void upload(std::uint64_t id, std::shared_ptr<const TensorData> data);
+  void upload(std::uint64_t id, const std::shared_ptr<const TensorData>& data);
 
   /// Sends the queued ops.
   void flush();
