@@ -1,7 +1,7 @@
 // TLS certificates for tests, made with OpenSSL at run time (no key material
 // in the repository): a certificate authority and a server certificate it
-// signed for the IP address 127.0.0.1 only, as PEM files in a folder the
-// object removes.
+// signed for one IP address only (127.0.0.1 unless told), as PEM files in a
+// folder the object removes.
 #pragma once
 
 #include <openssl/evp.h>
@@ -19,14 +19,16 @@ namespace burn::testing {
 
 class TlsFiles {
  public:
-  /// `name` keeps the folders of several sets apart.
-  explicit TlsFiles(const std::string& name) {
+  /// `name` keeps the folders of several sets apart; `server_ip` is the one
+  /// address the server certificate names.
+  explicit TlsFiles(const std::string& name, const std::string& server_ip = "127.0.0.1") {
     dir_ = std::filesystem::temp_directory_path() / ("burn-tls-" + name + "-" + std::to_string(::getpid()));
     std::filesystem::create_directories(dir_);
     const Key ca_key = new_key();
     const Cert ca = new_cert(ca_key.get(), "burn test CA " + name, nullptr, ca_key.get(), /*ca=*/true, nullptr);
     const Key server_key = new_key();
-    const Cert server = new_cert(server_key.get(), "127.0.0.1", ca.get(), ca_key.get(), /*ca=*/false, "IP:127.0.0.1");
+    const std::string alt_name = "IP:" + server_ip;
+    const Cert server = new_cert(server_key.get(), server_ip, ca.get(), ca_key.get(), /*ca=*/false, alt_name.c_str());
     write(ca_cert(), [&](FILE* f) { return PEM_write_X509(f, ca.get()); });
     write(server_cert(), [&](FILE* f) { return PEM_write_X509(f, server.get()); });
     write(server_key_file(),
