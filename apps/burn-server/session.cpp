@@ -387,10 +387,13 @@ void Session::upload_chunk(Reader& r) {
   auto& up = *upload_;
   const auto part = r.rest();
   if (part.size() > up.expected) throw ProtocolError("more upload data than announced");
+  if (!up.discard) {
+    // The chunk follows the bytes received so far: all but those still expected.
+    if (up.primitive)
+      std::memcpy(up.destination.data() + (up.destination.size() - up.expected), part.data(), part.size());
+    else up.bytes.insert(up.bytes.end(), part.begin(), part.end());
+  }
   up.expected -= part.size();
-  if (!up.discard && up.primitive) std::memcpy(up.destination.data() + up.received, part.data(), part.size());
-  else if (!up.discard) up.bytes.insert(up.bytes.end(), part.begin(), part.end());
-  up.received += part.size();
   if (up.expected == 0) finish_upload();
 }
 
@@ -450,7 +453,6 @@ void Session::read(Reader& r) {
   std::span<const std::byte> bytes;
   try {
     auto* host = backend().host_access();
-    if (auto* stream = host ? backend().stream() : nullptr) stream->sync();
     if (auto in_place = host ? host->host_bytes(it->second.primitive, it->second.spec) : std::nullopt) {
       owner = it->second.primitive;
       bytes = *in_place;

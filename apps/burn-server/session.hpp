@@ -66,7 +66,6 @@ class Session : public std::enable_shared_from_this<Session> {
     burn::backend::PrimitivePtr primitive;
     std::span<std::byte> destination;
     std::vector<std::byte> bytes;
-    std::uint64_t received = 0;
     std::uint64_t expected = 0;  ///< bytes still to come
     bool discard = false;        ///< refused (memory limit, dtype): the chunks are dropped
   };

@@ -115,8 +115,8 @@ class HostAccess {
   virtual Writable allocate_host(const ir::TensorSpec& spec) = 0;
   /// The tensor's bytes in row-major order where they lie that way in
   /// memory (else nullopt: use to_data); valid while the primitive lives.
-  /// On a backend with a Stream, sync it first: the bytes are read as they
-  /// are.
+  /// A backend with queued work finishes what writes the tensor first, as
+  /// to_data does.
   virtual std::optional<std::span<const std::byte>> host_bytes(const PrimitivePtr& primitive,
                                                                const ir::TensorSpec& spec) = 0;
 
