@@ -2,8 +2,9 @@
 # The README's second command: install what is missing, build everything and
 # run every test (ctest prints the summary). It uses the `full` preset
 # (build/full): the release build plus every backend CI covers (LibTorch,
-# Vulkan and wgpu on lavapipe, remote with burn-server), so each op suite runs
-# on every device and the differential test compares flex against LibTorch.
+# Vulkan and wgpu on lavapipe, remote with burn-server, the collectives over
+# Gloo with burn-run), so each op suite runs on every device and the
+# differential test compares flex against LibTorch.
 # The main job keeps the lean `release` preset.
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -55,5 +55,19 @@ std::vector<std::size_t> epoch_order(std::size_t size, bool shuffle, std::uint64
   return order;
 }
 
+std::size_t shard_size(std::size_t size, std::size_t num_shards, bool drop_tail) {
+  return drop_tail ? size / num_shards : (size + num_shards - 1) / num_shards;
+}
+
+std::vector<std::size_t> shard_order(const std::vector<std::size_t>& order, std::size_t shard, std::size_t num_shards,
+                                     bool drop_tail) {
+  const std::size_t count = shard_size(order.size(), num_shards, drop_tail);
+  std::vector<std::size_t> mine;
+  if (order.empty()) return mine;
+  mine.reserve(count);
+  for (std::size_t k = 0; k < count; ++k) mine.push_back(order[(shard + k * num_shards) % order.size()]);
+  return mine;
+}
+
 }  // namespace detail
 }  // namespace burn::data

@@ -110,6 +110,58 @@ TEST(DataLoader, EveryItemExactlyOncePerEpoch) {
   }
 }
 
+TEST(DataLoader, ShardsAreDisjointAndCoverTheEpochEachEpochReshuffled) {
+  // 4 shards of 40 items: each rank sees 10, together all 40, once each.
+  std::vector<std::vector<int>> previous(4);
+  for (std::size_t epoch = 0; epoch < 3; ++epoch) {
+    std::vector<int> seen;
+    for (std::size_t shard = 0; shard < 4; ++shard) {
+      Loader loader(numbers(40), identity,
+                    {.batch_size = 3, .shuffle = true, .seed = 5, .num_shards = 4, .shard = shard});
+      EXPECT_EQ(loader.num_items(), 10u);
+      EXPECT_EQ(loader.num_batches(), 4u);
+      std::vector<int> mine;
+      for (auto& b : loader.iter_epoch(epoch)) mine.insert(mine.end(), b.begin(), b.end());
+      EXPECT_EQ(mine.size(), 10u);
+      if (epoch > 0) {
+        EXPECT_NE(mine, previous[shard]) << "shard " << shard << " was not reshuffled";
+      }
+      previous[shard] = mine;
+      seen.insert(seen.end(), mine.begin(), mine.end());
+    }
+    std::sort(seen.begin(), seen.end());
+    std::vector<int> all(40);
+    std::iota(all.begin(), all.end(), 0);
+    EXPECT_EQ(seen, all) << "epoch " << epoch;
+  }
+}
+
+TEST(DataLoader, ShardsOfAnUnevenDatasetHaveEqualSizes) {
+  // 10 items over 4 shards, unshuffled: dealt 0,4,8 / 1,5,9 / 2,6,(0) / 3,7,(1)
+  // (the order wraps around), or with drop_last 0,4 / 1,5 / 2,6 / 3,7.
+  const std::vector<std::vector<int>> wrapped{{0, 4, 8}, {1, 5, 9}, {2, 6, 0}, {3, 7, 1}};
+  const std::vector<std::vector<int>> dropped{{0, 4}, {1, 5}, {2, 6}, {3, 7}};
+  for (std::size_t shard = 0; shard < 4; ++shard) {
+    Loader wrap(numbers(10), identity, {.batch_size = 8, .num_shards = 4, .shard = shard});
+    EXPECT_EQ(collect(wrap.iter()), (std::vector<Batch>{wrapped[shard]}));
+    Loader drop(numbers(10), identity, {.batch_size = 2, .drop_last = true, .num_shards = 4, .shard = shard});
+    EXPECT_EQ(collect(drop.iter()), (std::vector<Batch>{dropped[shard]}));
+  }
+  // More shards than items: every shard still gets one (wrapped) item.
+  Loader tiny(numbers(3), identity, {.batch_size = 1, .num_shards = 5, .shard = 4});
+  EXPECT_EQ(collect(tiny.iter()), (std::vector<Batch>{{1}}));
+}
+
+TEST(DataLoader, RefusesAShardOutsideTheShardCount) {
+  EXPECT_NE(error_message([] {
+              Loader(numbers(4), identity, {.num_shards = 2, .shard = 2});
+            }).find("shard must be below num_shards"),
+            std::string::npos);
+  EXPECT_NE(
+      error_message([] { Loader(numbers(4), identity, {.num_shards = 0}); }).find("num_shards must be at least 1"),
+      std::string::npos);
+}
+
 // Batches finish out of order (later ones sleep less); the order must not show it.
 Batch slow_identity(std::vector<int> items) {
   const int first = items.empty() ? 0 : items.front();

@@ -1,84 +1,23 @@
 // A real burn-server process for a test: started on 127.0.0.1 with an
 // ephemeral port, stopped (SIGTERM, then SIGKILL) when the object goes.
-// Also a child-process helper for tests that need several clients.
 #pragma once
 
-#include <fcntl.h>
 #include <signal.h>
-#include <spawn.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
-#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <optional>
 #include <stdexcept>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include <gtest/gtest.h>
 
-extern char** environ;
+#include "child_process.hpp"
 
 namespace burn::testing {
-
-/// A started process; killed and reaped on destruction.
-class ChildProcess {
- public:
-  /// Starts argv[0] with the given arguments; stdout and stderr go to `log`
-  /// (appended) when given.
-  explicit ChildProcess(const std::vector<std::string>& argv, const std::string& log = "") {
-    std::vector<char*> args;
-    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-    args.push_back(nullptr);
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    if (!log.empty()) {
-      posix_spawn_file_actions_addopen(&actions, 1, log.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
-      posix_spawn_file_actions_adddup2(&actions, 1, 2);
-    }
-    const int rc = posix_spawn(&pid_, args[0], &actions, nullptr, args.data(), environ);
-    posix_spawn_file_actions_destroy(&actions);
-    if (rc != 0) throw std::runtime_error("cannot start " + argv[0]);
-  }
-  ~ChildProcess() { kill(SIGKILL); }
-  ChildProcess(const ChildProcess&) = delete;
-  ChildProcess& operator=(const ChildProcess&) = delete;
-
-  pid_t pid() const noexcept { return pid_; }
-  /// Sends `sig` and reaps the process (waiting at most `limit`, then SIGKILL).
-  void kill(int sig, std::chrono::milliseconds limit = std::chrono::milliseconds(5000)) {
-    if (pid_ <= 0) return;
-    ::kill(pid_, sig);
-    if (!wait_for(limit)) {
-      ::kill(pid_, SIGKILL);
-      wait_for(std::chrono::milliseconds(5000));
-    }
-  }
-  /// Waits for the process to exit; its exit status, or nullopt after `limit`.
-  std::optional<int> wait_for(std::chrono::milliseconds limit) {
-    if (pid_ <= 0) return status_;
-    const auto deadline = std::chrono::steady_clock::now() + limit;
-    for (;;) {
-      int status = 0;
-      const pid_t r = ::waitpid(pid_, &status, WNOHANG);
-      if (r == pid_) {
-        pid_ = -1;
-        status_ = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-        return status_;
-      }
-      if (std::chrono::steady_clock::now() > deadline) return std::nullopt;
-      std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    }
-  }
-
- private:
-  pid_t pid_ = -1;
-  std::optional<int> status_;
-};
 
 /// burn-server on 127.0.0.1 with a free port.
 class ServerProcess {

@@ -23,6 +23,14 @@ namespace detail {
 /// 0..size-1, shuffled when asked by a generator seeded from (seed, epoch);
 /// identical on every platform and standard library.
 std::vector<std::size_t> epoch_order(std::size_t size, bool shuffle, std::uint64_t seed, std::uint64_t epoch);
+/// Shard `shard` of `num_shards` of an epoch's order, dealt round-robin
+/// (items shard, shard + num_shards, ...). Every shard gets the same count:
+/// with `drop_tail` the order is cut to a multiple of num_shards (disjoint
+/// shards), else it wraps around to the next multiple (a few items twice).
+std::vector<std::size_t> shard_order(const std::vector<std::size_t>& order, std::size_t shard, std::size_t num_shards,
+                                     bool drop_tail);
+/// How many items each of `num_shards` shards of `size` items has.
+std::size_t shard_size(std::size_t size, std::size_t num_shards, bool drop_tail);
 /// "[DataLoader] <what>"
 [[noreturn]] void throw_bad_options(const char* what);
 }  // namespace detail
@@ -39,6 +47,16 @@ struct DataLoaderOptions {
   std::size_t num_workers = 0;
   /// Batches each worker may have ready ahead of the consumer (>= 1).
   std::size_t prefetch_per_worker = 2;
+  /// Data parallelism: this process reads shard `shard` of `num_shards`
+  /// (its rank and the world size). Each epoch's order, the same on every
+  /// rank for one seed, is dealt out round-robin, so the shards are disjoint
+  /// and reshuffled every epoch. Every shard gets the same number of items,
+  /// hence of batches, so the ranks' collectives line up: when the dataset
+  /// does not divide evenly, the order wraps around to fill the last round
+  /// (as PyTorch's DistributedSampler does), or with drop_last the
+  /// incomplete round is dropped.
+  std::size_t num_shards = 1;
+  std::size_t shard = 0;
 };
 
 /// Turns a batch's items into a batch (e.g. tensors on a device). Called from
@@ -59,12 +77,19 @@ class DataLoader {
     if (!batcher_) detail::throw_bad_options("the batcher is empty");
     if (options_.batch_size == 0) detail::throw_bad_options("batch_size must be at least 1");
     if (options_.prefetch_per_worker == 0) detail::throw_bad_options("prefetch_per_worker must be at least 1");
+    if (options_.num_shards == 0) detail::throw_bad_options("num_shards must be at least 1");
+    if (options_.shard >= options_.num_shards)
+      detail::throw_bad_options("shard must be below num_shards (a rank below the world size)");
   }
 
   const DataLoaderOptions& options() const noexcept { return options_; }
-  std::size_t num_items() const { return dataset_->size(); }
+  /// The items of one epoch (of this shard).
+  std::size_t num_items() const {
+    if (options_.num_shards == 1) return dataset_->size();
+    return detail::shard_size(dataset_->size(), options_.num_shards, options_.drop_last);
+  }
   std::size_t num_batches() const {
-    const std::size_t n = dataset_->size(), b = options_.batch_size;
+    const std::size_t n = num_items(), b = options_.batch_size;
     return options_.drop_last ? n / b : (n + b - 1) / b;
   }
   /// The epoch the next iter() will run.
@@ -76,8 +101,10 @@ class DataLoader {
   /// A given epoch, without advancing the counter: the same epoch always
   /// yields the same batches.
   Epoch iter_epoch(std::size_t epoch) const {
-    auto order = std::make_shared<const std::vector<std::size_t>>(
-        detail::epoch_order(dataset_->size(), options_.shuffle, options_.seed, epoch));
+    auto all = detail::epoch_order(dataset_->size(), options_.shuffle, options_.seed, epoch);
+    if (options_.num_shards > 1)
+      all = detail::shard_order(all, options_.shard, options_.num_shards, options_.drop_last);
+    auto order = std::make_shared<const std::vector<std::size_t>>(std::move(all));
     const std::size_t batch_size = options_.batch_size;
     const std::size_t total = order->size();
     // Captures shared state by value so the epoch outlives the loader safely.
