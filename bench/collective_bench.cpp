@@ -1,7 +1,10 @@
 // All-reduce over burn::collective (Gloo, TCP on loopback) against a plain
 // socket copy, in one run: the launcher measures the socket copy, starts
 // the ranks (this same program, with RANK/WORLD_SIZE/MASTER_* set) and
-// prints one row per size, 1 KiB to 256 MiB of f32.
+// prints one row per size, 1 KiB to 256 MiB of f32. Then the overlap of
+// gradient synchronisation with backward: the step time of a data-parallel
+// MLP against its compute alone, and the share of the communication that
+// GradientSync hid behind backward.
 //
 //   build/full/bench/burn-collective-bench            # 2 ranks
 //   build/full/bench/burn-collective-bench --nproc 4
@@ -26,9 +29,9 @@
 #include <vector>
 
 #include <boost/asio/ip/tcp.hpp>
-#include <boost/asio/read.hpp>
-#include <boost/asio/write.hpp>
 #include <burn/burn.hpp>
+
+#include "socket_copy.hpp"
 
 extern char** environ;
 
@@ -42,28 +45,54 @@ const std::vector<std::size_t> kSizes{std::size_t{1} << 10, std::size_t{16} << 1
 
 double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
-/// Bytes per second of a plain TCP copy over loopback (Boost.Asio, one
-/// sender thread and one receiver): what one link of the ring can carry.
-double socket_bandwidth(std::size_t bytes) {
-  namespace net = boost::asio;
-  using tcp = net::ip::tcp;
-  net::io_context ioc;
-  tcp::acceptor acceptor(ioc, tcp::endpoint(net::ip::make_address("127.0.0.1"), 0));
-  std::vector<char> out(bytes, 'x'), in(bytes);
-  std::thread sender([&] {
-    tcp::socket s(ioc);
-    s.connect(acceptor.local_endpoint());
-    net::write(s, net::buffer(out));
-  });
-  tcp::socket receiver = acceptor.accept();
-  const auto start = Clock::now();
-  net::read(receiver, net::buffer(in));
-  const double t = seconds_since(start);
-  sender.join();
-  return static_cast<double>(bytes) / t;
+/// The overlap model: 784 -> 1024 -> 1024 -> 10, 1.9 M parameters (7.5 MB
+/// of f32 gradients).
+struct Mlp {
+  burn::nn::Linear fc1, fc2, fc3;
+  BURN_MODULE(fc1, fc2, fc3)
+  burn::Tensor<2> forward(const burn::Tensor<2>& x) const {
+    return fc3.forward(burn::activation::relu(fc2.forward(burn::activation::relu(fc1.forward(x)))));
+  }
+};
+
+struct StepTimes {
+  double step = 0, communication = 0, exposed = 0;
+};
+
+/// Median step of training `steps` batches of 64; `sync` null: compute
+/// alone (this rank's own gradients).
+StepTimes time_steps(coll::GradientSync* sync, int steps) {
+  const burn::Device device = burn::Device::flex().autodiff();
+  device.seed(1);
+  Mlp model{burn::nn::LinearConfig{784, 1024}.init(device), burn::nn::LinearConfig{1024, 1024}.init(device),
+            burn::nn::LinearConfig{1024, 10}.init(device)};
+  auto optim = burn::optim::SgdConfig{}.init();
+  const auto x = burn::Tensor<2>::random({64, 784}, burn::Distribution::uniform(-1, 1), device);
+  const auto y = burn::Tensor<2>::random({64, 10}, burn::Distribution::uniform(-1, 1), device);
+  std::vector<StepTimes> times;
+  for (int i = 0; i < steps + 2; ++i) {
+    if (sync) sync->group().barrier();
+    const auto start = Clock::now();
+    const burn::Tensor<1> loss = burn::nn::loss::MseLoss{}.forward(model.forward(x), y);
+    burn::optim::GradientsParams grads;
+    if (sync) {
+      grads = sync->backward(loss, model);
+    } else {
+      burn::Gradients g = loss.backward();
+      grads = burn::optim::GradientsParams::from_grads(g, model);
+    }
+    model = optim.step(0.001, model, std::move(grads));
+    (void)model.fc1.weight.val().to_data();  // the step's work is done
+    StepTimes t{seconds_since(start), 0, 0};
+    if (sync) t = {t.step, sync->last_stats().communication_seconds, sync->last_stats().exposed_seconds};
+    if (i >= 2) times.push_back(t);
+  }
+  std::sort(times.begin(), times.end(), [](const StepTimes& a, const StepTimes& b) { return a.step < b.step; });
+  return times[times.size() / 2];
 }
 
 // A rank: times all_reduce at each size; rank 0 writes "bytes seconds" lines.
+// Then the overlap runs; rank 0 writes "name step communication exposed" lines.
 int rank_main(const char* results) {
   coll::ProcessGroup group = coll::ProcessGroup::from_env();
   std::ofstream out;
@@ -81,6 +110,28 @@ int rank_main(const char* results) {
     std::sort(times.begin(), times.end());
     if (group.rank() == 0) out << bytes << ' ' << times[times.size() / 2] << '\n';
   }
+  out.close();
+
+  // One compute thread per rank: the ranks share this machine's cores.
+  burn::Device::flex().set_num_threads(1);
+  std::ofstream overlap;
+  if (group.rank() == 0) overlap.open(std::string(results) + ".overlap");
+  const auto report = [&](const char* name, const StepTimes& t) {
+    if (group.rank() == 0) overlap << name << ' ' << t.step << ' ' << t.communication << ' ' << t.exposed << '\n';
+  };
+  group.barrier();
+  report("compute-alone", time_steps(nullptr, 10));
+  struct Mode {
+    const char* name;
+    std::size_t bucket_bytes;
+    bool overlap;
+  };
+  for (const Mode m :
+       {Mode{"after-backward", std::size_t{25} << 20, false}, Mode{"overlap-25MiB", std::size_t{25} << 20, true},
+        Mode{"overlap-1MiB", std::size_t{1} << 20, true}}) {
+    coll::GradientSync sync(group, {m.bucket_bytes, m.overlap});
+    report(m.name, time_steps(&sync, 10));
+  }
   return 0;
 }
 
@@ -94,7 +145,7 @@ int main(int argc, char** argv) {
     int nproc = 2;
     if (argc == 3 && std::string(argv[1]) == "--nproc") nproc = std::max(2, std::atoi(argv[2]));
     std::vector<double> copies;
-    for (int i = 0; i < 5; ++i) copies.push_back(socket_bandwidth(std::size_t{64} << 20));
+    for (int i = 0; i < 5; ++i) copies.push_back(burn_bench::socket_copy_bandwidth(std::size_t{64} << 20));
     std::sort(copies.begin(), copies.end());
     const double copy = copies[copies.size() / 2];
 
@@ -147,6 +198,22 @@ int main(int argc, char** argv) {
       const std::string size =
           bytes >= (std::size_t{1} << 20) ? std::to_string(bytes >> 20) + " MiB" : std::to_string(bytes >> 10) + " KiB";
       std::printf("| %-10s | %12.3f | %14.1f | %22.2f |\n", size.c_str(), seconds * 1e3, busbw / 1e6, busbw / copy);
+    }
+
+    std::printf("\nData-parallel MLP step (784-1024-1024-10, batch 64 per rank, SGD, 1 compute thread per rank)\n\n");
+    std::printf("| %-16s | %10s | %15s | %13s | %8s |\n", "gradients", "step (ms)", "all-reduce (ms)", "exposed (ms)",
+                "hidden");
+    std::printf("|------------------|------------|-----------------|---------------|----------|\n");
+    std::ifstream lines(results + ".overlap");
+    std::string name;
+    double step = 0, comm = 0, exposed = 0;
+    while (lines >> name >> step >> comm >> exposed) {
+      if (comm == 0) {
+        std::printf("| %-16s | %10.1f | %15s | %13s | %8s |\n", name.c_str(), step * 1e3, "-", "-", "-");
+      } else {
+        std::printf("| %-16s | %10.1f | %15.1f | %13.1f | %7.0f%% |\n", name.c_str(), step * 1e3, comm * 1e3,
+                    exposed * 1e3, 100.0 * std::max(0.0, 1.0 - exposed / comm));
+      }
     }
     std::filesystem::remove_all(dir);
     return 0;

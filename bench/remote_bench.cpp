@@ -21,11 +21,10 @@
 #include <vector>
 
 #include <boost/asio/ip/tcp.hpp>
-#include <boost/asio/read.hpp>
-#include <boost/asio/write.hpp>
 #include <burn/burn.hpp>
 
 #include "mlp_step.hpp"
+#include "socket_copy.hpp"
 
 extern char** environ;
 
@@ -82,27 +81,6 @@ class Server {
   std::filesystem::path dir_;
 };
 
-/// Bytes per second of a plain TCP copy of `bytes` over loopback (Boost.Asio,
-/// blocking, one sender thread and one receiver): the ceiling for uploads.
-double socket_bandwidth(std::size_t bytes) {
-  namespace net = boost::asio;
-  using tcp = net::ip::tcp;
-  net::io_context ioc;
-  tcp::acceptor acceptor(ioc, tcp::endpoint(net::ip::make_address("127.0.0.1"), 0));
-  std::vector<char> out(bytes, 'x'), in(bytes);
-  std::thread sender([&] {
-    tcp::socket s(ioc);
-    s.connect(acceptor.local_endpoint());
-    net::write(s, net::buffer(out));
-  });
-  tcp::socket receiver = acceptor.accept();
-  const auto start = Clock::now();
-  net::read(receiver, net::buffer(in));
-  const double t = seconds_since(start);
-  sender.join();
-  return static_cast<double>(bytes) / t;
-}
-
 void row(const char* what, double ours, double peer, const char* peer_name) {
   std::printf("| %-44s | %12.3f | %12.3f %-14s | %6.2f |\n", what, ours, peer, peer_name, ours / peer);
 }
@@ -151,7 +129,7 @@ int run_bench(bool quick) {
     const std::size_t bytes = std::size_t{64} << 20;
     const int runs = quick ? 3 : 7;
     std::vector<double> plain_runs;
-    for (int i = 0; i < runs; ++i) plain_runs.push_back(socket_bandwidth(bytes) / 1e6);
+    for (int i = 0; i < runs; ++i) plain_runs.push_back(burn_bench::socket_copy_bandwidth(bytes) / 1e6);
     std::sort(plain_runs.begin(), plain_runs.end());
     const double plain = plain_runs[plain_runs.size() / 2];
     const std::vector<float> values(bytes / sizeof(float), 1.5f);

@@ -24,3 +24,13 @@ target_sources(burn PRIVATE ${burn_collective_sources})
 target_link_libraries(burn PRIVATE $<BUILD_INTERFACE:Boost::headers> gloo Threads::Threads)
 burn_backend_package_dependency(Gloo CONFIG)
 burn_backend_package_dependency(Threads)
+
+# NCCL between CUDA devices (src/collective/nccl/): the CUDA runtime linked
+# statically, NCCL opened with dlopen when a group asks for it.
+if(BURN_HAS_NCCL)
+  target_sources(burn PRIVATE ${PROJECT_SOURCE_DIR}/src/collective/nccl/nccl_comm.cpp)
+  target_include_directories(burn PRIVATE ${BURN_NCCL_INCLUDE_DIR})
+  target_link_libraries(burn PRIVATE CUDA::cudart_static ${CMAKE_DL_LIBS})
+  burn_backend_package_dependency(CUDAToolkit)
+  message(STATUS "burn: collectives over NCCL too (${BURN_NCCL_INCLUDE_DIR}/nccl.h)")
+endif()

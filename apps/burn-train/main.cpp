@@ -3,13 +3,64 @@
 #include <unistd.h>
 
 #include <burn/error.hpp>
+#include <cerrno>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <exception>
+#include <filesystem>
 #include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
 
 #include "data.hpp"
 #include "options.hpp"
 #include "trainer.hpp"
+
+namespace {
+
+// burn-run next to this executable (installed: both in bin/; a build tree:
+// apps/burn-run/), else the one on PATH.
+std::string burn_run_path() {
+  std::error_code ec;
+  const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (!ec) {
+    for (const auto& candidate :
+         {self.parent_path() / "burn-run", self.parent_path().parent_path() / "burn-run" / "burn-run"})
+      if (::access(candidate.c_str(), X_OK) == 0) return candidate.string();
+  }
+  return "burn-run";
+}
+
+// --nproc N: the same command line, without --nproc, as N ranks of burn-run.
+// Returns only when burn-run cannot be started.
+int relaunch_under_burn_run(int argc, char** argv, std::size_t nproc) {
+  const std::string launcher = burn_run_path();
+  std::vector<std::string> args{launcher, "--nproc", std::to_string(nproc), "--", argv[0]};
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view arg = argv[i];
+    if (arg == "--nproc") {
+      ++i;  // and its value
+      continue;
+    }
+    if (arg.starts_with("--nproc=")) continue;
+    args.emplace_back(arg);
+  }
+  std::vector<char*> c_args;
+  c_args.reserve(args.size() + 1);
+  for (auto& a : args) c_args.push_back(a.data());
+  c_args.push_back(nullptr);
+  std::fflush(stdout);
+  ::execvp(c_args[0], c_args.data());
+  fmt::print(stderr,
+             "burn-train: error: --nproc needs burn-run, which could not be started ({}: {}); install it next to "
+             "burn-train or on PATH, or start the ranks yourself (docs/distributed.md)\n",
+             launcher, std::strerror(errno));
+  return burn_train::kRuntimeError;
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   using namespace burn_train;
@@ -21,6 +72,16 @@ int main(int argc, char** argv) {
     return kUsageError;
   }
   if (!options) return kSuccess;  // --help
+  if (options->nproc > 1) {
+    if (std::getenv("RANK") != nullptr) {
+      fmt::print(stderr,
+                 "burn-train: --nproc starts the ranks itself, but this process is already rank {} of a job "
+                 "(RANK is set); leave out --nproc under burn-run or torchrun\n",
+                 std::getenv("RANK"));
+      return kUsageError;
+    }
+    return relaunch_under_burn_run(argc, argv, options->nproc);
+  }
   try {
     return run_training(*options);
   } catch (const DataMissingError& e) {

@@ -64,6 +64,10 @@ std::string usage_text(const std::string& program) {
       "  --summary-json FILE    write per-epoch metrics and timings as JSON\n"
       "  --progress MODE        auto (bar on a terminal, lines otherwise), bar, lines, none\n"
       "  --expect-loss-decrease exit with status 3 unless the training loss fell\n"
+      "  --nproc N              train data-parallel on N local processes (burn-run starts\n"
+      "                         them); each trains on its shard with --batch-size, rank 0\n"
+      "                         prints and writes checkpoints. Under burn-run, torchrun or a\n"
+      "                         scheduler setting RANK and WORLD_SIZE, leave it out\n"
       "  -h, --help             show this help\n"
       "\n"
       "The last line of a successful run is 'final test accuracy: 0.XXXX'.\n"
@@ -138,6 +142,8 @@ std::optional<Options> parse_options(int argc, const char* const* argv) {
       o.progress = next();
       if (o.progress != "auto" && o.progress != "bar" && o.progress != "lines" && o.progress != "none")
         throw UsageError(fmt::format("--progress must be auto, bar, lines or none, got '{}'", o.progress));
+    } else if (arg == "--nproc") {
+      o.nproc = parse_count(arg, next(), 1);
     } else if (arg == "--expect-loss-decrease") {
       no_value();
       o.expect_loss_decrease = true;

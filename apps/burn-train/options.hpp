@@ -36,6 +36,9 @@ struct Options {
   std::filesystem::path summary_json;
   /// Exit with status 3 unless the training loss fell during the run (smoke tests).
   bool expect_loss_decrease = false;
+  /// Ranks to train on (data parallel): above 1, burn-train starts itself
+  /// that many times under burn-run.
+  std::size_t nproc = 1;
   /// Progress display: "auto" (a bar on a terminal, lines otherwise), "bar", "lines", "none".
   std::string progress = "auto";
 };

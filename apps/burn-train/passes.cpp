@@ -48,7 +48,7 @@ struct Tally {
 
 PassMetrics train_epoch(Model& model, burn::optim::Optimizer& optimizer, const burn::nn::loss::CrossEntropyLoss& loss,
                         burn::lr_scheduler::LrScheduler& schedule, const Loader& loader, std::size_t epoch,
-                        const PassSettings& settings, std::vector<double>& batch_losses) {
+                        const PassSettings& settings, std::vector<double>& batch_losses, const BackwardFn& backward) {
   const std::size_t total = pass_length(loader, settings.limit_batches);
   ProgressBar bar(settings.label, total, settings.style);
   Tally tally;
@@ -58,9 +58,7 @@ PassMetrics train_epoch(Model& model, burn::optim::Optimizer& optimizer, const b
     const std::size_t n = batch.targets.dims()[0];
     const auto logits = model.forward(batch.images);
     const auto batch_loss = loss.forward(logits, batch.targets);
-    auto grads = batch_loss.backward();
-    auto grads_params = burn::optim::GradientsParams::from_grads(grads, model);
-    model = optimizer.step(schedule.step(), std::move(model), std::move(grads_params));
+    model = optimizer.step(schedule.step(), std::move(model), backward(batch_loss, model));
 
     const double value = batch_loss.into_scalar<double>();
     if (!std::isfinite(value))

@@ -4,8 +4,10 @@
 
 #include <burn/lr_scheduler/lr_scheduler.hpp>
 #include <burn/nn/loss/cross_entropy.hpp>
+#include <burn/optim/gradients_params.hpp>
 #include <burn/optim/optimizer.hpp>
 #include <cstddef>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -23,14 +25,19 @@ struct PassSettings {
   std::optional<std::size_t> limit_batches;  ///< stop after this many batches
 };
 
+/// Backward from a batch's loss: the gradients the optimiser step takes
+/// (averaged over the ranks when training data-parallel).
+using BackwardFn = std::function<burn::optim::GradientsParams(const burn::Tensor<1>& loss, const Model& model)>;
+
 /// Trains `model` for one epoch of `loader` (epoch index `epoch` fixes the
 /// shuffle); `model` is replaced by the updated one after every step, taken
-/// with the learning rate `schedule` gives for it. Each
+/// with the learning rate `schedule` gives for it and the gradients
+/// `backward` gives. Each
 /// batch's loss is appended to `batch_losses`. Throws burn::Error("[train] ...")
 /// if the loss stops being finite.
 PassMetrics train_epoch(Model& model, burn::optim::Optimizer& optimizer, const burn::nn::loss::CrossEntropyLoss& loss,
                         burn::lr_scheduler::LrScheduler& schedule, const Loader& loader, std::size_t epoch,
-                        const PassSettings& settings, std::vector<double>& batch_losses);
+                        const PassSettings& settings, std::vector<double>& batch_losses, const BackwardFn& backward);
 
 /// Mean loss and accuracy of `model` (an evaluation copy: no autodiff) on `loader`.
 PassMetrics evaluate(const Model& model, const burn::nn::loss::CrossEntropyLoss& loss, const Loader& loader,

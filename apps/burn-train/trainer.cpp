@@ -14,6 +14,7 @@
 
 #include "checkpoint.hpp"
 #include "data.hpp"
+#include "distributed.hpp"
 #include "metrics.hpp"
 #include "model.hpp"
 #include "passes.hpp"
@@ -27,10 +28,11 @@ burn::Device make_device(const Options& options) {
   return device;
 }
 
-// Dropout masks of epoch e depend only on (seed, e), so a resumed run draws
-// the same masks as an uninterrupted one.
-std::uint64_t epoch_seed(std::uint64_t seed, std::size_t epoch) {
-  return seed * 0x9E3779B97F4A7C15ull + static_cast<std::uint64_t>(epoch) + 1;
+// Dropout masks of epoch e depend only on (seed, e, rank), so a resumed run
+// draws the same masks as an uninterrupted one, and each rank its own.
+std::uint64_t epoch_seed(std::uint64_t seed, std::size_t epoch, int rank) {
+  return seed * 0x9E3779B97F4A7C15ull + static_cast<std::uint64_t>(epoch) + 1 +
+         static_cast<std::uint64_t>(rank) * 0xBF58476D1CE4E5B9ull;
 }
 
 constexpr std::string_view kSchedulerPrefix = "scheduler.";
@@ -51,17 +53,15 @@ double mean(const std::vector<double>& v, std::size_t begin, std::size_t end) {
 
 void save_checkpoint(const Options& options, const ModelConfig& config, const Model& model,
                      const burn::optim::Optimizer& optimizer, const burn::lr_scheduler::LrScheduler& schedule,
-                     std::size_t epochs_done, const std::vector<EpochMetrics>& history) {
+                     std::size_t epochs_done, const std::vector<EpochMetrics>& history, int world_size) {
   CheckpointInfo info;
   info.epochs_done = epochs_done;
   info.model_file = model_checkpoint_path(options.checkpoint_dir, epochs_done);
   info.optimizer_file = optimizer_checkpoint_path(options.checkpoint_dir, epochs_done);
   info.model_config = config.to_map();
-  info.settings = {{"seed", std::to_string(options.seed)},
-                   {"batch_size", std::to_string(options.batch_size)},
-                   {"epochs", std::to_string(options.epochs)},
-                   {"lr", fmt::format("{}", options.lr)},
-                   {"lr_schedule", options.lr_schedule}};
+  info.settings = {{"seed", std::to_string(options.seed)},     {"batch_size", std::to_string(options.batch_size)},
+                   {"epochs", std::to_string(options.epochs)}, {"lr", fmt::format("{}", options.lr)},
+                   {"lr_schedule", options.lr_schedule},       {"world_size", std::to_string(world_size)}};
   for (const auto& [key, value] : schedule.state()) info.settings[std::string(kSchedulerPrefix) + key] = value;
   info.history_json = history_to_json(history);
   burn::record::save_module(model, info.model_file, {{"burn-train.epochs_done", std::to_string(epochs_done)}});
@@ -74,8 +74,10 @@ struct Resumed {
   std::vector<EpochMetrics> history;
 };
 
+// Every rank reads the checkpoint (its directory must be visible to all of
+// them): each needs the optimiser state, which the ranks keep identical.
 Resumed resume(const Options& options, const ModelConfig& config, const burn::Device& device, Model& model,
-               burn::optim::Optimizer& optimizer, burn::lr_scheduler::LrScheduler& schedule) {
+               burn::optim::Optimizer& optimizer, burn::lr_scheduler::LrScheduler& schedule, const Distributed& dist) {
   const CheckpointInfo info = read_checkpoint(options.checkpoint_dir);
   if (info.model_config != config.to_map())
     throw burn::Error("checkpoint", fmt::format("'{}' holds a different model than this burn-train builds; use "
@@ -89,12 +91,17 @@ Resumed resume(const Options& options, const ModelConfig& config, const burn::De
     throw burn::Error("checkpoint", fmt::format("the checkpoint in '{}' was trained with --lr-schedule {}; resume "
                                                 "with the same schedule",
                                                 options.checkpoint_dir.string(), setting("lr_schedule")));
-  if (setting("batch_size") != std::to_string(options.batch_size))
+  const bool say = dist.is_leader();
+  if (say && setting("batch_size") != std::to_string(options.batch_size))
     fmt::print("note: the checkpoint was trained with batch size {}, continuing with {}\n", setting("batch_size"),
                options.batch_size);
-  if (setting("epochs") != std::to_string(options.epochs) && options.lr_schedule != "constant")
+  if (say && setting("epochs") != std::to_string(options.epochs) && options.lr_schedule != "constant")
     fmt::print("note: the checkpoint's run was planned for {} epoch(s); the {} schedule now spans {}\n",
                setting("epochs"), options.lr_schedule, options.epochs);
+  const std::string world = setting("world_size").empty() ? "1" : setting("world_size");
+  if (say && world != std::to_string(dist.world_size()))
+    fmt::print("note: the checkpoint was trained on {} rank(s), continuing on {} (each rank's shards change)\n", world,
+               dist.world_size());
   std::map<std::string, std::string> schedule_state;
   for (const auto& [key, value] : info.settings)
     if (key.starts_with(kSchedulerPrefix)) schedule_state[key.substr(kSchedulerPrefix.size())] = value;
@@ -116,13 +123,23 @@ int run_training(const Options& options) {
   const burn::Device device = make_device(options);
   const burn::Device train_device = device.autodiff();
   const FashionMnist data = load_fashion_mnist(options.data_dir);
+  // Under burn-run: this rank's shard of each pass (alone: all of it).
+  Distributed dist = Distributed::from_env();
+  const bool say = dist.is_leader();
+  const auto shards = static_cast<std::size_t>(dist.world_size());
+  const auto shard = static_cast<std::size_t>(dist.rank());
   // Training batches live on the autodiff device (the model's); test batches
   // on the plain one, where the evaluation copy of the model lives.
-  const Loader train_loader(
-      data.train, burn::data::MnistBatcher{train_device},
-      {.batch_size = options.batch_size, .shuffle = true, .seed = options.seed, .num_workers = options.workers});
-  const Loader test_loader(data.test, burn::data::MnistBatcher{device},
-                           {.batch_size = options.eval_batch_size, .num_workers = options.workers});
+  const Loader train_loader(data.train, burn::data::MnistBatcher{train_device},
+                            {.batch_size = options.batch_size,
+                             .shuffle = true,
+                             .seed = options.seed,
+                             .num_workers = options.workers,
+                             .num_shards = shards,
+                             .shard = shard});
+  const Loader test_loader(
+      data.test, burn::data::MnistBatcher{device},
+      {.batch_size = options.eval_batch_size, .num_workers = options.workers, .num_shards = shards, .shard = shard});
 
   device.seed(options.seed);
   const ModelConfig config;
@@ -139,50 +156,65 @@ int run_training(const Options& options) {
   std::vector<EpochMetrics> history;
   if (!options.checkpoint_dir.empty()) ensure_directory(options.checkpoint_dir);
   if (options.resume) {
-    auto resumed = resume(options, config, train_device, model, optimizer, *schedule);
+    auto resumed = resume(options, config, train_device, model, optimizer, *schedule, dist);
     start_epoch = resumed.epochs_done;
     history = std::move(resumed.history);
   }
 
-  const std::size_t threads = device.num_threads();
-  fmt::print("burn-train: Fashion-MNIST ({} training, {} test images) on {} ({} thread{})\n", data.train->size(),
-             data.test->size(), device.to_string(), threads, threads == 1 ? "" : "s");
-  fmt::print("model: {} parameters; Adam lr {} ({} schedule), batch size {}, {} epoch{}{}\n", model.num_params(),
-             options.lr, options.lr_schedule, options.batch_size, options.epochs, options.epochs == 1 ? "" : "s",
-             options.limit_batches ? fmt::format(", at most {} batches per pass", *options.limit_batches) : "");
-  if (start_epoch > 0)
-    fmt::print("resuming from '{}': {} epoch{} done\n", options.checkpoint_dir.string(), start_epoch,
-               start_epoch == 1 ? "" : "s");
-  std::fflush(stdout);
+  model = dist.broadcast(model);  // the ranks start equal
 
-  const ProgressStyle style = progress_style(options.progress, stdout);
+  const std::size_t threads = device.num_threads();
+  if (say) {
+    fmt::print("burn-train: Fashion-MNIST ({} training, {} test images) on {} ({} thread{})\n", data.train->size(),
+               data.test->size(), device.to_string(), threads, threads == 1 ? "" : "s");
+    fmt::print("model: {} parameters; Adam lr {} ({} schedule), batch size {}, {} epoch{}{}\n", model.num_params(),
+               options.lr, options.lr_schedule, options.batch_size, options.epochs, options.epochs == 1 ? "" : "s",
+               options.limit_batches ? fmt::format(", at most {} batches per pass", *options.limit_batches) : "");
+    if (dist.world_size() > 1)
+      fmt::print("data parallel: {} ranks, each with batch size {} on its shard (global batch {})\n", dist.world_size(),
+                 options.batch_size, options.batch_size * shards);
+    if (start_epoch > 0)
+      fmt::print("resuming from '{}': {} epoch{} done\n", options.checkpoint_dir.string(), start_epoch,
+                 start_epoch == 1 ? "" : "s");
+    std::fflush(stdout);
+  }
+
+  const ProgressStyle style = say ? progress_style(options.progress, stdout) : ProgressStyle::None;
   std::vector<double> batch_losses;
   for (std::size_t epoch = start_epoch; epoch < options.epochs; ++epoch) {
-    device.seed(epoch_seed(options.seed, epoch));
+    device.seed(epoch_seed(options.seed, epoch, dist.rank()));
     const std::string prefix = fmt::format("epoch {}/{}", epoch + 1, options.epochs);
     EpochMetrics m;
     m.epoch = epoch + 1;
-    m.train = train_epoch(model, optimizer, train_loss, *schedule, train_loader, epoch,
-                          {prefix + " train", style, options.limit_batches}, batch_losses);
-    m.test = evaluate(model.valid(), test_loss, test_loader, {prefix + " test ", style, options.limit_batches});
+    m.train = dist.combine(train_epoch(
+        model, optimizer, train_loss, *schedule, train_loader, epoch, {prefix + " train", style, options.limit_batches},
+        batch_losses, [&](const burn::Tensor<1>& loss, const Model& current) { return dist.backward(loss, current); }));
+    // The parameters agree already; batch-norm statistics are rank 0's from here.
+    model = dist.broadcast(model);
+    m.test = dist.combine(
+        evaluate(model.valid(), test_loss, test_loader, {prefix + " test ", style, options.limit_batches}));
     m.memory = read_memory(device);
     history.push_back(m);
-    fmt::print("{}\n", format_epoch_line(m, options.epochs));
-    if (!options.checkpoint_dir.empty()) {
-      save_checkpoint(options, config, model, optimizer, *schedule, epoch + 1, history);
-      fmt::print("checkpoint: {}\n", (options.checkpoint_dir / "checkpoint.json").string());
+    if (say) {
+      fmt::print("{}\n", format_epoch_line(m, options.epochs));
+      if (!options.checkpoint_dir.empty()) {
+        save_checkpoint(options, config, model, optimizer, *schedule, epoch + 1, history, dist.world_size());
+        fmt::print("checkpoint: {}\n", (options.checkpoint_dir / "checkpoint.json").string());
+      }
+      std::fflush(stdout);
     }
-    std::fflush(stdout);
   }
 
   double final_accuracy = history.empty() ? 0.0 : history.back().test.accuracy;
   if (start_epoch >= options.epochs) {
     // Nothing left to train: report the checkpoint's model as it stands.
-    fmt::print("the checkpoint already has {} epochs (--epochs {}); evaluating it\n", start_epoch, options.epochs);
-    final_accuracy = evaluate(model.valid(), test_loss, test_loader, {"test", style, options.limit_batches}).accuracy;
+    if (say)
+      fmt::print("the checkpoint already has {} epochs (--epochs {}); evaluating it\n", start_epoch, options.epochs);
+    final_accuracy =
+        dist.combine(evaluate(model.valid(), test_loss, test_loader, {"test", style, options.limit_batches})).accuracy;
   }
 
-  if (!options.summary_json.empty()) {
+  if (say && !options.summary_json.empty()) {
     write_summary_json(options.summary_json,
                        RunInfo{device.to_string(), device.num_threads(), options.batch_size, options.lr, options.seed,
                                options.limit_batches, model.num_params()},
@@ -196,14 +228,15 @@ int run_training(const Options& options) {
     const double first = mean(batch_losses, 0, k),
                  last = mean(batch_losses, batch_losses.size() - k, batch_losses.size());
     const bool fell = last < first;
-    fmt::print("training loss: first {} batches {:.4f}, last {} batches {:.4f} ({})\n", k, first, k, last,
-               fell ? "fell" : "did not fall");
+    if (say)
+      fmt::print("training loss: first {} batches {:.4f}, last {} batches {:.4f} ({})\n", k, first, k, last,
+                 fell ? "fell" : "did not fall");
     if (options.expect_loss_decrease && !fell) status = kLossDidNotFall;
   } else if (options.expect_loss_decrease) {
-    fmt::print("training loss: no batches were trained in this run\n");
+    if (say) fmt::print("training loss: no batches were trained in this run\n");
     status = kLossDidNotFall;
   }
-  fmt::print("final test accuracy: {:.4f}\n", final_accuracy);
+  if (say) fmt::print("final test accuracy: {:.4f}\n", final_accuracy);
   std::fflush(stdout);
   return status;
 #endif

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <unordered_map>
@@ -54,8 +55,15 @@ TensorRef require_grad(const TensorRef& t, bool require);
 bool is_require_grad(const TensorRef& t) noexcept;
 /// Same values, no graph.
 TensorRef detach(const TensorRef& t);
+/// Called during a backward pass as soon as a leaf's gradient is complete
+/// (no node left in the pass adds to it), in the order the pass finishes the
+/// leaves: what lets gradient synchronisation start communicating while the
+/// pass goes on. The gradient also lands in the returned Gradients.
+using LeafGradientHook = std::function<void(std::uint64_t leaf_id, const TensorRef& grad)>;
 /// Runs the backward pass from `t` (seeded with ones).
-Gradients backward(const TensorRef& t);
+Gradients backward(const TensorRef& t, const LeafGradientHook& on_leaf = nullptr);
+/// The id a leaf's gradient is keyed by (none for a tensor that is not a leaf).
+std::optional<std::uint64_t> leaf_id(const TensorRef& t) noexcept;
 std::optional<TensorRef> grad(const TensorRef& t, const Gradients& grads);
 std::optional<TensorRef> grad_remove(const TensorRef& t, Gradients& grads);
 }  // namespace detail

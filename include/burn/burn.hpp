@@ -7,6 +7,7 @@
 #include <burn/activation.hpp>
 #include <burn/autodiff.hpp>
 #include <burn/collective.hpp>
+#include <burn/collective/gradient_sync.hpp>
 #include <burn/data/dataloader.hpp>
 #include <burn/data/dataset.hpp>
 #include <burn/data/idx.hpp>

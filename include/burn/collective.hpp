@@ -24,10 +24,23 @@
 
 namespace burn::collective {
 
+class StoreServer;  // the rendezvous rank 0 serves (src/collective/store.hpp)
+class GradientSync;
+
 enum class ReduceOp : std::uint8_t {
   Sum,
   Mean,  ///< the sum divided by the world size (floating-point tensors only)
   Max,
+};
+
+/// What carries the collectives' data.
+enum class Engine : std::uint8_t {
+  /// Gloo over TCP: any machines, tensors of any device through host memory.
+  Gloo,
+  /// NCCL between CUDA devices, one GPU per rank (LOCAL_RANK's); needs a
+  /// build with BURN_NCCL and NCCL at run time. Gloo still carries the
+  /// rendezvous, the call checks and barriers.
+  Nccl,
 };
 
 /// Where a process group meets and how long it waits. from_env() fills it
@@ -44,7 +57,15 @@ struct GroupOptions {
   /// Every wait (rendezvous, each collective) ends in an ExecutionError
   /// after this long.
   std::chrono::milliseconds timeout{30'000};
+  Engine engine = Engine::Gloo;
+  /// This rank's index among the ranks on its machine: with NCCL, the CUDA
+  /// device it uses.
+  int local_rank = 0;
 };
+
+/// CUDA devices NCCL could use in this process (0 in a build without NCCL,
+/// without a driver or without a GPU).
+int nccl_device_count() noexcept;
 
 /// The processes of one job, connected to each other. Every collective must
 /// be called by every rank, in the same order, with tensors of the same shape
@@ -52,8 +73,8 @@ struct GroupOptions {
 class ProcessGroup {
  public:
   /// RANK, WORLD_SIZE, MASTER_ADDR, MASTER_PORT (required; as torchrun sets
-  /// them), and optionally BURN_COLLECTIVE_TIMEOUT_MS and
-  /// BURN_COLLECTIVE_LOCAL_ADDR. A missing or malformed variable is a
+  /// them), and optionally LOCAL_RANK, BURN_COLLECTIVE_TIMEOUT_MS,
+  /// BURN_COLLECTIVE_LOCAL_ADDR and BURN_COLLECTIVE_ENGINE (gloo or nccl). A missing or malformed variable is a
   /// ConfigurationError naming it.
   static ProcessGroup from_env();
   /// Connects to the other ranks; returns once all world_size ranks have.
@@ -62,6 +83,12 @@ class ProcessGroup {
   /// Sets SIGPIPE to be ignored unless the program handles it (a write to a
   /// dead peer must fail, not kill this rank).
   static ProcessGroup create(const GroupOptions& options);
+  /// `world_size` ranks in this process, for replicas on several devices of
+  /// one machine, each driven by its own thread (group i by thread i): they
+  /// meet on 127.0.0.1 at a port the kernel picks. Collectives still cross
+  /// loopback TCP, as between processes.
+  static std::vector<ProcessGroup> create_local(int world_size,
+                                                std::chrono::milliseconds timeout = std::chrono::seconds(30));
 
   ProcessGroup(ProcessGroup&&) noexcept;
   ProcessGroup& operator=(ProcessGroup&&) noexcept;
@@ -69,6 +96,7 @@ class ProcessGroup {
 
   int rank() const;
   int world_size() const;
+  Engine engine() const;
 
   /// Every rank's tensor reduced element-wise; every rank gets the result.
   /// A failed rank: ExecutionError naming it; ranks whose calls differ
@@ -106,6 +134,13 @@ class ProcessGroup {
 
  private:
   explicit ProcessGroup(std::unique_ptr<Impl> impl);
+  friend class GradientSync;
+  /// all_reduce_data without first exchanging descriptors: for a caller
+  /// whose ranks agreed on the layout of every call once (GradientSync's
+  /// buckets), saving a round trip per call.
+  TensorData all_reduce_agreed(TensorData data, ReduceOp op);
+  /// create(), rank 0 serving the rendezvous on `server` when given.
+  static ProcessGroup create_with(const GroupOptions& options, std::unique_ptr<StoreServer> server);
   std::unique_ptr<Impl> impl_;
 };
 

@@ -116,7 +116,7 @@ void release(Node& node) {
 
 namespace burn::detail {
 
-Gradients backward(const TensorRef& root) {
+Gradients backward(const TensorRef& root, const LeafGradientHook& on_leaf) {
   using namespace autodiff;
   if (!root->node)
     throw Error("backward",
@@ -149,7 +149,10 @@ Gradients backward(const TensorRef& root) {
     const bool any = std::any_of(cotangents.begin(), cotangents.end(), [](const auto& c) { return c.has_value(); });
 
     if (node->kind == NodeKind::Leaf) {
-      if (any) result.insert(node->id, *cotangents[0]);
+      if (any) {
+        if (on_leaf) on_leaf(node->id, *cotangents[0]);
+        result.insert(node->id, *cotangents[0]);
+      }
       continue;  // leaves outlive the graph (parameters are reused across steps)
     }
     if (node->consumed) consumed_error();

@@ -44,6 +44,11 @@ TensorRef require_grad(const TensorRef& t, bool require) {
 
 bool is_require_grad(const TensorRef& t) noexcept { return t->node && t->node->kind == autodiff::NodeKind::Leaf; }
 
+std::optional<std::uint64_t> leaf_id(const TensorRef& t) noexcept {
+  if (!is_require_grad(t)) return std::nullopt;
+  return t->node->id;
+}
+
 TensorRef detach(const TensorRef& t) { return autodiff::untracked(t); }
 
 std::optional<TensorRef> grad(const TensorRef& t, const Gradients& grads) {

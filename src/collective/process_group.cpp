@@ -4,6 +4,10 @@
 // what every rank asked for (which collective, dtype, element count, root),
 // so ranks that disagree get an error naming the rank instead of Gloo
 // reading mismatched buffers or waiting out its timeout.
+//
+// With Engine::Nccl the data of reductions, broadcasts and gathers goes over
+// NCCL between the ranks' GPUs instead (nccl/nccl_comm.hpp); Gloo still
+// forms the group, checks the descriptors and runs barriers.
 #include <burn/collective.hpp>
 
 #include <signal.h>
@@ -13,6 +17,9 @@
 #include <array>
 #include <cstdlib>
 #include <cstring>
+#include <exception>
+#include <optional>
+#include <thread>
 #include <type_traits>
 
 #include <fmt/format.h>
@@ -27,6 +34,9 @@
 #include <burn/error.hpp>
 
 #include "collective/store.hpp"
+#if BURN_HAS_NCCL
+#include "collective/nccl/nccl_comm.hpp"
+#endif
 
 namespace burn::collective {
 
@@ -135,7 +145,15 @@ struct ProcessGroup::Impl {
   std::unique_ptr<StoreClient> store;
   std::shared_ptr<gloo::transport::Device> device;
   std::shared_ptr<gloo::rendezvous::Context> context;
+#if BURN_HAS_NCCL
+  std::unique_ptr<nccl::Communicator> nccl;  // Engine::Nccl only
+#endif
   std::uint32_t next_tag = 0;
+
+#if BURN_HAS_NCCL
+  /// The NCCL communicator when this group's engine is NCCL and it takes `dtype`.
+  nccl::Communicator* nccl_for(DType dtype) { return nccl && nccl::supports(dtype) ? nccl.get() : nullptr; }
+#endif
 
   std::string where() const { return fmt::format("rank {} of {}", options.rank, options.world_size); }
 
@@ -148,6 +166,9 @@ struct ProcessGroup::Impl {
       throw ExecutionError(name_of(kind), fmt::format("{}: {} (Gloo: {})", where(), who_failed(), e.what()));
     }
   }
+
+  /// Where and why, after another engine's collective failed.
+  std::string failure() { return fmt::format("{}: {}", where(), who_failed()); }
 
   // After a failed collective: which rank went, as the rendezvous saw it.
   std::string who_failed() {
@@ -216,14 +237,25 @@ struct ProcessGroup::Impl {
     const std::size_t n = data.num_elements();
     with_type(data.dtype(), [&](auto* type) {
       using T = std::remove_pointer_t<decltype(type)>;
-      run(kind, [&] {
-        gloo::AllreduceOptions opts(context);
-        opts.setOutput(reinterpret_cast<T*>(data.bytes_mut().data()), n);
-        opts.setReduceFunction(op == ReduceOp::Max ? &max_into<T> : &sum_into<T>);
-        opts.setTag(tag());
-        opts.setTimeout(options.timeout);
-        gloo::allreduce(opts);
-      });
+      const auto on_gloo = [&] {
+        run(kind, [&] {
+          gloo::AllreduceOptions opts(context);
+          opts.setOutput(reinterpret_cast<T*>(data.bytes_mut().data()), n);
+          opts.setReduceFunction(op == ReduceOp::Max ? &max_into<T> : &sum_into<T>);
+          opts.setTag(tag());
+          opts.setTimeout(options.timeout);
+          gloo::allreduce(opts);
+        });
+      };
+#if BURN_HAS_NCCL
+      if (auto* comm = nccl_for(data.dtype())) {
+        comm->all_reduce(data.bytes_mut().data(), n, data.dtype(), op == ReduceOp::Max, [&] { return failure(); });
+      } else {
+        on_gloo();
+      }
+#else
+      on_gloo();
+#endif
       if (op == ReduceOp::Mean) {
         if constexpr (std::is_floating_point_v<T>) {
           auto* values = reinterpret_cast<T*>(data.bytes_mut().data());
@@ -234,14 +266,15 @@ struct ProcessGroup::Impl {
     });
   }
 
-  // Checks what a reduction can take; half floats travel as f32.
-  TensorData reduced(Kind kind, TensorData data, ReduceOp op) {
+  // Checks what a reduction can take; half floats travel as f32. `check`:
+  // first agree with the other ranks on what is being reduced.
+  TensorData reduced(Kind kind, TensorData data, ReduceOp op, bool check = true) {
     if (is_bool(data.dtype()))
       throw Error(name_of(kind), "bool tensors cannot be reduced: convert to an int dtype first");
     if (op == ReduceOp::Mean && !is_float(data.dtype()))
       throw Error(name_of(kind), fmt::format("Mean of a {} tensor: Mean needs a float dtype (use Sum, then divide)",
                                              dtype_name(data.dtype())));
-    agree(kind, describe(kind, data, op));
+    if (check) agree(kind, describe(kind, data, op));
     if (is_half(data.dtype())) {
       TensorData wide = data.convert(DType::F32);
       reduce(kind, wide, op);
@@ -267,6 +300,15 @@ ProcessGroup::~ProcessGroup() {
 
 int ProcessGroup::rank() const { return impl_->options.rank; }
 int ProcessGroup::world_size() const { return impl_->options.world_size; }
+Engine ProcessGroup::engine() const { return impl_->options.engine; }
+
+int nccl_device_count() noexcept {
+#if BURN_HAS_NCCL
+  return nccl::device_count();
+#else
+  return 0;
+#endif
+}
 
 ProcessGroup ProcessGroup::from_env() {
   GroupOptions o;
@@ -279,10 +321,54 @@ ProcessGroup ProcessGroup::from_env() {
   o.master_port = static_cast<std::uint16_t>(parse_env_int("MASTER_PORT", 1, 65535, true, 0));
   o.timeout = std::chrono::milliseconds(parse_env_int("BURN_COLLECTIVE_TIMEOUT_MS", 1, 86'400'000, false, 30'000));
   o.local_addr = env_or_empty("BURN_COLLECTIVE_LOCAL_ADDR");
+  o.local_rank = static_cast<int>(parse_env_int("LOCAL_RANK", 0, 1 << 20, false, 0));
+  const std::string engine = env_or_empty("BURN_COLLECTIVE_ENGINE");
+  if (engine == "nccl") {
+    o.engine = Engine::Nccl;
+  } else if (!engine.empty() && engine != "gloo") {
+    throw ConfigurationError("ProcessGroup::from_env",
+                             fmt::format("BURN_COLLECTIVE_ENGINE={:?}: use gloo (the default) or nccl", engine));
+  }
   return create(o);
 }
 
-ProcessGroup ProcessGroup::create(const GroupOptions& options) {
+ProcessGroup ProcessGroup::create(const GroupOptions& options) { return create_with(options, nullptr); }
+
+std::vector<ProcessGroup> ProcessGroup::create_local(int world_size, std::chrono::milliseconds timeout) {
+  if (world_size < 1)
+    throw ConfigurationError("ProcessGroup::create_local",
+                             fmt::format("a group needs at least one rank, got {}", world_size));
+  auto server = std::make_unique<StoreServer>("127.0.0.1", 0);
+  GroupOptions options;
+  options.world_size = world_size;
+  options.master_port = server->port();
+  options.timeout = timeout;
+  // Each rank's create() returns only once all have connected: one thread each.
+  const auto n = static_cast<std::size_t>(world_size);
+  std::vector<std::optional<ProcessGroup>> made(n);
+  std::vector<std::exception_ptr> errors(n);
+  std::vector<std::thread> threads;
+  for (std::size_t r = 0; r < n; ++r) {
+    threads.emplace_back([&, r, server = r == 0 ? std::move(server) : nullptr]() mutable {
+      GroupOptions mine = options;
+      mine.rank = static_cast<int>(r);
+      try {
+        made[r].emplace(create_with(mine, std::move(server)));
+      } catch (...) {
+        errors[r] = std::current_exception();
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  for (const auto& e : errors)
+    if (e) std::rethrow_exception(e);
+  std::vector<ProcessGroup> groups;
+  groups.reserve(n);
+  for (auto& g : made) groups.push_back(std::move(*g));
+  return groups;
+}
+
+ProcessGroup ProcessGroup::create_with(const GroupOptions& options, std::unique_ptr<StoreServer> server) {
   if (options.world_size < 1 || options.rank < 0 || options.rank >= options.world_size)
     throw ConfigurationError("ProcessGroup::create", fmt::format("rank {} is not in a world of size {}: ranks run "
                                                                  "from 0 to world_size - 1",
@@ -304,7 +390,8 @@ ProcessGroup ProcessGroup::create(const GroupOptions& options) {
       impl->options.local_addr = host;
     }
   }
-  if (options.rank == 0) impl->server = std::make_unique<StoreServer>(options.master_addr, options.master_port);
+  if (options.rank == 0)
+    impl->server = server ? std::move(server) : std::make_unique<StoreServer>(options.master_addr, options.master_port);
   impl->store = std::make_unique<StoreClient>(options.master_addr, options.master_port, options.timeout);
   impl->store->hello(options.rank);
 
@@ -334,11 +421,34 @@ ProcessGroup ProcessGroup::create(const GroupOptions& options) {
                                      "set BURN_COLLECTIVE_LOCAL_ADDR to an address they can reach): {}",
                                      options.rank, options.world_size, impl->options.local_addr, e.what()));
   }
+  if (options.engine == Engine::Nccl) {
+#if BURN_HAS_NCCL
+    // Rank 0's NCCL id goes to the others through the rendezvous store.
+    StoreClient& store = *impl->store;
+    impl->nccl = nccl::Communicator::create(
+        options.rank, options.world_size, options.local_rank,
+        [&](const std::string& mine) {
+          if (options.rank == 0) store.set("burn/nccl_id", std::vector<char>(mine.begin(), mine.end()));
+          const std::vector<char> id = store.get("burn/nccl_id");
+          return std::string(id.begin(), id.end());
+        },
+        options.timeout);
+#else
+    throw ConfigurationError("ProcessGroup::create",
+                             "the NCCL engine was asked for, but this build of burn has none (configured without "
+                             "the CUDA toolkit's nccl.h, or with BURN_NCCL=OFF): use the Gloo engine, or rebuild "
+                             "where the toolkit is");
+#endif
+  }
   return ProcessGroup(std::move(impl));
 }
 
 TensorData ProcessGroup::all_reduce_data(TensorData data, ReduceOp op) {
   return impl_->reduced(Kind::AllReduce, std::move(data), op);
+}
+
+TensorData ProcessGroup::all_reduce_agreed(TensorData data, ReduceOp op) {
+  return impl_->reduced(Kind::AllReduce, std::move(data), op, false);
 }
 
 TensorData ProcessGroup::broadcast_data(TensorData data, int root) {
@@ -348,6 +458,12 @@ TensorData ProcessGroup::broadcast_data(TensorData data, int root) {
   impl_->agree(Kind::Broadcast, Impl::describe(Kind::Broadcast, data, ReduceOp::Sum, root));
   const std::size_t bytes = data.bytes().size();
   if (bytes == 0) return data;
+#if BURN_HAS_NCCL
+  if (impl_->nccl) {
+    impl_->nccl->broadcast(data.bytes_mut().data(), bytes, root, [&] { return impl_->failure(); });
+    return data;
+  }
+#endif
   impl_->run(Kind::Broadcast, [&] {
     gloo::BroadcastOptions opts(impl_->context);
     auto* p = reinterpret_cast<std::uint8_t*>(data.bytes_mut().data());
@@ -367,7 +483,14 @@ TensorData ProcessGroup::all_gather_data(const TensorData& data) {
   impl_->agree(Kind::AllGather, Impl::describe(Kind::AllGather, data));
   const std::size_t bytes = data.bytes().size();
   std::vector<std::byte> out(bytes * static_cast<std::size_t>(world_size()));
-  if (bytes > 0) {
+  bool done = bytes == 0;
+#if BURN_HAS_NCCL
+  if (impl_->nccl && !done) {
+    impl_->nccl->all_gather(data.bytes().data(), out.data(), bytes, [&] { return impl_->failure(); });
+    done = true;
+  }
+#endif
+  if (!done) {
     impl_->run(Kind::AllGather, [&] {
       gloo::AllgatherOptions opts(impl_->context);
       opts.setInput(reinterpret_cast<std::uint8_t*>(const_cast<std::byte*>(data.bytes().data())), bytes);

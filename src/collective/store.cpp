@@ -192,6 +192,8 @@ StoreServer::StoreServer(const std::string& host, std::uint16_t port) : impl_(st
   impl_->thread = std::thread([impl = impl_.get()] { impl->ioc.run(); });
 }
 
+std::uint16_t StoreServer::port() const { return impl_->acceptor.local_endpoint().port(); }
+
 StoreServer::~StoreServer() {
   // The other ranks may still ask who failed (their collective failed
   // later than ours): serve until they have gone too, for a few seconds.

@@ -31,8 +31,11 @@ namespace burn::collective {
 /// other ranks can still learn which rank failed.
 class StoreServer {
  public:
-  /// Binds host:port; throws ExecutionError when it cannot (the port in use).
+  /// Binds host:port (port 0: one the kernel picks); throws ExecutionError
+  /// when it cannot (the port in use).
   StoreServer(const std::string& host, std::uint16_t port);
+  /// The port it listens on.
+  std::uint16_t port() const;
   ~StoreServer();
   StoreServer(const StoreServer&) = delete;
   StoreServer& operator=(const StoreServer&) = delete;

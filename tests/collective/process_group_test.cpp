@@ -15,64 +15,16 @@
 
 #include <burn/burn.hpp>
 #include <child_process.hpp>
+#include <collective_ranks.hpp>
 #include <gtest/gtest.h>
 
 namespace {
 
 using burn::testing::ChildProcess;
+using burn::testing::free_port;
+using burn::testing::Ranks;
+using burn::testing::run_ranks;
 namespace coll = burn::collective;
-
-/// A port nothing listens on right now (the kernel's choice of an ephemeral one).
-unsigned free_port() {
-  namespace net = boost::asio;
-  net::io_context ioc;
-  net::ip::tcp::acceptor a(ioc, net::ip::tcp::endpoint(net::ip::make_address("127.0.0.1"), 0));
-  return a.local_endpoint().port();
-}
-
-struct Ranks {
-  std::filesystem::path dir;
-  std::vector<std::unique_ptr<ChildProcess>> processes;
-  std::vector<std::optional<int>> status;
-
-  std::string log(std::size_t r) const {
-    std::ifstream in(dir / ("rank" + std::to_string(r) + ".log"));
-    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-  }
-  std::string logs() const {
-    std::string all;
-    for (std::size_t r = 0; r < processes.size(); ++r) all += "--- rank " + std::to_string(r) + ":\n" + log(r);
-    return all;
-  }
-};
-
-/// Starts `n` ranks of `args` and waits (at most `limit`) for all of them.
-Ranks run_ranks(int n, const std::vector<std::string>& args, std::chrono::seconds limit,
-                const std::vector<std::string>& extra_env = {}) {
-  static int counter = 0;
-  Ranks ranks;
-  ranks.dir = std::filesystem::temp_directory_path() /
-              ("burn-collective-test-" + std::to_string(::getpid()) + "-" + std::to_string(counter++));
-  std::filesystem::remove_all(ranks.dir);
-  std::filesystem::create_directories(ranks.dir);
-  const unsigned port = free_port();
-  for (int r = 0; r < n; ++r) {
-    std::vector<std::string> argv{BURN_COLLECTIVE_WORKER_PATH};
-    argv.insert(argv.end(), args.begin(), args.end());
-    std::vector<std::string> env{"RANK=" + std::to_string(r), "WORLD_SIZE=" + std::to_string(n),
-                                 "MASTER_ADDR=127.0.0.1", "MASTER_PORT=" + std::to_string(port)};
-    env.insert(env.end(), extra_env.begin(), extra_env.end());
-    ranks.processes.push_back(
-        std::make_unique<ChildProcess>(argv, (ranks.dir / ("rank" + std::to_string(r) + ".log")).string(), env));
-  }
-  const auto deadline = std::chrono::steady_clock::now() + limit;
-  for (auto& p : ranks.processes) {
-    const auto left =
-        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
-    ranks.status.push_back(p->wait_for(std::max(left, std::chrono::milliseconds(0))));
-  }
-  return ranks;
-}
 
 class ProcessGroupTest : public ::testing::TestWithParam<int> {};
 

@@ -9,6 +9,17 @@
 //                                   others must throw an ExecutionError naming it
 //   burn_collective_worker mismatch rank 1 passes another shape; every rank
 //                                   must throw an Error naming rank 1
+//   burn_collective_worker train sgd|adam DIR BUCKET_BYTES
+//                                   data-parallel training of the test MLP on
+//                                   this rank's rows of each batch; writes the
+//                                   final parameters to DIR/rankR.params
+//   burn_collective_worker partial BUCKET_BYTES
+//                                   a parameter only rank 0's loss reaches and
+//                                   one no rank's: GradientSync's averages
+//                                   checked against per-tensor all-reduces
+//   burn_collective_worker die-in-step R
+//                                   rank R is killed before a synchronised
+//                                   backward; the others must throw naming it
 #include <signal.h>
 
 #include <cmath>
@@ -19,8 +30,11 @@
 
 #include <burn/burn.hpp>
 
+#include "data_parallel_model.hpp"
+
 using namespace burn;
 namespace coll = burn::collective;
+namespace dp = burn::testing::data_parallel;
 
 namespace {
 
@@ -157,6 +171,98 @@ int mismatch(coll::ProcessGroup& group) {
   }
 }
 
+/// Rows of each kBatch batch this rank trains on.
+std::pair<std::size_t, std::size_t> my_rows(const coll::ProcessGroup& group) {
+  const std::size_t rows = dp::kBatch / static_cast<std::size_t>(group.world_size());
+  return {rows * static_cast<std::size_t>(group.rank()), rows};
+}
+
+int train(coll::ProcessGroup& group, const std::string& optimizer, const std::string& dir, std::size_t bucket_bytes) {
+  const Device device = Device::flex().autodiff();
+  coll::GradientSync sync(group, {bucket_bytes, true});
+  // Each rank starts from its own random values: the broadcast must align them.
+  dp::Mlp model = sync.broadcast_parameters(dp::make_mlp(device, 100 + static_cast<std::uint64_t>(group.rank())));
+  auto optim = dp::make_optimizer(optimizer);
+  const auto [begin, rows] = my_rows(group);
+  for (int step = 0; step < dp::kSteps; ++step) {
+    const auto [x, y] = dp::batch_rows(step, begin, rows, device);
+    const Tensor<1> loss = nn::loss::MseLoss{}.forward(model.forward(x), y);
+    optim::GradientsParams grads = sync.backward(loss, model);
+    // fc1 and fc2 (weight and bias); side and never are in no rank's loss.
+    check(grads.size() == 4, "step " + std::to_string(step) + ": " + std::to_string(grads.size()) + " gradients");
+    model = optim.step(dp::learning_rate(optimizer), model, std::move(grads));
+  }
+  check(sync.last_stats().buckets > 1, "more than one bucket");
+  dp::write_floats(dir + "/rank" + std::to_string(group.rank()) + ".params", dp::flat_params(model));
+  return failures == 0 ? 0 : 1;
+}
+
+int partial(coll::ProcessGroup& group, std::size_t bucket_bytes) {
+  const Device device = Device::flex().autodiff();
+  dp::Mlp model = coll::GradientSync(group).broadcast_parameters(dp::make_mlp(device, 7));
+  const auto [begin, rows] = my_rows(group);
+  const auto [x, y] = dp::batch_rows(0, begin, rows, device);
+  const auto loss_of = [&, x = x, y = y] {
+    Tensor<1> loss = nn::loss::MseLoss{}.forward(model.forward(x), y);
+    if (group.rank() == 0) loss = loss + model.side.forward(x).sum() * 0.1;
+    return loss;
+  };
+  // The reference: this rank's own gradients, each all-reduced on its own
+  // (a parameter without one contributes zeros).
+  Gradients plain = loss_of().backward();
+  std::vector<std::vector<float>> want;
+  module::for_each_param(model, [&](const std::string&, const module::ParamBase& p) {
+    const auto g = burn::detail::grad(p.ref(), plain);
+    TensorData local = g ? burn::detail::to_data(*g) : TensorData::zeros(p.ref()->spec.shape, DType::F32);
+    want.push_back(group.all_reduce_data(std::move(local), coll::ReduceOp::Mean).to_vec<float>());
+  });
+  const auto compare = [&](const optim::GradientsParams& got, const std::string& how) {
+    std::size_t index = 0;
+    module::for_each_param(model, [&](const std::string& path, const module::ParamBase& p) {
+      const std::string what = path + " (" + how + ")";
+      const auto g = got.get_ref(p.id());
+      const bool reached = path.rfind("never", 0) != 0;  // every parameter but never's has a gradient on some rank
+      check(g.has_value() == reached, what + (reached ? " has no gradient" : " has a gradient"));
+      if (g) {
+        std::vector<double> expected(want[index].begin(), want[index].end());
+        check_values(burn::detail::to_data(*g).to_vec<float>(), expected, what);
+      }
+      ++index;
+    });
+  };
+  for (const bool overlap : {true, false}) {
+    coll::GradientSync sync(group, {bucket_bytes, overlap});
+    compare(sync.backward(loss_of(), model), overlap ? "overlap" : "after backward");
+  }
+  // Gradients from a plain backward pass, averaged afterwards.
+  coll::GradientSync sync(group, {bucket_bytes, true});
+  Gradients again = loss_of().backward();
+  compare(sync.all_reduce(optim::GradientsParams::from_grads(again, model), model), "all_reduce");
+  return failures == 0 ? 0 : 1;
+}
+
+int die_in_step(coll::ProcessGroup& group, int victim) {
+  const Device device = Device::flex().autodiff();
+  coll::GradientSync sync(group, {256, true});
+  dp::Mlp model = sync.broadcast_parameters(dp::make_mlp(device, 7));
+  auto optim = dp::make_optimizer("sgd");
+  const auto [begin, rows] = my_rows(group);
+  try {
+    for (int step = 0; step < dp::kSteps; ++step) {
+      if (step == 3 && group.rank() == victim) ::raise(SIGKILL);
+      const auto [x, y] = dp::batch_rows(step, begin, rows, device);
+      const Tensor<1> loss = nn::loss::MseLoss{}.forward(model.forward(x), y);
+      model = optim.step(0.05, model, sync.backward(loss, model));
+    }
+    std::fprintf(stderr, "rank %d: training with a dead rank went on\n", group.rank());
+    return 1;
+  } catch (const ExecutionError& e) {
+    std::printf("rank %d: ExecutionError: %s\n", group.rank(), e.what());
+    const std::string named = victim == 0 ? "rank 0 is gone" : "rank " + std::to_string(victim) + " died";
+    return std::string(e.what()).find(named) != std::string::npos ? 0 : 1;
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -167,7 +273,12 @@ int main(int argc, char** argv) {
     if (scenario == "large" && argc > 2) return large(group, std::stoull(argv[2]));
     if (scenario == "die" && argc > 2) return die(group, std::stoi(argv[2]));
     if (scenario == "mismatch") return mismatch(group);
-    std::fprintf(stderr, "usage: burn_collective_worker values|large N|die R|mismatch\n");
+    if (scenario == "train" && argc > 4) return train(group, argv[2], argv[3], std::stoull(argv[4]));
+    if (scenario == "partial" && argc > 2) return partial(group, std::stoull(argv[2]));
+    if (scenario == "die-in-step" && argc > 2) return die_in_step(group, std::stoi(argv[2]));
+    std::fprintf(stderr,
+                 "usage: burn_collective_worker values|large N|die R|mismatch|train sgd|adam DIR BUCKET_BYTES|"
+                 "partial BUCKET_BYTES|die-in-step R\n");
     return 2;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "rank %s: %s\n", std::getenv("RANK"), e.what());

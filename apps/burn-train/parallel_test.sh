@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# burn-train data-parallel on 2 local ranks (a ctest, ~1 minute):
+#   1. --nproc 2: burn-run starts two ranks; the loss falls, only rank 0
+#      prints progress and writes the checkpoint, which records 2 ranks;
+#   2. --resume on 2 ranks continues at epoch 2;
+#   3. --nproc under burn-run (RANK already set) is refused with status 2.
+# Usage: parallel_test.sh path/to/burn-train path/to/burn-run
+# Exits 4 (burn-train's "Fashion-MNIST not installed") when the data is missing.
+set -uo pipefail
+
+bin=${1:?usage: parallel_test.sh path/to/burn-train path/to/burn-run}
+launcher=${2:?usage: parallel_test.sh path/to/burn-train path/to/burn-run}
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+common=(--limit-batches 20 --eval-batch-size 100 --progress lines --checkpoint-dir "$dir/ckpt")
+
+fail() {
+  echo "parallel_test: FAILED: $*" >&2
+  exit 1
+}
+run() {  # run LOG COMMAND...: runs it, shows its output, returns its status
+  local log=$1
+  shift
+  timeout 300 "$@" >"$log" 2>&1
+  local status=$?
+  cat "$log"
+  return $status
+}
+
+run "$dir/1.log" "$bin" --nproc 2 --epochs 1 "${common[@]}" --expect-loss-decrease
+status=$?
+[[ $status -eq 4 ]] && exit 4
+[[ $status -eq 0 ]] || fail "the 2-rank run exited with $status"
+grep -q '^\[rank 0\] data parallel: 2 ranks' "$dir/1.log" || fail "rank 0 did not report 2 ranks"
+grep -q '^\[rank 0\] final test accuracy: 0\.' "$dir/1.log" || fail "no final accuracy from rank 0"
+grep -q '^\[rank 1\]' "$dir/1.log" && fail "rank 1 printed (only rank 0 reports)"
+grep -q '"world_size": *"2"' "$dir/ckpt/checkpoint.json" || fail "the checkpoint does not record 2 ranks"
+[[ -f $dir/ckpt/model-epoch-1.safetensors ]] || fail "no model checkpoint"
+
+run "$dir/2.log" "$bin" --nproc 2 --epochs 2 "${common[@]}" --resume || fail "the resumed 2-rank run exited with $?"
+grep -q '^\[rank 0\] resuming from .*: 1 epoch done' "$dir/2.log" || fail "the second run did not resume"
+grep -q '^\[rank 0\] epoch 2/2:' "$dir/2.log" || fail "the resumed run did not train epoch 2"
+grep -q 'note: the checkpoint was trained on' "$dir/2.log" && fail "the same 2 ranks were reported as a change"
+
+run "$dir/3.log" "$launcher" --nproc 2 -- "$bin" --nproc 2 --epochs 1 "${common[@]}"
+status=$?
+[[ $status -eq 2 ]] || fail "--nproc under burn-run exited with $status, not 2"
+grep -q 'already rank' "$dir/3.log" || fail "--nproc under burn-run was not explained"
+echo "parallel_test: passed"
