@@ -56,8 +56,8 @@ struct Bucket {
   std::vector<Member> members;
   std::size_t payload = 0;  // gradient elements; the presence elements follow
   std::vector<std::byte> buffer;
-  std::size_t pending = 0;  // members whose gradient has not arrived this step
-  bool launched = false;
+  std::size_t pending = 0;         // members whose gradient has not arrived this step
+  std::vector<std::byte> present;  // 1 in the bucket's dtype: a member's presence mark
 
   std::size_t total() const { return payload + members.size(); }
   std::size_t element_bytes() const { return dtype_size(dtype); }
@@ -165,7 +165,7 @@ struct GradientSync::Impl {
       auto it = open.find(static_cast<int>(dtype));
       if (it == open.end() || (buckets[it->second].payload * dtype_size(dtype) + bytes > options.bucket_bytes &&
                                !buckets[it->second].members.empty())) {
-        buckets.push_back(Bucket{dtype, {}, 0, {}, 0, false});
+        buckets.push_back(Bucket{dtype, {}, 0, {}, 0, one_in(dtype)});
         it = open.insert_or_assign(static_cast<int>(dtype), buckets.size() - 1).first;
       }
       Bucket& b = buckets[it->second];
@@ -213,7 +213,6 @@ struct GradientSync::Impl {
     stats = GradientSyncStats{};
     for (Bucket& b : buckets) {
       b.pending = b.members.size();
-      b.launched = false;
       b.buffer.resize(b.total() * b.element_bytes());
       std::memset(b.at(b.payload), 0, b.members.size() * b.element_bytes());  // presence: none yet
       stats.bytes += b.buffer.size();
@@ -222,7 +221,6 @@ struct GradientSync::Impl {
   }
 
   void launch(std::size_t index) {
-    buckets[index].launched = true;
     {
       std::lock_guard lock(mutex);
       queue.push_back(index);
@@ -248,8 +246,7 @@ struct GradientSync::Impl {
       throw Error("GradientSync::backward", fmt::format("a gradient of {} elements arrived for a parameter of {}",
                                                         data.num_elements(), member.elements));
     std::memcpy(bucket.at(member.offset), data.bytes().data(), data.bytes().size());
-    const std::vector<std::byte> one = one_in(bucket.dtype);
-    std::memcpy(bucket.at(bucket.payload + m), one.data(), one.size());
+    std::memcpy(bucket.at(bucket.payload + m), bucket.present.data(), bucket.present.size());
     --bucket.pending;
     if (options.overlap) launch_ready();
   }

@@ -2,7 +2,6 @@
 // each train on their share of every batch with GradientSync must end where
 // one process training on the whole batches ends (tests/support/
 // data_parallel_model.hpp is the model and data of both).
-#include <signal.h>
 
 #include <algorithm>
 #include <chrono>
@@ -137,19 +136,7 @@ TEST_P(GradientSyncRanks, ParametersOnlySomeRanksReachAreAveragedAndUnreachedOne
 }
 
 TEST_P(GradientSyncRanks, ARankKilledMidTrainingMakesTheOthersThrowNamingIt) {
-  for (const int victim : {0, GetParam() - 1}) {
-    const auto start = std::chrono::steady_clock::now();
-    const Ranks ranks = run_ranks(GetParam(), {"die-in-step", std::to_string(victim)}, std::chrono::seconds(60),
-                                  {"BURN_COLLECTIVE_TIMEOUT_MS=5000"});
-    for (std::size_t r = 0; r < ranks.status.size(); ++r) {
-      if (static_cast<int>(r) == victim) {
-        EXPECT_EQ(ranks.status[r], 128 + SIGKILL) << ranks.logs();
-      } else {
-        EXPECT_EQ(ranks.status[r], 0) << "rank " << r << " (rank " << victim << " killed)\n" << ranks.logs();
-      }
-    }
-    EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(30)) << ranks.logs();
-  }
+  burn::testing::expect_killed_rank_named(GetParam(), "die-in-step");
 }
 
 INSTANTIATE_TEST_SUITE_P(Ranks, GradientSyncRanks, ::testing::Values(2, 4),

@@ -41,21 +41,7 @@ TEST_P(ProcessGroupTest, RanksThatPassDifferentShapesGetAnErrorNamingTheRank) {
 }
 
 TEST_P(ProcessGroupTest, AKilledRankMakesTheOthersThrowNamingItWithinTheTimeout) {
-  // Rank 0 (which also hosts the rendezvous) and the last rank.
-  for (const int victim : {0, GetParam() - 1}) {
-    const auto start = std::chrono::steady_clock::now();
-    const Ranks ranks = run_ranks(GetParam(), {"die", std::to_string(victim)}, std::chrono::seconds(60),
-                                  {"BURN_COLLECTIVE_TIMEOUT_MS=5000"});
-    for (std::size_t r = 0; r < ranks.status.size(); ++r) {
-      if (static_cast<int>(r) == victim) {
-        EXPECT_EQ(ranks.status[r], 128 + SIGKILL) << ranks.logs();
-      } else {
-        EXPECT_EQ(ranks.status[r], 0) << "rank " << r << " (rank " << victim << " killed)\n" << ranks.logs();
-      }
-    }
-    // Bounded by the timeout (5 s) and start-up, not by the test's own limit.
-    EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(30)) << ranks.logs();
-  }
+  burn::testing::expect_killed_rank_named(GetParam(), "die");
 }
 
 INSTANTIATE_TEST_SUITE_P(Ranks, ProcessGroupTest, ::testing::Values(2, 4),

@@ -4,6 +4,7 @@
 // BURN_COLLECTIVE_WORKER_PATH (tests/CMakeLists.txt compiles it in).
 #pragma once
 
+#include <signal.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -18,6 +19,7 @@
 #include <vector>
 
 #include <boost/asio.hpp>
+#include <gtest/gtest.h>
 
 #include "child_process.hpp"
 
@@ -75,6 +77,26 @@ inline Ranks run_ranks(int n, const std::vector<std::string>& args, std::chrono:
     ranks.status.push_back(p->wait_for(std::max(left, std::chrono::milliseconds(0))));
   }
   return ranks;
+}
+
+/// Runs `scenario VICTIM` on `n` ranks for victim 0 (which also hosts the
+/// rendezvous) and the last rank: the victim dies of SIGKILL, every other
+/// rank exits 0 (it checked that its error named the victim), and the run
+/// ends within 30 s under a 5 s collective timeout, not the test's limit.
+inline void expect_killed_rank_named(int n, const std::string& scenario) {
+  for (const int victim : {0, n - 1}) {
+    const auto start = std::chrono::steady_clock::now();
+    const Ranks ranks =
+        run_ranks(n, {scenario, std::to_string(victim)}, std::chrono::seconds(60), {"BURN_COLLECTIVE_TIMEOUT_MS=5000"});
+    for (std::size_t r = 0; r < ranks.status.size(); ++r) {
+      if (static_cast<int>(r) == victim) {
+        EXPECT_EQ(ranks.status[r], 128 + SIGKILL) << ranks.logs();
+      } else {
+        EXPECT_EQ(ranks.status[r], 0) << "rank " << r << " (rank " << victim << " killed)\n" << ranks.logs();
+      }
+    }
+    EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(30)) << ranks.logs();
+  }
 }
 
 }  // namespace burn::testing

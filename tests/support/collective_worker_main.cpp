@@ -140,6 +140,14 @@ int large(coll::ProcessGroup& group, std::size_t len) {
   return failures == 0 ? 0 : 1;
 }
 
+/// 0 when a survivor's error names the killed rank. Rank 0 hosts the
+/// rendezvous, so its death is told by that going too.
+int names_the_victim(const ExecutionError& e, int rank, int victim) {
+  std::printf("rank %d: ExecutionError: %s\n", rank, e.what());
+  const std::string named = victim == 0 ? "rank 0 is gone" : "rank " + std::to_string(victim) + " died";
+  return std::string(e.what()).find(named) != std::string::npos ? 0 : 1;
+}
+
 int die(coll::ProcessGroup& group, int victim) {
   group.barrier();
   if (group.rank() == victim) ::raise(SIGKILL);
@@ -149,10 +157,7 @@ int die(coll::ProcessGroup& group, int victim) {
     std::fprintf(stderr, "rank %d: the all_reduce with a dead rank returned\n", group.rank());
     return 1;
   } catch (const ExecutionError& e) {
-    std::printf("rank %d: ExecutionError: %s\n", group.rank(), e.what());
-    // Rank 0 hosts the rendezvous, so its death is told by that going too.
-    const std::string named = victim == 0 ? "rank 0 is gone" : "rank " + std::to_string(victim) + " died";
-    return std::string(e.what()).find(named) != std::string::npos ? 0 : 1;
+    return names_the_victim(e, group.rank(), victim);
   }
 }
 
@@ -257,9 +262,7 @@ int die_in_step(coll::ProcessGroup& group, int victim) {
     std::fprintf(stderr, "rank %d: training with a dead rank went on\n", group.rank());
     return 1;
   } catch (const ExecutionError& e) {
-    std::printf("rank %d: ExecutionError: %s\n", group.rank(), e.what());
-    const std::string named = victim == 0 ? "rank 0 is gone" : "rank " + std::to_string(victim) + " died";
-    return std::string(e.what()).find(named) != std::string::npos ? 0 : 1;
+    return names_the_victim(e, group.rank(), victim);
   }
 }
 
