@@ -121,33 +121,40 @@ int run_bench(bool quick) {
     };
     row("queued adds per second", on(remote), on(local), "local flex");
   }
-  // Bandwidth: 64 MiB up and down, against a plain socket copy, each the
-  // median of the same number of runs. An upload is of data the caller hands
-  // over (moved in, as the socket copy sends its buffer without copying it
+  // Bandwidth: 64 MiB up and down, against a plain socket copy. The three
+  // are interleaved (a copy, an upload, a download, again), so that all of
+  // them sample the same spells of this shared machine's speed, and each row
+  // is the median of its runs. An upload is of data the caller hands over
+  // (moved in, as the socket copy sends its buffer without copying it
   // first); the download ends with the tensor's bytes in the caller's hands.
   {
     const std::size_t bytes = std::size_t{64} << 20;
-    const int runs = quick ? 3 : 7;
-    std::vector<double> plain_runs;
-    for (int i = 0; i < runs; ++i) plain_runs.push_back(burn_bench::socket_copy_bandwidth(bytes) / 1e6);
-    std::sort(plain_runs.begin(), plain_runs.end());
-    const double plain = plain_runs[plain_runs.size() / 2];
+    const int runs = quick ? 3 : 9;
     const std::vector<float> values(bytes / sizeof(float), 1.5f);
     const TensorData data(values, {values.size()});
-    std::optional<Tensor<1>> t;
-    std::vector<double> up_runs;
+    std::vector<double> plain_runs, up_runs, down_runs;
     for (int i = 0; i < runs + 1; ++i) {
+      const double copy = burn_bench::socket_copy_bandwidth(bytes);
       TensorData handed_over = data;
-      const auto start = Clock::now();
-      t = Tensor<1>::from_data(std::move(handed_over), remote);
+      auto start = Clock::now();
+      auto t = Tensor<1>::from_data(std::move(handed_over), remote);
       remote.sync();
-      if (i > 0) up_runs.push_back(seconds_since(start));  // the first warms up
+      const double up_seconds = seconds_since(start);
+      start = Clock::now();
+      (void)t.to_data();
+      const double down_seconds = seconds_since(start);
+      if (i == 0) continue;  // the first warms up
+      plain_runs.push_back(copy / 1e6);
+      up_runs.push_back(static_cast<double>(bytes) / up_seconds / 1e6);
+      down_runs.push_back(static_cast<double>(bytes) / down_seconds / 1e6);
     }
-    std::sort(up_runs.begin(), up_runs.end());
-    const double up = up_runs[up_runs.size() / 2];
-    const double down = median_time(1, runs, [&] { (void)t->to_data(); });
-    row("64 MiB upload (MB/s)", bytes / up / 1e6, plain, "socket copy");
-    row("64 MiB download (MB/s)", bytes / down / 1e6, plain, "socket copy");
+    auto median = [](std::vector<double> v) {
+      std::sort(v.begin(), v.end());
+      return v[v.size() / 2];
+    };
+    const double plain = median(plain_runs);
+    row("64 MiB upload (MB/s)", median(up_runs), plain, "socket copy");
+    row("64 MiB download (MB/s)", median(down_runs), plain, "socket copy");
   }
   // The MLP training step (784-1024-1024-10, batch 256): remote vs local.
   for (const auto& [name, shape] : {std::pair{"MLP step 784-1024-1024-10 b256 (ms)", burn_bench::MlpShape{}},

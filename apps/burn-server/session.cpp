@@ -59,7 +59,7 @@ void Session::join() {
 void Session::start() {
   std::weak_ptr<Session> weak = shared_from_this();
   channel_->start(
-      [weak](std::vector<std::byte> message) {
+      [weak](burn::remote::Message message) {
         if (auto s = weak.lock()) s->on_message(std::move(message));
       },
       [weak](const std::string& reason) {
@@ -69,7 +69,7 @@ void Session::start() {
 }
 
 // Network thread: queue for the worker.
-void Session::on_message(std::vector<std::byte> message) {
+void Session::on_message(burn::remote::Message message) {
   bool pause = false;
   {
     std::lock_guard lock(mutex_);
@@ -92,7 +92,7 @@ void Session::on_close(const std::string& reason) {
 void Session::run() {
   std::string end_reason;
   for (;;) {
-    std::vector<std::byte> message;
+    burn::remote::Message message;
     {
       std::unique_lock lock(mutex_);
       wake_.wait(lock, [&] { return !queue_.empty() || closed_; });
@@ -114,6 +114,7 @@ void Session::run() {
     std::string dropped;
     try {
       handle(message);
+      channel_->recycle(std::move(message));
     } catch (const ProtocolError& e) {
       dropped = e.what();
     } catch (const std::exception& e) {
@@ -139,7 +140,7 @@ void Session::run() {
   finished_ = true;
 }
 
-void Session::handle(const std::vector<std::byte>& message) {
+void Session::handle(const burn::remote::Message& message) {
   Reader r(message);
   if (!device_) {
     if (r.kind() != MessageKind::Hello) throw ProtocolError("the first message is not a Hello: not a burn client");

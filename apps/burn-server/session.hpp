@@ -74,11 +74,11 @@ class Session : public std::enable_shared_from_this<Session> {
     std::string message;
   };
 
-  void on_message(std::vector<std::byte> message);
+  void on_message(burn::remote::Message message);
   void on_close(const std::string& reason);
   void run();
   /// Handles one message; throws ProtocolError to end the connection.
-  void handle(const std::vector<std::byte>& message);
+  void handle(const burn::remote::Message& message);
   void hello(burn::remote::Reader& r);
   void batch(burn::remote::Reader& r);
   void execute(burn::remote::Reader& r);
@@ -108,7 +108,7 @@ class Session : public std::enable_shared_from_this<Session> {
   // The worker's queue (filled on the network thread).
   std::mutex mutex_;
   std::condition_variable wake_;
-  std::deque<std::vector<std::byte>> queue_;
+  std::deque<burn::remote::Message> queue_;
   std::size_t queued_bytes_ = 0;
   bool paused_ = false;
   std::optional<std::string> closed_;

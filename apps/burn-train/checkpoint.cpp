@@ -14,6 +14,8 @@
 #include <regex>
 #include <string_view>
 #include <system_error>
+#include <vector>
+#include <zlib.h>
 
 namespace burn_train {
 namespace fs = std::filesystem;
@@ -22,7 +24,8 @@ using nlohmann::json;
 namespace {
 
 constexpr const char* kIndexName = "checkpoint.json";
-constexpr int kFormatVersion = 1;
+// Version 2 added the files' checksums.
+constexpr int kFormatVersion = 2;
 // A real index is a few kilobytes, nested four levels deep (the history's
 // entries). The limits keep a damaged or hostile file from exhausting memory,
 // or the stack in nlohmann's recursive dump() and destructor.
@@ -33,8 +36,22 @@ constexpr std::size_t kMaxIndexDepth = 32;
 
 std::string errno_text() { return std::strerror(errno); }
 
+/// CRC-32 (zlib's) of a file's bytes, as 8 hex digits.
+std::string file_crc32(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) fail(fmt::format("cannot open '{}' to check it", path.string()));
+  uLong crc = crc32(0L, Z_NULL, 0);
+  std::vector<char> chunk(std::size_t{1} << 20);
+  while (in.read(chunk.data(), static_cast<std::streamsize>(chunk.size())) || in.gcount() > 0)
+    crc = crc32(crc, reinterpret_cast<const Bytef*>(chunk.data()), static_cast<uInt>(in.gcount()));
+  if (in.bad()) fail(fmt::format("cannot read '{}'", path.string()));
+  return fmt::format("{:08x}", crc);
+}
+
+}  // namespace
+
 // tmp file in the same directory, fsync, rename, fsync the directory: the
-// index is either the old one or the new one, never a torn write.
+// file is either the old one or the new one, never a torn write.
 void write_text_atomically(const fs::path& path, const std::string& text) {
   const fs::path tmp = path.string() + fmt::format(".tmp.{}", ::getpid());
   const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
@@ -68,6 +85,8 @@ void write_text_atomically(const fs::path& path, const std::string& text) {
     ::close(dfd);
   }
 }
+
+namespace {
 
 // The deepest nesting of arrays and objects in `text`, strings skipped.
 std::size_t json_depth(std::string_view text) {
@@ -128,6 +147,9 @@ void commit_checkpoint(const fs::path& dir, const CheckpointInfo& info) {
   // Relative names keep a checkpoint directory movable.
   j["model"] = info.model_file.filename().string();
   j["optimizer"] = info.optimizer_file.filename().string();
+  // Checked on resume: a damaged file is refused, not trained on.
+  j["model_crc32"] = file_crc32(info.model_file);
+  j["optimizer_crc32"] = file_crc32(info.optimizer_file);
   j["model_config"] = info.model_config;
   j["settings"] = info.settings;
   j["history"] = json::parse(info.history_json);
@@ -170,6 +192,7 @@ CheckpointInfo read_checkpoint(const fs::path& dir) {
                     "directory to start over",
                     index.string(), kMaxIndexDepth));
   CheckpointInfo info;
+  std::string model_crc, optimizer_crc;
   try {
     const json j = json::parse(text);
     if (!j.is_object() || j.value("format", "") != "burn-train-checkpoint")
@@ -181,23 +204,41 @@ CheckpointInfo read_checkpoint(const fs::path& dir) {
       fail(fmt::format("'{}' has version {}, this burn-train reads version {}", index.string(),
                        version == j.end() ? "(none)" : shown(*version), kFormatVersion));
     const json& epochs_done = j.at("epochs_done");
-    if (!epochs_done.is_number_unsigned())
+    if (!epochs_done.is_number_unsigned() || epochs_done.get<std::uint64_t>() < 1 ||
+        epochs_done.get<std::uint64_t>() > kMaxEpochs)
       fail(
-          fmt::format("'{}': \"epochs_done\" must be a non-negative integer, found {}; delete the directory to "
-                      "start over",
-                      index.string(), shown(epochs_done)));
+          fmt::format("'{}': \"epochs_done\" must be a whole number from 1 to {}, found {}; delete the directory "
+                      "to start over",
+                      index.string(), kMaxEpochs, shown(epochs_done)));
     info.epochs_done = epochs_done.get<std::size_t>();
-    info.model_file = dir / j.at("model").get<std::string>();
-    info.optimizer_file = dir / j.at("optimizer").get<std::string>();
+    // The files are the ones burn-train names after the epoch, in this
+    // directory: a name pointing elsewhere, or at another epoch, is damage.
+    info.model_file = model_checkpoint_path(dir, info.epochs_done);
+    info.optimizer_file = optimizer_checkpoint_path(dir, info.epochs_done);
+    for (const auto& [key, file] : {std::pair{"model", info.model_file}, std::pair{"optimizer", info.optimizer_file}})
+      if (j.at(key).get<std::string>() != file.filename().string())
+        fail(
+            fmt::format("'{}' names {} file '{}' for epoch {}, which burn-train calls '{}'; delete the directory "
+                        "to start over",
+                        index.string(), key, shown(j.at(key)), info.epochs_done, file.filename().string()));
+    model_crc = j.at("model_crc32").get<std::string>();
+    optimizer_crc = j.at("optimizer_crc32").get<std::string>();
     info.model_config = string_map(j, "model_config");
     info.settings = string_map(j, "settings");
     info.history_json = j.contains("history") ? j.at("history").dump() : "[]";
   } catch (const json::exception& e) {
     fail(fmt::format("'{}' is malformed ({}); delete the directory to start over", index.string(), e.what()));
   }
-  for (const auto& file : {info.model_file, info.optimizer_file})
+  for (const auto& [file, expected] :
+       {std::pair{info.model_file, model_crc}, std::pair{info.optimizer_file, optimizer_crc}}) {
     if (!fs::exists(file, ec))
       fail(fmt::format("'{}' names '{}', which does not exist", index.string(), file.string()));
+    if (const std::string found = file_crc32(file); found != expected)
+      fail(
+          fmt::format("'{}' is damaged: its CRC-32 is {}, the checkpoint recorded {}; delete the directory to "
+                      "start over",
+                      file.string(), found, expected));
+  }
   return info;
 }
 

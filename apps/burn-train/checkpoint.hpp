@@ -3,8 +3,9 @@
 // A checkpoint directory holds
 //   model-epoch-N.safetensors      the model (burn::record::save_module)
 //   optimizer-epoch-N.safetensors  Adam's moments, keyed by parameter id
-//   checkpoint.json                which epoch is complete, the files above,
-//                                  the run's settings and metrics so far
+//   checkpoint.json                which epoch is complete, the files above
+//                                  with their CRC-32 checksums, the run's
+//                                  settings and metrics so far
 // Each file is written atomically (temporary file, fsync, rename) and
 // checkpoint.json is replaced last, so a crash at any moment leaves the
 // previous complete checkpoint in place; older epoch files are removed only
@@ -47,5 +48,13 @@ CheckpointInfo read_checkpoint(const std::filesystem::path& dir);
 
 /// Creates `dir` (and parents) if needed; throws burn::Error("[checkpoint] ...").
 void ensure_directory(const std::filesystem::path& dir);
+
+/// Writes `text` to `path` through a temporary file in the same directory,
+/// fsync and rename: `path` is either the old file or the new one, never a
+/// torn write. Throws burn::Error("[checkpoint] ...").
+void write_text_atomically(const std::filesystem::path& path, const std::string& text);
+
+/// The most epochs a run may have (--epochs, a checkpoint's epochs_done).
+inline constexpr std::size_t kMaxEpochs = 1'000'000;
 
 }  // namespace burn_train

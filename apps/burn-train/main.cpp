@@ -84,6 +84,9 @@ int main(int argc, char** argv) {
   }
   try {
     return run_training(*options);
+  } catch (const UsageError& e) {  // a flag the run cannot honour, found before training
+    fmt::print(stderr, "burn-train: {}\nTry 'burn-train --help' for the options.\n", e.what());
+    return kUsageError;
   } catch (const DataMissingError& e) {
     fmt::print(stderr, "burn-train: error: {}\n", e.what());
     return kDataMissing;

@@ -1,5 +1,7 @@
 #include "metrics.hpp"
 
+#include "checkpoint.hpp"
+
 #include <fmt/format.h>
 #include <unistd.h>
 
@@ -112,10 +114,11 @@ void write_summary_json(const std::filesystem::path& path, const RunInfo& info,
   const json summary = {{"meta", meta},
                         {"epochs", epochs},
                         {"final_test_acc", history.empty() ? json(nullptr) : json(history.back().test.accuracy)}};
-  std::ofstream out(path);
-  if (!out) throw burn::Error("summary-json", fmt::format("cannot write '{}'", path.string()));
-  out << summary.dump(2) << "\n";
-  if (!out) throw burn::Error("summary-json", fmt::format("error while writing '{}'", path.string()));
+  try {
+    write_text_atomically(path, summary.dump(2) + "\n");
+  } catch (const burn::Error& e) {
+    throw burn::Error("summary-json", e.what());
+  }
 }
 
 }  // namespace burn_train

@@ -42,6 +42,17 @@ Model ModelConfig::init(const burn::TensorCreationOptions& options) const {
   };
 }
 
+std::size_t ModelConfig::forward_bytes_per_image() const {
+  const std::size_t full = height * width, half = (height / 2) * (width / 2), quarter = (height / 4) * (width / 4);
+  const std::size_t floats = channels * full              // the input
+                             + 3 * conv1_channels * full  // conv, batch norm, relu
+                             + conv1_channels * half      // pool
+                             + 3 * conv2_channels * half  // conv, batch norm, relu
+                             + conv2_channels * quarter   // pool (flattened)
+                             + 3 * hidden + num_classes;  // fc1, relu, dropout; fc2
+  return floats * sizeof(float);
+}
+
 std::map<std::string, std::string> ModelConfig::to_map() const {
   return {
       {"model.channels", std::to_string(channels)},

@@ -56,6 +56,9 @@ struct ModelConfig {
     c.dropout = p;
     return c;
   }
+  /// About how many bytes one image's activations take in a forward pass
+  /// (f32, every layer's output): what a batch costs beyond the weights.
+  std::size_t forward_bytes_per_image() const;
   /// Throws burn::Error("[ModelConfig] ...") for zero sizes or images smaller
   /// than the two 2x2 pools need (4x4).
   Model init(const burn::TensorCreationOptions& options) const;

@@ -1,25 +1,35 @@
 #include "options.hpp"
 
+#include "checkpoint.hpp"
+
 #include <fmt/format.h>
 
 #include <burn/data/mnist.hpp>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <string_view>
 #include <system_error>
 
 namespace burn_train {
 namespace {
 
-std::size_t parse_count(std::string_view flag, std::string_view text, std::size_t min) {
+std::size_t parse_count(std::string_view flag, std::string_view text, std::size_t min,
+                        std::size_t max = std::numeric_limits<std::size_t>::max()) {
   std::size_t value = 0;
   const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec == std::errc::result_out_of_range && end == text.data() + text.size())
+    throw UsageError(fmt::format("{} {} is out of range; use at most {}", flag, text, max));
   if (ec != std::errc() || end != text.data() + text.size())
     throw UsageError(fmt::format("{} expects a whole number, got '{}'", flag, text));
   if (value < min) throw UsageError(fmt::format("{} must be at least {}, got {}", flag, min, value));
+  if (value > max) throw UsageError(fmt::format("{} {} is out of range; use at most {}", flag, value, max));
   return value;
 }
+
+/// Data-loading threads beyond this only wait on each other.
+constexpr std::size_t kMaxWorkers = 256;
 
 double parse_rate(std::string_view flag, std::string_view text) {
   // from_chars (not strtod) so trailing junk such as "1e-3x" is rejected.
@@ -109,7 +119,7 @@ std::optional<Options> parse_options(int argc, const char* const* argv) {
       o.device = next();
       if (o.device.empty()) throw UsageError("--device needs a device name such as flex or ndarray");
     } else if (arg == "--epochs") {
-      o.epochs = parse_count(arg, next(), 1);
+      o.epochs = parse_count(arg, next(), 1, kMaxEpochs);
     } else if (arg == "--batch-size") {
       o.batch_size = parse_count(arg, next(), 1);
     } else if (arg == "--eval-batch-size") {
@@ -121,7 +131,7 @@ std::optional<Options> parse_options(int argc, const char* const* argv) {
       if (o.lr_schedule != "cosine" && o.lr_schedule != "constant")
         throw UsageError(fmt::format("--lr-schedule must be cosine or constant, got '{}'", o.lr_schedule));
     } else if (arg == "--workers") {
-      o.workers = parse_count(arg, next(), 0);
+      o.workers = parse_count(arg, next(), 0, kMaxWorkers);
     } else if (arg == "--threads") {
       o.threads = parse_count(arg, next(), 1);
     } else if (arg == "--seed") {

@@ -18,6 +18,7 @@
 #include "metrics.hpp"
 #include "model.hpp"
 #include "passes.hpp"
+#include "preflight.hpp"
 
 namespace burn_train {
 namespace {
@@ -120,6 +121,7 @@ int run_training(const Options& options) {
                     "this build of burn has no autodiff (configured with BURN_AUTODIFF=OFF); "
                     "reconfigure with -DBURN_AUTODIFF=ON to train");
 #else
+  check_outputs_writable(options);
   const burn::Device device = make_device(options);
   const burn::Device train_device = device.autodiff();
   const FashionMnist data = load_fashion_mnist(options.data_dir);
@@ -141,8 +143,9 @@ int run_training(const Options& options) {
       data.test, burn::data::MnistBatcher{device},
       {.batch_size = options.eval_batch_size, .num_workers = options.workers, .num_shards = shards, .shard = shard});
 
-  device.seed(options.seed);
   const ModelConfig config;
+  check_batches(options, config, device, train_loader.num_items(), test_loader.num_items());
+  device.seed(options.seed);
   Model model = config.init(train_device);
   burn::optim::Optimizer optimizer = burn::optim::AdamConfig{}.init();
   const auto train_loss = burn::nn::loss::CrossEntropyLossConfig{}.init(train_device);
@@ -154,7 +157,11 @@ int run_training(const Options& options) {
 
   std::size_t start_epoch = 0;
   std::vector<EpochMetrics> history;
-  if (!options.checkpoint_dir.empty()) ensure_directory(options.checkpoint_dir);
+  if (!options.checkpoint_dir.empty() && dist.is_leader()) {
+    if (const std::size_t n = remove_stale_temporaries(options.checkpoint_dir))
+      fmt::print("removed {} temporary file{} a killed run left in '{}'\n", n, n == 1 ? "" : "s",
+                 options.checkpoint_dir.string());
+  }
   if (options.resume) {
     auto resumed = resume(options, config, train_device, model, optimizer, *schedule, dist);
     start_epoch = resumed.epochs_done;

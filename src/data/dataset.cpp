@@ -56,7 +56,7 @@ std::vector<std::size_t> epoch_order(std::size_t size, bool shuffle, std::uint64
 }
 
 std::size_t shard_size(std::size_t size, std::size_t num_shards, bool drop_tail) {
-  return drop_tail ? size / num_shards : (size + num_shards - 1) / num_shards;
+  return size / num_shards + (!drop_tail && size % num_shards != 0 ? 1 : 0);
 }
 
 std::vector<std::size_t> shard_order(const std::vector<std::size_t>& order, std::size_t shard, std::size_t num_shards,

@@ -12,6 +12,8 @@
 #include <burn/remote.hpp>
 #include <burn/tensor_data.hpp>
 
+#include "device/thread_limit.hpp"
+
 #include "device/runtime.hpp"
 
 namespace burn {
@@ -219,7 +221,8 @@ std::size_t Device::num_threads() const {
   return threads ? threads->num_threads() : 1;
 }
 void Device::set_num_threads(std::size_t n) const {
-  if (n == 0) throw Error("Device::set_num_threads", "the thread count must be at least 1");
+  if (const auto problem = detail::thread_count_problem(n, fmt::format("set_num_threads({})", n)); !problem.empty())
+    throw Error("Device::set_num_threads", problem);
   auto* threads = runtime_->backend().threads();
   if (!threads)
     throw Error("Device::set_num_threads", fmt::format("the {} backend computes on a fixed number of threads ({})",

@@ -85,7 +85,8 @@ std::shared_ptr<DeviceRuntime> runtime_for(const DispatchDevice& id) {
   const RuntimeKey key = key_of(id);
   {
     std::lock_guard lock(runtimes_mutex());
-    if (auto it = runtimes().find(key); it != runtimes().end()) return it->second;
+    if (auto it = runtimes().find(key); it != runtimes().end() && !it->second->backend().connection_lost())
+      return it->second;
   }
   const auto* factory = backend::find_backend(id.type.kind());
   if (!factory)
@@ -114,9 +115,11 @@ std::shared_ptr<DeviceRuntime> runtime_for(const DispatchDevice& id) {
 std::shared_ptr<DeviceRuntime> install_runtime(const DispatchDevice& id, std::unique_ptr<backend::Backend> backend) {
   std::lock_guard lock(runtimes_mutex());
   const RuntimeKey key = key_of(id);
-  if (auto it = runtimes().find(key); it != runtimes().end()) return it->second;
+  auto it = runtimes().find(key);
+  if (it != runtimes().end() && !it->second->backend().connection_lost()) return it->second;
   auto runtime = std::make_shared<DeviceRuntime>(id, std::move(backend));
-  runtimes().emplace(key, runtime);
+  if (it != runtimes().end()) it->second = runtime;  // a lost connection's, replaced
+  else runtimes().emplace(key, runtime);
   return runtime;
 }
 

@@ -47,9 +47,9 @@ class DeviceRuntime {
 /// backend is not built or has no such device.
 std::shared_ptr<DeviceRuntime> runtime_for(const DispatchDevice& id);
 
-/// The runtime of `id` if one exists, else a new one around `backend` (a
-/// backend created outside the registry: a remote device connected with
-/// options).
+/// The runtime of `id` if one exists and its connection is not lost, else a
+/// new one around `backend` (a backend created outside the registry: a
+/// remote device connected with options).
 std::shared_ptr<DeviceRuntime> install_runtime(const DispatchDevice& id, std::unique_ptr<backend::Backend> backend);
 
 }  // namespace burn::detail

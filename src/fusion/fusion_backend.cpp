@@ -282,6 +282,26 @@ TensorData FusionBackend::to_data(const backend::PrimitivePtr& primitive, const 
   return inner_->to_data(value, spec);
 }
 
+backend::HostAccess::Writable FusionBackend::allocate_host(const ir::TensorSpec& spec) {
+  auto target = inner_->host_access()->allocate_host(spec);
+  std::lock_guard lock(mutex_);
+  return {wrap(std::move(target.primitive)), target.bytes};
+}
+
+std::optional<std::span<const std::byte>> FusionBackend::host_bytes(const backend::PrimitivePtr& primitive,
+                                                                    const ir::TensorSpec& spec) {
+  backend::PrimitivePtr value;
+  {
+    std::lock_guard lock(mutex_);
+    drain_locked();
+    value = lazy_of(primitive).value;
+  }
+  if (!value) return std::nullopt;  // to_data reports why it was not computed
+  // The bytes live in `value`, which `primitive` (the caller keeps it alive)
+  // holds from here on: a computed LazyTensor never changes its value.
+  return inner_->host_access()->host_bytes(value, spec);
+}
+
 void FusionBackend::seed(std::uint64_t seed) {
   std::lock_guard lock(mutex_);
   inner_->seed(seed);

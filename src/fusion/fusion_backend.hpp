@@ -18,7 +18,10 @@
 
 namespace burn::fusion {
 
-class FusionBackend final : public backend::Backend, public backend::Stream, public backend::SingleOutputExecution {
+class FusionBackend final : public backend::Backend,
+                            public backend::Stream,
+                            public backend::SingleOutputExecution,
+                            public backend::HostAccess {
  public:
   FusionBackend(std::string name, std::unique_ptr<backend::Backend> inner, std::vector<std::unique_ptr<Fuser>> fusers);
   ~FusionBackend() override;
@@ -51,6 +54,13 @@ class FusionBackend final : public backend::Backend, public backend::Stream, pub
   backend::MemoryManager* memory() override { return inner_->memory(); }
   backend::ThreadControl* threads() override { return inner_->threads(); }
   backend::SingleOutputExecution* single_output() override { return this; }
+  /// The inner backend's host memory, where it has one: a new tensor is
+  /// filled in place, and an existing one is read in place once the queue
+  /// has computed it.
+  backend::HostAccess* host_access() override { return inner_->host_access() ? this : nullptr; }
+  Writable allocate_host(const ir::TensorSpec& spec) override;
+  std::optional<std::span<const std::byte>> host_bytes(const backend::PrimitivePtr& primitive,
+                                                       const ir::TensorSpec& spec) override;
   void sync() override;
   void flush() override;
 

@@ -15,6 +15,7 @@ using burn::detail::TensorRef;
 constexpr const char* kOp = "Optimizer";
 constexpr const char* kFormat = "burn-cpp-optimizer";
 constexpr const char* kStepSuffix = ".step";
+constexpr std::uint64_t kMaxStep = std::uint64_t{1} << 53;
 
 /// `t` without graph, on `base` (a device without autodiff) and in `dtype`.
 TensorRef on(const TensorRef& t, const Device& base, DType dtype) {
@@ -72,6 +73,18 @@ void Optimizer::step_params(double lr, const std::vector<std::pair<std::string, 
                                  lr));
   // The update is not part of any graph.
   NoGradGuard no_grad;
+
+  // Gradients and state are kept per id: two parameters sharing one would
+  // trade gradients and share one state, and one of them never be updated.
+  std::map<module::ParamId, const std::string*> seen;
+  for (const auto& [path, p] : params) {
+    if (!p->is_trainable()) continue;
+    if (const auto [it, fresh] = seen.emplace(p->id(), &path); !fresh)
+      throw Error(kOp, fmt::format("parameters '{}' and '{}' have the same id {}; nothing was updated (a module "
+                                   "copied, or one file loaded into two parts of the model: load with "
+                                   "LoadOptions{{}}.with_fresh_ids())",
+                                   *it->second, path, p->id().to_string()));
+  }
 
   std::vector<Work> work;
   for (const auto& [path, p] : params) {
@@ -172,6 +185,12 @@ void Optimizer::load_state(const record::SafetensorsFile& file, const Device& de
     auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), step);
     if (ec != std::errc() || end != value.data() + value.size() || value.empty())
       throw Error(kOp, fmt::format("metadata '{}' = '{}' is not a step count", key, value));
+    // A saved state has taken at least one step. Past 2^53 the count is not
+    // exact as the double that bias corrections use, and at 2^64 - 1 the next
+    // step would wrap it to 0 and divide by zero.
+    if (step < 1 || step > kMaxStep)
+      throw Error(kOp, fmt::format("metadata '{}' = {} is out of range: a saved state has taken from 1 to 2^53 steps",
+                                   key, step));
     loaded[id].step = step;
   }
   const auto slot_names = rule_->slot_names();

@@ -41,16 +41,63 @@ struct Update {
   std::optional<module::ParamId> id;
 };
 
+/// The layout to read a file in when the caller named none: the one the
+/// file declares, else the one its contents show. Burn's layout stores a
+/// Linear weight [d_input, d_output], PyTorch's [d_output, d_input]; a
+/// non-square weight matches one of them only, BatchNorm's
+/// "num_batches_tracked" counters exist in PyTorch's files only. A square
+/// weight matches both, so a file of square weights alone is refused.
+Adapter detect_adapter(std::span<const Slot> slots, const SafetensorsFile& file,
+                       const std::map<std::string, std::string>& keys, const std::string& where) {
+  if (file.metadata.contains(std::string(kLayoutKey))) {
+    const std::string& layout = file.metadata.at(std::string(kLayoutKey));
+    return layout == layout_name(Adapter::PyTorch) ? Adapter::PyTorch : Adapter::Burn;  // checked by check_layout
+  }
+  if (auto f = file.metadata.find(std::string(kFormatKey)); f != file.metadata.end() && f->second == kTorchFormat)
+    return Adapter::PyTorch;
+  std::vector<std::string> burn_shaped, torch_shaped, square;
+  for (const auto& slot : slots) {
+    if (!slot.tensor->is_pytorch_transposed()) continue;
+    const auto key = keys.find(slot.path);
+    if (key == keys.end()) continue;  // reported as missing
+    const Shape& mine = slot.tensor->ref()->spec.shape;
+    const Shape& stored = file.tensors.at(key->second).shape();
+    if (mine.rank() != 2 || stored.rank() != 2) continue;
+    const bool as_burn = stored == mine, as_torch = stored == transposed_shape(mine);
+    if (as_burn && as_torch) square.push_back(slot.path);
+    else if (as_burn) burn_shaped.push_back(slot.path);
+    else if (as_torch) torch_shaped.push_back(slot.path);
+  }
+  bool counters = false;
+  for (const auto& [key, _] : file.tensors) counters = counters || is_num_batches_tracked(key);
+  if ((!torch_shaped.empty() || counters) && burn_shaped.empty()) return Adapter::PyTorch;
+  if (!burn_shaped.empty() && torch_shaped.empty()) return Adapter::Burn;
+  if (!burn_shaped.empty() && !torch_shaped.empty())
+    throw Error(kOp, fmt::format("{}the file declares no layout, and its weights fit neither one: {} in Burn's "
+                                 "([d_input, d_output]), {} in PyTorch's; check that the file belongs to this "
+                                 "module",
+                                 where, listed(burn_shaped), listed(torch_shaped)));
+  if (!square.empty())
+    throw Error(kOp, fmt::format("{}the file declares no layout (no \"{}\" or \"{}\" metadata) and its "
+                                 "transposable weights are all square ({}), which load in either layout, one of "
+                                 "them transposed; load a file saved by PyTorch with "
+                                 "LoadOptions{{}}.with_adapter(Adapter::PyTorch), one saved by burn-cpp with "
+                                 "Adapter::Burn",
+                                 where, kLayoutKey, kFormatKey, listed(square)));
+  return Adapter::Burn;  // nothing to transpose either way
+}
+
 }  // namespace
 
 void load_slots(std::span<const Slot> slots, const std::filesystem::path& path, const LoadOptions& options) {
   const std::string where = path.string() + ": ";
   const SafetensorsFile file = burn::record::detail::read_safetensors_file(path, kOp);
-  check_layout(file.metadata, options.adapter, where);
   std::vector<std::string> file_keys;
   file_keys.reserve(file.tensors.size());
   for (const auto& [key, _] : file.tensors) file_keys.push_back(key);
   const auto keys = remap_keys(file_keys, options.key_remap, where);
+  const Adapter adapter = options.adapter ? *options.adapter : detect_adapter(slots, file, keys, where);
+  check_layout(file.metadata, adapter, where);
 
   std::set<std::string> wanted;
   std::vector<std::string> missing;
@@ -64,7 +111,7 @@ void load_slots(std::span<const Slot> slots, const std::filesystem::path& path, 
   for (const auto& [name, file_key] : keys) {
     if (wanted.contains(name)) continue;
     // torch's BatchNorm counter has no counterpart here (PyTorch adapter only).
-    if (options.adapter == Adapter::PyTorch && is_num_batches_tracked(file_key)) continue;
+    if (adapter == Adapter::PyTorch && is_num_batches_tracked(file_key)) continue;
     unexpected.push_back(name);
   }
   if (!missing.empty()) {
@@ -88,7 +135,7 @@ void load_slots(std::span<const Slot> slots, const std::filesystem::path& path, 
     const TensorData& stored = file.tensors.at(file_key);
     const burn::detail::TensorImpl& current = *slot.tensor->ref();
     const DType dtype = current.spec.dtype;
-    const bool transposed = stored_transposed(*slot.tensor, options.adapter);
+    const bool transposed = stored_transposed(*slot.tensor, adapter);
     if (transposed && current.spec.shape.rank() != 2) {
       problems.push_back(
           fmt::format("'{}' is flagged PyTorch-transposed but has shape {} (only 2-D parameters can "
@@ -116,7 +163,8 @@ void load_slots(std::span<const Slot> slots, const std::filesystem::path& path, 
     auto value =
         burn::detail::from_data(std::move(data), TensorCreationOptions(current.device, dtype), kind_of_dtype(dtype));
     std::optional<module::ParamId> id;
-    if (const auto stored = stored_id(file.metadata, file_key, where)) id = module::ParamId(*stored);
+    if (options.fresh_ids) id = module::ParamId();
+    else if (const auto stored = stored_id(file.metadata, file_key, where)) id = module::ParamId(*stored);
     updates.push_back({slot.tensor, std::move(value), id});
   }
   if (!problems.empty()) throw Error(kOp, where + listed(problems, "; "));

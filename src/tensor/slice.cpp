@@ -19,8 +19,11 @@ ir::SliceRange to_slice_range(std::string_view op, const Range& r, std::size_t s
   const std::int64_t start = resolve(r.start);
   const std::int64_t end = r.end ? resolve(*r.end) : n;
   if (start >= end) return {0, 0, r.step};
-  const std::int64_t stride = r.step > 0 ? r.step : -r.step;
-  const auto len = static_cast<std::size_t>((end - start + stride - 1) / stride);
+  // Unsigned: a step near the int64 limits (or its negation, for INT64_MIN)
+  // does not fit the signed formula's intermediate sums.
+  const std::uint64_t stride =
+      r.step > 0 ? static_cast<std::uint64_t>(r.step) : std::uint64_t{0} - static_cast<std::uint64_t>(r.step);
+  const std::uint64_t len = (static_cast<std::uint64_t>(end - start) - 1) / stride + 1;
   const std::int64_t first = r.step > 0 ? start : end - 1;
   return {static_cast<std::size_t>(first), len, r.step};
 }

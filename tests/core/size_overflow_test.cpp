@@ -152,4 +152,34 @@ TEST(SizeOverflow, ExpandAndBroadcastToAnOverflowingShapeThrow) {
   column.slice({{0, 2}}).to_data().assert_eq(TensorData(std::vector<float>{1, 1}, Shape{2, 1}));
 }
 
+TEST(SizeOverflow, SlicesWithStepsNearTheInt64LimitsPickTheRightElements) {
+  // Rows 0..3 of an int8 view 2^60 wide: each row holds its row number.
+  const Device device = Device::flex();
+  constexpr std::int64_t kWide = std::int64_t{1} << 60;
+  const auto rows = Tensor<1, Int>::arange(0, 4, {device, DType::I8}).reshape({4, 1}).expand({4, kWide});
+  const TensorData expected = TensorData(std::vector<std::int8_t>{0, 1, 2, 3}, Shape{4, 1});
+  constexpr auto kMax = std::numeric_limits<std::int64_t>::max();
+  constexpr auto kMin = std::numeric_limits<std::int64_t>::min();
+  // One element each: the first of [2^59, 2^60) and the last of [0, 2^60).
+  Range from_middle = Range::from(kWide / 2);
+  from_middle.step = kMax;
+  Range backwards = Range::all();
+  backwards.step = kMin;
+  for (const Range& r : {from_middle, backwards}) {
+    const auto picked = rows.slice({Range::all(), r});
+    ASSERT_EQ(picked.shape(), Shape({4, 1}));
+    picked.to_data().assert_eq(expected);
+  }
+}
+
+TEST(SizeOverflow, ASliceWhoseLastElementWrapsAroundIsRefused) {
+  // Hand-made IR, as burn-server receives it: start + (len - 1) * step
+  // (4 * 2^62 = 2^64) wraps around to the start, inside the dim.
+  const std::vector<ir::TensorSpec> in{{Shape{std::size_t{1} << 62}, DType::I8}};
+  ir::Slice wraps{{{std::size_t{1} << 61, 5, std::int64_t{1} << 62}}};
+  EXPECT_THROW((void)ir::infer_outputs(ir::Op{wraps}, in), Error);
+  ir::Slice fits{{{std::size_t{1} << 61, 2, std::int64_t{1} << 60}}};
+  EXPECT_EQ(ir::infer_outputs(ir::Op{fits}, in).at(0).shape, Shape({2}));
+}
+
 }  // namespace

@@ -5,6 +5,7 @@
 #include <atomic>
 #include <burn/data/dataloader.hpp>
 #include <chrono>
+#include <limits>
 #include <numeric>
 #include <stdexcept>
 #include <thread>
@@ -63,6 +64,14 @@ TEST(DataLoader, BatchLargerThanDataset) {
   Loader drop(numbers(5), identity, {.batch_size = 8, .drop_last = true, .num_workers = 2});
   EXPECT_EQ(drop.num_batches(), 0u);
   EXPECT_TRUE(collect(drop.iter()).empty());
+  // A batch size at the size_t limit is one batch of everything, not a
+  // count that wraps around to none; so is a shard of a huge world.
+  const std::size_t most = std::numeric_limits<std::size_t>::max();
+  Loader huge(numbers(5), identity, {.batch_size = most});
+  EXPECT_EQ(huge.num_batches(), 1u);
+  EXPECT_EQ(sizes(collect(huge.iter())), (std::vector<std::size_t>{5}));
+  Loader sharded(numbers(5), identity, {.batch_size = 2, .num_shards = most, .shard = 0});
+  EXPECT_EQ(sharded.num_items(), 1u);
 }
 
 TEST(DataLoader, EmptyDataset) {

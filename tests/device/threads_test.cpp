@@ -4,6 +4,10 @@
 
 #include <burn_test.hpp>
 
+#include <algorithm>
+#include <string>
+#include <thread>
+
 namespace {
 
 using burn::Device;
@@ -28,6 +32,14 @@ TEST(Threads, FlexChangesItsThreadCountWithoutChangingResults) {
   flex.set_num_threads(original);
   EXPECT_EQ(flex.num_threads(), original);
   burn::testing::expect_op_error([&] { flex.set_num_threads(0); }, "Device::set_num_threads", "at least 1");
+  // Counts no machine can run, and ones an int (OpenMP's, ATen's) cannot
+  // hold, are refused; the pool keeps its size.
+  const std::size_t limit = std::max<std::size_t>(256, 4 * std::thread::hardware_concurrency());
+  for (const std::size_t n : {limit + 1, std::size_t{100000}, std::size_t{4294967297}}) {
+    burn::testing::expect_op_error([&] { flex.set_num_threads(n); }, "Device::set_num_threads",
+                                   "more than the limit of " + std::to_string(limit));
+    EXPECT_EQ(flex.num_threads(), original);
+  }
 }
 
 TEST(Threads, BurnNumThreadsSizesTheFlexPool) {

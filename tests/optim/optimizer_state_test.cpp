@@ -1,8 +1,10 @@
 // What an optimiser step does to a module (ids, leaves, devices, frozen
 // parameters) and how its state survives save/load and fork.
+#include <burn/nn/linear.hpp>
 #include <burn/optim/adam.hpp>
 #include <burn/optim/rmsprop.hpp>
 #include <burn/optim/sgd.hpp>
+#include <burn/record/module_record.hpp>
 #include <burn/record/safetensors.hpp>
 
 #include "optim_test_support.hpp"
@@ -197,6 +199,14 @@ TEST(OptimizerState, BadStepsAndRecordsAreClearErrorsThatChangeNothing) {
   unknown_slot.tensors.emplace(net.fc2.bias->id().to_string() + ".velocity", TensorData(std::vector<float>{1, 2}));
   expect_op_error([&] { fresh.load_state(unknown_slot, device); }, "Optimizer",
                   "'velocity' is not a state of the 'adam'");
+  // Step counts no training run reaches: 2^64 - 1 would wrap to 0 at the
+  // next step, and Adam's bias correction then divides by zero.
+  for (const char* step : {"0", "9007199254740993", "18446744073709551615"}) {
+    auto wrong_step = adam_file;
+    wrong_step.metadata[net.fc2.bias->id().to_string() + ".step"] = step;
+    expect_op_error([&] { fresh.load_state(wrong_step, device); }, "Optimizer", "is out of range");
+    EXPECT_EQ(fresh.num_states(), 0u);
+  }
 
   // State saved for a parameter of another shape (same id) is caught at the step.
   optim_test::Vec v{module::Param(net.fc2.bias->id(), Tensor<1>::ones({5}, device))};
@@ -208,6 +218,47 @@ TEST(OptimizerState, BadStepsAndRecordsAreClearErrorsThatChangeNothing) {
   expect_op_error([] { SgdConfig{}.with_momentum(MomentumConfig{-0.5}).init(); }, "SgdConfig", "momentum");
   expect_op_error([] { RmsPropConfig{}.with_alpha(1.5).init(); }, "RmsPropConfig", "alpha");
   expect_op_error([] { SgdConfig{}.with_weight_decay(WeightDecayConfig{-1.0}).init(); }, "SgdConfig", "penalty");
+}
+
+// One file loaded into two parts of a model gives both the file's ids: Adam
+// would keep one state for the two and never update one of them.
+struct TwoLinears {
+  nn::Linear x;
+  nn::Linear y;
+  BURN_MODULE(x, y)
+};
+
+TEST(OptimizerState, ParametersSharingAnIdAreRefusedAndFreshIdsTrainBoth) {
+  const Device device = Device::flex();
+  optim_test::TempDir dir;
+  const auto file = dir.path() / "linear.safetensors";
+  record::save_module(nn::LinearConfig{3, 2}.init(device), file);
+  const auto fresh_linear = [&] { return nn::LinearConfig{3, 2}.init(device); };
+  auto adam = AdamConfig{}.init();
+
+  TwoLinears same{record::load_module(fresh_linear(), file), record::load_module(fresh_linear(), file)};
+  ASSERT_EQ(same.x.weight.id(), same.y.weight.id());
+  expect_op_error([&] { (void)adam.step(0.1, same, GradientsParams{}); }, "Optimizer",
+                  "parameters 'x.weight' and 'y.weight' have the same id");
+  EXPECT_EQ(adam.num_states(), 0u);
+
+  const auto fresh = record::LoadOptions{}.with_fresh_ids();
+  TwoLinears apart{record::load_module(fresh_linear(), file, fresh), record::load_module(fresh_linear(), file, fresh)};
+  EXPECT_NE(apart.x.weight.id(), apart.y.weight.id());
+  apart.x.weight->to_data().assert_eq(same.x.weight->to_data());  // the file's values all the same
+  const auto before = apart.y.weight->to_data();
+  GradientsParams grads;
+  grads.insert(apart.x.weight.id(), Tensor<2>::ones({3, 2}, device));
+  grads.insert(apart.y.weight.id(), Tensor<2>::ones({3, 2}, device));
+  apart = adam.step(0.1, apart, std::move(grads));
+  EXPECT_EQ(adam.num_states(), 2u);
+  // Both moved by Adam's first step, -lr * sign(g) = -0.1 per element.
+  const auto x = apart.x.weight->to_data().to_vec<float>(), y = apart.y.weight->to_data().to_vec<float>();
+  const auto start = before.to_vec<float>();
+  for (std::size_t i = 0; i < start.size(); ++i) {
+    EXPECT_NEAR(x[i], start[i] - 0.1f, 1e-5f) << i;
+    EXPECT_NEAR(y[i], start[i] - 0.1f, 1e-5f) << i;
+  }
 }
 
 }  // namespace

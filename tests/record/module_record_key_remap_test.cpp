@@ -16,13 +16,14 @@ using test::TempDir;
 
 const std::vector<float> kWeight{1, 2, 3, 4}, kBias{5, 6};
 
-// A file holding a Linear 2 -> 2 ("weight", "bias") and the extra keys.
+// A file holding a Linear 2 -> 2 ("weight", "bias") and the extra keys, in
+// Burn's layout (declared: a square weight alone does not show it).
 std::filesystem::path linear_file(const TempDir& dir, const std::vector<std::string>& extra_keys) {
   std::map<std::string, TensorData> tensors{{"weight", TensorData(kWeight, Shape{2, 2})},
                                             {"bias", TensorData(kBias, Shape{2})}};
   for (const auto& k : extra_keys) tensors.emplace(k, TensorData(std::vector<float>{0}));
   const auto path = dir / "linear.safetensors";
-  save_safetensors(path, tensors);
+  save_safetensors(path, tensors, {{"burn.layout", "burn"}});
   return path;
 }
 

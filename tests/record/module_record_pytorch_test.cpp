@@ -91,11 +91,38 @@ TEST(ModuleRecordPyTorch, TorchLinearWeightsAreTransposedAndTheRestIsCopied) {
   EXPECT_EQ(net.embed.weight->to_data(), torch.tensor("embed.weight"));  // [n, d] in both
 }
 
-TEST(ModuleRecordPyTorch, ATorchCheckpointNeedsThePyTorchAdapter) {
-  // Loading it as Burn layout would transpose the square head weight silently.
-  expect_op_error([] { load_module(make_torch_net(Device::flex()), kTorchState); }, "load_module",
-                  "is a PyTorch checkpoint (metadata \"format\": \"pt\"); load it with "
-                  "LoadOptions{}.with_adapter(Adapter::PyTorch)");
+TEST(ModuleRecordPyTorch, ATorchCheckpointLoadsInTheLayoutItDeclares) {
+  const auto declared = test::snapshot(load_module(make_torch_net(Device::flex()), kTorchState));
+  const auto named = test::snapshot(load_module(make_torch_net(Device::flex()), kTorchState, kTorch));
+  for (std::size_t i = 0; i < named.size(); ++i) EXPECT_EQ(declared[i].data, named[i].data) << named[i].path;
+  // Named as Burn's layout, it is refused: the square head weight would load transposed.
+  expect_op_error(
+      [] { load_module(make_torch_net(Device::flex()), kTorchState, LoadOptions{}.with_adapter(Adapter::Burn)); },
+      "load_module",
+      "is a PyTorch checkpoint (metadata \"format\": \"pt\"); load it with "
+      "LoadOptions{}.with_adapter(Adapter::PyTorch)");
+}
+
+TEST(ModuleRecordPyTorch, AFileWithoutMetadataLoadsInTheLayoutItsShapesShow) {
+  // safetensors.torch.save_file without metadata: the torch file's tensors alone.
+  TempDir dir;
+  save_safetensors(dir / "bare.safetensors", load_safetensors(kTorchState).tensors);
+  const auto shown = test::snapshot(load_module(make_torch_net(Device::flex()), dir / "bare.safetensors"));
+  const auto named = test::snapshot(load_module(make_torch_net(Device::flex()), kTorchState, kTorch));
+  for (std::size_t i = 0; i < named.size(); ++i) EXPECT_EQ(shown[i].data, named[i].data) << named[i].path;
+  // Square weights alone show nothing: fc1(e0) would be a row in one layout
+  // and a column in the other, so the load is refused, not guessed.
+  const std::vector<float> w{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15};
+  save_safetensors(dir / "square.safetensors",
+                   {{"weight", TensorData(w, Shape{4, 4})}, {"bias", TensorData(std::vector<float>(4, 0.0f))}});
+  const auto square = [] { return nn::LinearConfig{4, 4}.init(Device::flex()); };
+  expect_op_error([&] { load_module(square(), dir / "square.safetensors"); }, "load_module",
+                  "declares no layout (no \"burn.layout\" or \"format\" metadata) and its transposable weights are "
+                  "all square (weight)");
+  // Named, it loads: PyTorch's [out, in] rows become burn's [in, out] columns.
+  const auto fc = load_module(square(), dir / "square.safetensors", kTorch);
+  const auto e0 = Tensor<2>::from_data(TensorData(std::vector<float>{1, 0, 0, 0}, Shape{1, 4}), Device::flex());
+  EXPECT_EQ(fc.forward(e0).to_data().to_vec<float>(), (std::vector<float>{0, 4, 8, 12}));
 }
 
 TEST(ModuleRecordPyTorch, ExportWritesTorchNamesLayoutsAndMetadata) {
@@ -111,7 +138,7 @@ TEST(ModuleRecordPyTorch, ExportWritesTorchNamesLayoutsAndMetadata) {
   EXPECT_EQ(ours.metadata.at("burn.id.fc.weight"), net.fc.weight.id().to_string());
 }
 
-TEST(ModuleRecordPyTorch, ExportReloadsWithThePyTorchAdapterOnly) {
+TEST(ModuleRecordPyTorch, ExportReloadsInItsPyTorchLayoutOnly) {
   TempDir dir;
   const TorchNet net = make_torch_net(Device::flex());
   save_module(net, dir / "export.safetensors", {}, SaveOptions{}.with_adapter(Adapter::PyTorch));
@@ -121,9 +148,14 @@ TEST(ModuleRecordPyTorch, ExportReloadsWithThePyTorchAdapterOnly) {
     EXPECT_EQ(got[i].data, want[i].data) << want[i].path;
     EXPECT_EQ(got[i].id, want[i].id) << want[i].path;
   }
-  expect_op_error([&] { load_module(make_torch_net(Device::flex()), dir / "export.safetensors"); }, "load_module",
-                  "saved in the pytorch layout (\"burn.layout\": \"pytorch\"); load it with "
-                  "LoadOptions{}.with_adapter(Adapter::PyTorch)");
+  expect_op_error(
+      [&] {
+        load_module(make_torch_net(Device::flex()), dir / "export.safetensors",
+                    LoadOptions{}.with_adapter(Adapter::Burn));
+      },
+      "load_module",
+      "saved in the pytorch layout (\"burn.layout\": \"pytorch\"); load it with "
+      "LoadOptions{}.with_adapter(Adapter::PyTorch)");
   // And a Burn-layout file is refused by the PyTorch adapter.
   save_module(net, dir / "burn.safetensors");
   expect_op_error([&] { load_module(make_torch_net(Device::flex()), dir / "burn.safetensors", kTorch); }, "load_module",

@@ -42,7 +42,7 @@ class RawClient {
   explicit RawClient(const std::string& address)
       : channel_(remote::Channel::connect(address, 5s, 64 << 20, std::nullopt)) {
     channel_->start(
-        [this](std::vector<std::byte> m) {
+        [this](remote::Message m) {
           std::lock_guard lock(mutex_);
           inbox_.push_back(std::move(m));
           cv_.notify_all();
@@ -55,7 +55,7 @@ class RawClient {
   }
   void send(std::vector<std::byte> m) { channel_->send(std::move(m)); }
   /// The next message, or nullopt when the server closed the connection (or 10 s passed).
-  std::optional<std::vector<std::byte>> next() {
+  std::optional<remote::Message> next() {
     std::unique_lock lock(mutex_);
     cv_.wait_for(lock, 10s, [&] { return !inbox_.empty() || closed_; });
     if (inbox_.empty()) return std::nullopt;
@@ -73,7 +73,7 @@ class RawClient {
   std::shared_ptr<remote::Channel> channel_;
   std::mutex mutex_;
   std::condition_variable cv_;
-  std::vector<std::vector<std::byte>> inbox_;
+  std::vector<remote::Message> inbox_;
   std::optional<std::string> closed_;
 };
 
@@ -118,6 +118,28 @@ TEST(RemoteFaults, AKilledServerIsAnExecutionErrorNamingTheHostAndLocalDevicesGo
   expect_error([&] { d.sync(); }, address);
   expect_error([&] { (x + 1.0).to_data(); }, address);
   burn::testing::expect_values((Tensor<1>::ones({3}, Device::flex()) * 2.0).to_data(), {2, 2, 2}, {3});
+}
+
+// A server restarted at the same address: asking for the device again
+// connects afresh; tensors of the lost connection say so when used there.
+TEST(RemoteFaults, ADeviceWhoseServerRestartedConnectsAgain) {
+  auto first = std::make_unique<ServerProcess>();
+  const std::string address = first->address();
+  const Device before = connect(*first, 3s);
+  auto old = Tensor<1>::ones({4}, before);
+  before.sync();
+  first->process().kill(SIGKILL);
+  expect_error([&] { before.sync(); }, address);
+  first.reset();
+  const ServerProcess second({"--device", "flex:0", "--listen", address});
+  ASSERT_EQ(second.address(), address);
+  const Device after = connect(second, 3s);
+  EXPECT_EQ(after, before);  // the same device, reached over a new connection
+  burn::testing::expect_values((Tensor<1>::ones({4}, after) * 3.0).to_data(), {3, 3, 3, 3}, {4});
+  expect_error([&] { (Tensor<1>::ones({4}, after) + old).to_data(); }, "earlier connection");
+  // The parsed spelling reaches the new connection too.
+  burn::testing::expect_values(Tensor<1>::full({2}, 5.0, Device::parse("remote:" + address + "/flex:0")).to_data(),
+                               {5, 5}, {2});
 }
 
 TEST(RemoteFaults, AStoppedServerIsDetectedByItsSilence) {

@@ -5,6 +5,9 @@
 #include <burn_test.hpp>
 #include <server_process.hpp>
 
+#include <cstdlib>
+#include <cstring>
+
 namespace {
 
 using namespace burn;
@@ -83,6 +86,28 @@ TEST(RemoteDevice, KeepsEveryDTypeExact) {
     else if (dtype == DType::Bool) round = Tensor<2, Bool>::from_data(data, d).to_data();
     else round = Tensor<2, Int>::from_data(data, {d, dtype}).to_data();
     round.assert_eq(data);
+  }
+}
+
+// Several chunks each way, on flex and on the fused cpu device (whose queued
+// results are computed before they are sent): staged upload buffers reused
+// from one upload to the next carry nothing over, and a size that is not a
+// whole number of chunks ends right.
+TEST(RemoteDevice, MovesMultiChunkTensorsExactlyOnFlexAndTheFusedDevice) {
+  ServerProcess server({"--device", "flex:0", "--device", "cpu:0"});
+  for (const std::string name : {"flex:0", "cpu:0"}) {
+    const Device d = connect(server, name);
+    for (const std::size_t n : {std::size_t{3} << 18, (std::size_t{5} << 18) + 7, std::size_t{1} << 17}) {
+      std::vector<float> values(n);
+      for (std::size_t i = 0; i < n; ++i) values[i] = static_cast<float>((i * 7919 + n) % 100003);
+      auto t = Tensor<1>::from_data(TensorData(values, {n}), d);
+      ASSERT_EQ(std::memcmp(t.to_data().bytes().data(), values.data(), n * sizeof(float)), 0) << name << " n=" << n;
+      // A result still queued on the fused device when it is read.
+      const auto got = (t * 2.0 + 1.0).to_data().to_vec<float>();
+      ASSERT_EQ(got.size(), n);
+      for (std::size_t i = 0; i < n; i += 4099) ASSERT_EQ(got[i], values[i] * 2 + 1) << name << " at " << i;
+      EXPECT_EQ(got[n - 1], values[n - 1] * 2 + 1) << name;
+    }
   }
 }
 
@@ -223,6 +248,18 @@ TEST(RemoteDevice, BadAddressesAndMissingServersAreClearErrors) {
   }
   ServerProcess server;
   burn::testing::expect_error([&] { connect(server, "cuda:7"); }, "no device 'cuda:7' here; this server hosts: flex:0");
+}
+
+TEST(RemoteDevice, ATimeoutOutOfRangeIsAClearError) {
+  // Refused before connecting: a deadline beyond the clock's range would overflow.
+  struct Unset {
+    ~Unset() { ::unsetenv("BURN_REMOTE_TIMEOUT_MS"); }
+  } unset;
+  for (const char* bad : {"0", "86400001", "99999999999999999999", "10s"}) {
+    ::setenv("BURN_REMOTE_TIMEOUT_MS", bad, 1);
+    burn::testing::expect_error([] { Device::remote_options(RemoteHost{"127.0.0.1:1"}).init(); },
+                                "from 1 to 86400000 (a day)");
+  }
 }
 
 }  // namespace

@@ -175,6 +175,11 @@ class Backend {
   /// another machine (a remote device: "remote:host:port/flex:0"); local
   /// families keep "<type>:<index>" and need not override it.
   virtual std::string display_name() const { return {}; }
+  /// True once the backend can no longer serve at all (a remote device
+  /// whose connection was lost). The registry then connects afresh when the
+  /// device is asked for again, as after its server restarted; tensors made
+  /// before keep their failed backend.
+  virtual bool connection_lost() const { return false; }
 
   // The three operations.
   /// Runs `op` (already validated by ir::infer_outputs) and returns one

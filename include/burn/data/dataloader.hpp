@@ -90,7 +90,9 @@ class DataLoader {
   }
   std::size_t num_batches() const {
     const std::size_t n = num_items(), b = options_.batch_size;
-    return options_.drop_last ? n / b : (n + b - 1) / b;
+    // Not (n + b - 1) / b: that wraps around to 0 batches for a batch size
+    // near the size_t limit.
+    return n / b + (!options_.drop_last && n % b != 0 ? 1 : 0);
   }
   /// The epoch the next iter() will run.
   std::size_t epoch() const noexcept { return next_epoch_; }
@@ -109,8 +111,8 @@ class DataLoader {
     const std::size_t total = order->size();
     // Captures shared state by value so the epoch outlives the loader safely.
     auto make_batch = [dataset = dataset_, batcher = batcher_, order, batch_size, total](std::size_t k) {
-      const std::size_t begin = k * batch_size;
-      const std::size_t end = std::min(total, begin + batch_size);
+      const std::size_t begin = k * batch_size;  // < total: k < num_batches()
+      const std::size_t end = begin + std::min(batch_size, total - begin);
       std::vector<Item> items;
       items.reserve(end - begin);
       for (std::size_t i = begin; i < end; ++i) items.push_back(dataset->get((*order)[i]));

@@ -27,6 +27,7 @@
 
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <span>
 #include <string>
 #include <utility>
@@ -56,7 +57,17 @@ struct LoadOptions {
   /// Whether keys in the file that match no module tensor are an error
   /// (missing keys always are).
   bool strict = true;
-  Adapter adapter = Adapter::Burn;
+  /// The file's layout. Unset: the layout the file declares ("burn.layout"
+  /// metadata, or PyTorch's "format": "pt"); for a file that declares none
+  /// (safetensors.torch.save_file writes no metadata), the one its
+  /// transposable weights' shapes and BatchNorm counters show. When they
+  /// cannot tell (every such weight square), loading is refused rather than
+  /// guessed: square weights load in either layout, one of them transposed.
+  std::optional<Adapter> adapter;
+  /// Give the loaded parameters new ids instead of the file's: for loading
+  /// one file into two parts of a model, whose parameters must not share ids
+  /// (an optimiser keeps its state per id).
+  bool fresh_ids = false;
   /// (regex, replacement) pairs applied in order to every file key before
   /// matching, e.g. {"^layers\\.", "blocks."} for a torch model whose
   /// attributes are named differently. Patterns use RE2 syntax
@@ -74,6 +85,11 @@ struct LoadOptions {
   LoadOptions with_adapter(Adapter a) const {
     auto o = *this;
     o.adapter = a;
+    return o;
+  }
+  LoadOptions with_fresh_ids(bool fresh = true) const {
+    auto o = *this;
+    o.fresh_ids = fresh;
     return o;
   }
   LoadOptions with_key_remap(std::string pattern, std::string replacement) const {

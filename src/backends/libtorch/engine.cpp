@@ -12,6 +12,7 @@
 #include <random>
 
 #include "backends/libtorch/torch_common.hpp"
+#include "device/thread_limit.hpp"
 
 namespace burn::libtorch {
 namespace {
@@ -35,6 +36,10 @@ EnginePtr make_engine(TorchDevice device) {
   // to its own default (one per physical core, fewer than the OpenMP default on
   // some machines), which the other backends' OpenMP kernels would then see.
   // Fixing ATen's count first keeps the process default for everyone.
+  // OMP_NUM_THREADS may ask for any count; ATen would try to start them all.
+  const auto openmp_threads = static_cast<std::size_t>(omp_get_max_threads());
+  if (const auto problem = burn::detail::thread_count_problem(openmp_threads, "OMP_NUM_THREADS"); !problem.empty())
+    throw Error("Device::libtorch", problem);
   static std::once_flag threads_once;
   std::call_once(threads_once, [] { at::set_num_threads(omp_get_max_threads()); });
   EnginePtr engine(new Engine(aten_device(device)));

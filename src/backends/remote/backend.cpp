@@ -21,20 +21,36 @@ namespace {
 /// reference tells the server (with the next batch) to free it.
 class RemotePrimitive final : public backend::Primitive {
  public:
-  RemotePrimitive(std::uint64_t id, std::weak_ptr<ClientSession> session) : id_(id), session_(std::move(session)) {}
+  RemotePrimitive(std::uint64_t id, const std::shared_ptr<ClientSession>& session)
+      : id_(id), session_(session), connection_(session.get()) {}
   ~RemotePrimitive() override {
     if (auto s = session_.lock()) s->drop(id_);
   }
   RemotePrimitive(const RemotePrimitive&) = delete;
   RemotePrimitive& operator=(const RemotePrimitive&) = delete;
   std::uint64_t id() const noexcept { return id_; }
+  /// The connection the tensor lives on, only compared: the tensor's device
+  /// keeps that session alive, so no later one can have its address.
+  const ClientSession* connection() const noexcept { return connection_; }
 
  private:
   std::uint64_t id_;
   std::weak_ptr<ClientSession> session_;
+  const ClientSession* connection_;
 };
 
-std::uint64_t id_of(const backend::PrimitivePtr& p) { return static_cast<const RemotePrimitive&>(*p).id(); }
+/// The tensor's id on `session`'s server, for `op` (null: to_data). A
+/// tensor made over an earlier connection to the same device (before its
+/// server restarted) names nothing on this one.
+std::uint64_t id_on(const backend::PrimitivePtr& p, const ClientSession& session, const ir::Op* op) {
+  const auto& remote = static_cast<const RemotePrimitive&>(*p);
+  if (remote.connection() != &session)
+    throw ExecutionError(op ? std::string(ir::op_name(*op)) : std::string("to_data"),
+                         fmt::format("this tensor was made over an earlier connection to burn-server at {}, "
+                                     "which was lost with the tensor's data; make it again on the device",
+                                     session.address()));
+  return remote.id();
+}
 
 /// A profile window on the server device's clock: the server measures the
 /// window's work there (on the device's own clock where it has one, else on
@@ -89,10 +105,10 @@ class RemoteBackend final : public backend::Backend, public backend::Stream, pub
     std::vector<std::uint64_t> in_heap;
     std::span<const std::uint64_t> in_span;
     if (inputs.size() <= kInline) {
-      for (std::size_t i = 0; i < inputs.size(); ++i) in_ids[i] = id_of(inputs[i].primitive);
+      for (std::size_t i = 0; i < inputs.size(); ++i) in_ids[i] = id_on(inputs[i].primitive, *session_, &op);
       in_span = {in_ids, inputs.size()};
     } else {
-      for (const auto& in : inputs) in_heap.push_back(id_of(in.primitive));
+      for (const auto& in : inputs) in_heap.push_back(id_on(in.primitive, *session_, &op));
       in_span = in_heap;
     }
     std::vector<std::uint64_t> out_ids(outputs.size());
@@ -111,10 +127,11 @@ class RemoteBackend final : public backend::Backend, public backend::Stream, pub
   }
 
   TensorData to_data(const backend::PrimitivePtr& primitive, const ir::TensorSpec& spec) override {
-    return session_->read(id_of(primitive), spec);
+    return session_->read(id_on(primitive, *session_, nullptr), spec);
   }
 
   void seed(std::uint64_t seed) override { session_->seed(seed); }
+  bool connection_lost() const override { return session_->lost(); }
 
   // Stream: the batch is the queue.
   void sync() override { session_->sync(); }
@@ -151,9 +168,11 @@ std::chrono::milliseconds default_timeout() {
   if (text.empty()) return std::chrono::milliseconds(10'000);
   char* end = nullptr;
   const long long v = std::strtoll(text.c_str(), &end, 10);
-  if (*end != '\0' || v <= 0)
-    throw DeviceError(DeviceErrorKind::NotAvailable, "Device::remote",
-                      fmt::format("BURN_REMOTE_TIMEOUT_MS={} is not a positive number of milliseconds", text));
+  // At most a day, as collectives: a deadline past the clock's range would overflow.
+  if (*end != '\0' || v <= 0 || v > 86'400'000)
+    throw DeviceError(
+        DeviceErrorKind::NotAvailable, "Device::remote",
+        fmt::format("BURN_REMOTE_TIMEOUT_MS={} is not a number of milliseconds from 1 to 86400000 (a day)", text));
   return std::chrono::milliseconds(v);
 }
 

@@ -107,8 +107,8 @@ struct Channel::Impl : std::enable_shared_from_this<Channel::Impl> {
   bool close_requested = false;
   bool closing = false;
   bool started = false;
-  std::deque<std::vector<std::byte>> early;  // arrived before start()
-  std::string early_close;                   // the connection ended before start()
+  std::deque<Message> early;  // arrived before start()
+  std::string early_close;    // the connection ended before start()
   MessageHandler on_message;
   CloseHandler on_close;
 
@@ -117,6 +117,18 @@ struct Channel::Impl : std::enable_shared_from_this<Channel::Impl> {
   std::mutex mutex;
   std::condition_variable drained;
   std::size_t queued_bytes = 0;
+  /// Delivered messages handed back, read into again (guarded by `mutex`).
+  std::vector<Message> spare;
+
+  /// A buffer for the next message: a recycled one where there is one.
+  Message take_spare() {
+    std::lock_guard lock(mutex);
+    if (spare.empty()) return {};
+    Message m = std::move(spare.back());
+    spare.pop_back();
+    m.clear();
+    return m;
+  }
 
   // Network thread only; each needs the stream.
   virtual void read() = 0;
@@ -125,7 +137,7 @@ struct Channel::Impl : std::enable_shared_from_this<Channel::Impl> {
   virtual void close_now() = 0;
   virtual tcp::socket& socket() = 0;
 
-  void deliver(std::vector<std::byte> message) {
+  void deliver(Message message) {
     if (started) on_message(std::move(message));
     else early.push_back(std::move(message));
   }
@@ -172,8 +184,8 @@ struct Connection final : Channel::Impl {
   websocket::stream<Next> ws;
   // The message being read, straight from the socket into the vector that is
   // handed on (no copy out of a read buffer); network thread only.
-  std::vector<std::byte> incoming;
-  std::optional<net::dynamic_vector_buffer<std::byte, std::allocator<std::byte>>> incoming_buffer;
+  Message incoming;
+  std::optional<net::dynamic_vector_buffer<std::byte, Message::allocator_type>> incoming_buffer;
 
   std::shared_ptr<Connection> self() { return std::static_pointer_cast<Connection>(shared_from_this()); }
 
@@ -195,7 +207,7 @@ struct Connection final : Channel::Impl {
     reading = true;
     // Beast sizes the buffer from the frame header: a first read of at most
     // 1.5 KiB, then the rest of the payload in one piece.
-    incoming = {};
+    incoming = take_spare();
     incoming_buffer.emplace(incoming);
     ws.async_read(*incoming_buffer, [self = self()](beast::error_code ec, std::size_t) {
       self->reading = false;
@@ -281,10 +293,15 @@ void Channel::start(MessageHandler on_message, CloseHandler on_close) {
 void Channel::send(std::vector<std::byte> message) { send(std::move(message), nullptr, {}); }
 
 void Channel::send(std::vector<std::byte> head, std::shared_ptr<const void> owner, std::span<const std::byte> body) {
+  send_within(kMaxQueuedBytes, std::move(head), std::move(owner), body);
+}
+
+void Channel::send_within(std::size_t max_queued, std::vector<std::byte> head, std::shared_ptr<const void> owner,
+                          std::span<const std::byte> body) {
   Impl::Outgoing message{std::move(head), std::move(owner), body};
   {
     std::unique_lock lock(impl_->mutex);
-    impl_->drained.wait(lock, [&] { return impl_->queued_bytes < kMaxQueuedBytes || !impl_->open; });
+    impl_->drained.wait(lock, [&] { return impl_->queued_bytes < max_queued || !impl_->open; });
     if (!impl_->open) return;
     impl_->queued_bytes += message.size();
   }
@@ -297,6 +314,17 @@ void Channel::send(std::vector<std::byte> head, std::shared_ptr<const void> owne
     impl->outbox.push_back(std::move(m));
     impl->write();
   });
+}
+
+void Channel::recycle(Message message) {
+  // A few buffers cover the messages in flight between the network thread
+  // and the owner. Only buffers about a data chunk's size are kept: an
+  // occasional large op batch is not worth holding on to.
+  constexpr std::size_t kMaxSpare = 4;
+  constexpr std::size_t kMaxSpareBytes = std::size_t{1} << 20;
+  if (message.capacity() > kMaxSpareBytes) return;
+  std::lock_guard lock(impl_->mutex);
+  if (impl_->spare.size() < kMaxSpare) impl_->spare.push_back(std::move(message));
 }
 
 void Channel::close() {

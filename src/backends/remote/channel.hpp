@@ -18,6 +18,8 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 namespace burn::remote {
@@ -25,6 +27,29 @@ namespace burn::remote {
 /// Splits "host:port" (the port last, so "[::1]:7878" works too); throws
 /// std::invalid_argument with a readable reason.
 std::pair<std::string, std::string> split_address(const std::string& address);
+
+/// std::allocator, except that growing a vector leaves the new elements
+/// uninitialised: a received message's bytes are written by the socket right
+/// after they are allocated, and zero-filling them first was one more pass
+/// over every byte of an upload.
+template <class T>
+struct UninitializedAllocator : std::allocator<T> {
+  UninitializedAllocator() = default;
+  template <class U>
+  // NOLINTNEXTLINE(google-explicit-constructor): allocators of one family convert implicitly
+  UninitializedAllocator(const UninitializedAllocator<U>& /*unused*/) noexcept {}
+  template <class U>
+  void construct(U* p) noexcept(std::is_nothrow_default_constructible_v<U>) {
+    ::new (static_cast<void*>(p)) U;
+  }
+  template <class U, class... Args>
+  void construct(U* p, Args&&... args) {
+    ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
+  }
+};
+
+/// One binary message as received.
+using Message = std::vector<std::byte, UninitializedAllocator<std::byte>>;
 
 /// A client's TLS settings: the server's certificate must chain to one of
 /// these authorities and name the host connected to (DNS name or IP address).
@@ -43,7 +68,7 @@ struct ServerTls {
 /// time; they must not block.
 class Channel {
  public:
-  using MessageHandler = std::function<void(std::vector<std::byte>)>;
+  using MessageHandler = std::function<void(Message)>;
   /// Called once, when the connection ends for any reason (a readable reason).
   using CloseHandler = std::function<void(const std::string& reason)>;
 
@@ -71,9 +96,18 @@ class Channel {
   /// `body` lies (tensor data is not copied into a message first); `owner`
   /// keeps it alive until written.
   void send(std::vector<std::byte> head, std::shared_ptr<const void> owner, std::span<const std::byte> body);
+  /// As send(), but waits while `max_queued` bytes or more are queued (a
+  /// sender that wants to stay only a little ahead of the network).
+  void send_within(std::size_t max_queued, std::vector<std::byte> head, std::shared_ptr<const void> owner,
+                   std::span<const std::byte> body);
   /// Closes the connection gracefully (the peer sees a normal close);
   /// thread-safe, returns at once.
   void close();
+  /// Hands a delivered message back once its owner is done with it
+  /// (thread-safe): the next message is read into its memory. Tensor data
+  /// arrives as a stream of same-sized chunks, and a fresh buffer for each
+  /// one had its pages faulted in again every time.
+  void recycle(Message message);
   /// Stops reading while `paused` (a server whose session has too much queued
   /// work applies back-pressure this way).
   void pause_reading(bool paused);

@@ -1,6 +1,7 @@
 #include "backends/remote/client.hpp"
 
 #include <algorithm>
+#include <cstring>
 
 #include <fmt/format.h>
 
@@ -42,7 +43,7 @@ std::shared_ptr<ClientSession> ClientSession::open(const ConnectOptions& options
   }
   auto session = std::shared_ptr<ClientSession>(new ClientSession(options.address, channel));
   channel->start(
-      [inbox = session->inbox_](std::vector<std::byte> message) {
+      [inbox = session->inbox_](Message message) {
         {
           std::lock_guard lock(inbox->mutex);
           inbox->messages.push_back(std::move(message));
@@ -66,7 +67,7 @@ std::shared_ptr<ClientSession> ClientSession::open(const ConnectOptions& options
   hello.u32(options.device_index);
   channel->send(std::move(hello).take());
 
-  std::vector<std::byte> answer;
+  Message answer;
   try {
     answer = session->receive("Device::remote");
   } catch (const Error& e) {
@@ -97,7 +98,7 @@ std::shared_ptr<ClientSession> ClientSession::open(const ConnectOptions& options
 
 // ---- the connection -------------------------------------------------------------------------------
 
-std::vector<std::byte> ClientSession::receive(std::string_view op) {
+Message ClientSession::receive(std::string_view op) {
   auto& inbox = *inbox_;
   std::unique_lock lock(inbox.mutex);
   // No deadline of its own: the channel pings the server while waiting, and
@@ -108,6 +109,11 @@ std::vector<std::byte> ClientSession::receive(std::string_view op) {
   auto message = std::move(inbox.messages.front());
   inbox.messages.pop_front();
   return message;
+}
+
+bool ClientSession::lost() const {
+  std::lock_guard lock(inbox_->mutex);
+  return inbox_->lost.has_value();
 }
 
 void ClientSession::check_alive_locked(std::string_view op) {
@@ -211,9 +217,43 @@ void ClientSession::upload(std::uint64_t id, const std::shared_ptr<const TensorD
   write_spec(header, {data->shape(), data->dtype()});
   header.u64(bytes.size());
   channel_->send(std::move(header).take());
-  for (std::size_t at = 0; at < bytes.size(); at += kChunkBytes)
-    channel_->send(Writer(MessageKind::UploadChunk).take(), data,
-                   bytes.subspan(at, std::min(kChunkBytes, bytes.size() - at)));
+  if (bytes.size() <= kChunkBytes) {
+    // One chunk, nothing to overlap: written from the caller's bytes.
+    if (!bytes.empty()) channel_->send(Writer(MessageKind::UploadChunk).take(), data, bytes);
+    return;
+  }
+  // Several chunks: this thread copies each into a staging buffer, at most
+  // kStagingLookahead ahead of the network thread, which then masks and
+  // writes it from memory still in the caches. Written straight from the
+  // caller's bytes, the network thread read every byte from main memory
+  // itself and alone set the pace, while this thread waited (uploads at
+  // 0.55-0.69 of a socket copy's bandwidth, staged 0.77-0.98; bench/README.md).
+  for (std::size_t at = 0; at < bytes.size(); at += kChunkBytes) {
+    const auto part = bytes.subspan(at, std::min(kChunkBytes, bytes.size() - at));
+    auto staging = staging_buffer_locked();
+    std::memcpy(staging->bytes.data(), part.data(), part.size());
+    const std::span<const std::byte> body(staging->bytes.data(), part.size());
+    // The owner the channel drops once the chunk is written frees the buffer.
+    std::shared_ptr<const void> owner(
+        staging->bytes.data(), [staging](const void*) { staging->in_flight.store(false, std::memory_order_release); });
+    channel_->send_within(kStagingLookahead, Writer(MessageKind::UploadChunk).take(), std::move(owner), body);
+  }
+}
+
+std::shared_ptr<ClientSession::StagingBuffer> ClientSession::staging_buffer_locked() {
+  // The lookahead's chunks, the one being written and one being filled.
+  constexpr std::size_t kKept = kStagingLookahead / kChunkBytes + 2;
+  for (auto& staging : staging_) {
+    if (!staging->in_flight.load(std::memory_order_acquire)) {
+      staging->in_flight.store(true, std::memory_order_relaxed);
+      return staging;
+    }
+  }
+  auto staging = std::make_shared<StagingBuffer>();
+  staging->bytes.resize(kChunkBytes);
+  staging->in_flight.store(true, std::memory_order_relaxed);
+  if (staging_.size() < kKept) staging_.push_back(staging);
+  return staging;
 }
 
 void ClientSession::flush() {
@@ -263,12 +303,13 @@ TensorData ClientSession::read(std::uint64_t id, const ir::TensorSpec& spec) {
     std::vector<std::byte> bytes;
     detail::reserve_with_huge_pages(bytes, total);
     while (bytes.size() < total) {
-      const auto chunk = receive("to_data");
+      auto chunk = receive("to_data");
       Reader c(chunk);
       if (c.kind() != MessageKind::DataChunk) throw ProtocolError("expected a DataChunk");
       const auto part = c.rest();
       if (part.size() > total - bytes.size()) throw ProtocolError("more data than announced");
       bytes.insert(bytes.end(), part.begin(), part.end());
+      channel_->recycle(std::move(chunk));
     }
     return TensorData(std::move(bytes), spec.shape, spec.dtype);
   } catch (const ProtocolError& e) {

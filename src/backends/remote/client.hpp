@@ -51,6 +51,9 @@ class ClientSession {
   ClientSession& operator=(const ClientSession&) = delete;
 
   const std::string& address() const noexcept { return address_; }
+  /// Whether the connection has ended (the server died, stopped answering
+  /// or closed it); every call then throws.
+  bool lost() const;
   std::uint64_t new_id() noexcept { return next_id_.fetch_add(1, std::memory_order_relaxed); }
 
   /// Queues an op. Throws ExecutionError when the connection is already lost.
@@ -90,7 +93,7 @@ class ClientSession {
   void flush_locked();
   void maybe_flush_locked();
   void check_alive_locked(std::string_view op);
-  std::vector<std::byte> receive(std::string_view op);
+  Message receive(std::string_view op);
   void throw_status(Reader& status);
 
   std::string address_;
@@ -101,6 +104,16 @@ class ClientSession {
   Writer batch_;
   std::uint32_t batch_count_ = 0;
 
+  /// One chunk of a large upload, copied there on the caller's thread (see
+  /// upload()); busy until the network thread has written it.
+  struct StagingBuffer {
+    std::vector<std::byte> bytes;
+    std::atomic<bool> in_flight{false};
+  };
+  /// A staging buffer not in flight (reused where there is one); callers hold mutex_.
+  std::shared_ptr<StagingBuffer> staging_buffer_locked();
+  std::vector<std::shared_ptr<StagingBuffer>> staging_;  // guarded by mutex_
+
   std::mutex drops_mutex_;
   std::vector<std::uint64_t> drops_;
 
@@ -110,7 +123,7 @@ class ClientSession {
   struct Inbox {
     std::mutex mutex;
     std::condition_variable cv;
-    std::deque<std::vector<std::byte>> messages;
+    std::deque<Message> messages;
     std::optional<std::string> lost;
   };
   std::shared_ptr<Inbox> inbox_ = std::make_shared<Inbox>();

@@ -40,6 +40,10 @@ inline constexpr std::string_view kMagic = "burn-remote";
 /// machine's noise); 512 KiB keeps each chunk, and the client's masked copy
 /// of it, within a core's L2 cache.
 inline constexpr std::size_t kChunkBytes = std::size_t{512} << 10;
+/// How far a client's thread may copy an upload's chunks ahead of the
+/// network thread writing them: little enough that they are still in the
+/// caches when written.
+inline constexpr std::size_t kStagingLookahead = std::size_t{2} << 20;
 /// The largest message either side accepts. An op batch is flushed well
 /// before this (kBatchBytes).
 inline constexpr std::size_t kMaxMessageBytes = std::size_t{16} << 20;

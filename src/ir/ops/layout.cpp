@@ -34,8 +34,16 @@ Shape sliced_shape(std::string_view op, std::span<const SliceRange> ranges, cons
   for (std::size_t i = 0; i < shape.rank(); ++i) {
     const auto& r = ranges[i];
     if (r.len > 0) {
-      const auto last = static_cast<std::int64_t>(r.start) + static_cast<std::int64_t>(r.len - 1) * r.step;
-      if (r.start >= shape[i] || last < 0 || last >= static_cast<std::int64_t>(shape[i]))
+      // How far the last element lies from the first, in unsigned arithmetic
+      // with overflow checked: a large step or length (a hand-made op, one
+      // arriving at burn-server) must not wrap around into bounds.
+      const std::uint64_t stride =
+          r.step >= 0 ? static_cast<std::uint64_t>(r.step) : std::uint64_t{0} - static_cast<std::uint64_t>(r.step);
+      std::uint64_t distance = 0;
+      const bool wraps = __builtin_mul_overflow(static_cast<std::uint64_t>(r.len - 1), stride, &distance);
+      const bool inside =
+          r.start < shape[i] && !wraps && (r.step >= 0 ? distance <= shape[i] - 1 - r.start : distance <= r.start);
+      if (!inside)
         fail(op, "range starting at {} with {} elements and step {} is out of bounds for dim {} of size {}", r.start,
              r.len, r.step, i, shape[i]);
     }
