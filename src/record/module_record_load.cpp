@@ -73,7 +73,7 @@ Adapter detect_adapter(std::span<const Slot> slots, const SafetensorsFile& file,
   if ((!torch_shaped.empty() || counters) && burn_shaped.empty()) return Adapter::PyTorch;
   if (!burn_shaped.empty() && torch_shaped.empty()) return Adapter::Burn;
   if (!burn_shaped.empty() && !torch_shaped.empty())
-    throw Error(kOp, fmt::format("{}the file declares no layout, and its weights fit neither one: {} in Burn's "
+    throw Error(kOp, fmt::format("{}the file declares no layout, and its weights disagree on one: {} in Burn's "
                                  "([d_input, d_output]), {} in PyTorch's; check that the file belongs to this "
                                  "module",
                                  where, listed(burn_shaped), listed(torch_shaped)));

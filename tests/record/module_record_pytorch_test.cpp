@@ -125,6 +125,24 @@ TEST(ModuleRecordPyTorch, AFileWithoutMetadataLoadsInTheLayoutItsShapesShow) {
   EXPECT_EQ(fc.forward(e0).to_data().to_vec<float>(), (std::vector<float>{0, 4, 8, 12}));
 }
 
+struct TwoLinears {
+  nn::Linear a;  // 3 -> 2
+  nn::Linear b;  // 2 -> 4
+  BURN_MODULE(a, b)
+};
+
+TEST(ModuleRecordPyTorch, WeightsThatDisagreeOnTheLayoutAreAnError) {
+  TempDir dir;
+  // a.weight in Burn's [d_in, d_out], b.weight in PyTorch's [d_out, d_in].
+  save_safetensors(dir / "mixed.safetensors", {{"a.weight", TensorData(std::vector<float>(6, 1.0f), Shape{3, 2})},
+                                               {"a.bias", TensorData(std::vector<float>(2, 0.0f))},
+                                               {"b.weight", TensorData(std::vector<float>(8, 1.0f), Shape{4, 2})},
+                                               {"b.bias", TensorData(std::vector<float>(4, 0.0f))}});
+  const TwoLinears fresh{nn::LinearConfig{3, 2}.init(Device::flex()), nn::LinearConfig{2, 4}.init(Device::flex())};
+  expect_op_error([&] { load_module(fresh, dir / "mixed.safetensors"); }, "load_module",
+                  "its weights disagree on one: a.weight in Burn's ([d_input, d_output]), b.weight in PyTorch's");
+}
+
 TEST(ModuleRecordPyTorch, ExportWritesTorchNamesLayoutsAndMetadata) {
   TempDir dir;
   const TorchNet net = load_module(make_torch_net(Device::flex()), kTorchState, kTorch);
