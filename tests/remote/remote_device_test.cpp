@@ -260,6 +260,12 @@ TEST(RemoteDevice, ATimeoutOutOfRangeIsAClearError) {
     burn::testing::expect_error([] { Device::remote_options(RemoteHost{"127.0.0.1:1"}).init(); },
                                 "from 1 to 86400000 (a day)");
   }
+  ::unsetenv("BURN_REMOTE_TIMEOUT_MS");
+  for (const std::chrono::milliseconds bad : {std::chrono::milliseconds(0), std::chrono::milliseconds(-5),
+                                              std::chrono::milliseconds(std::chrono::hours(25))}) {
+    burn::testing::expect_error([&] { Device::remote_options(RemoteHost{"127.0.0.1:1"}).timeout(bad).init(); },
+                                "from 1 to 86400000 (a day)");
+  }
 }
 
 }  // namespace

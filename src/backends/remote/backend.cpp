@@ -212,7 +212,13 @@ RemoteOptions Device::remote_options(const RemoteHost& host) { return RemoteOpti
 Device RemoteOptions::init() const {
   remote::ConnectOptions o = remote::options_from_env(DeviceType::remote(host_));
   if (token_) o.token = *token_;
-  if (timeout_) o.timeout = *timeout_;
+  if (timeout_) {
+    if (*timeout_ <= std::chrono::milliseconds(0) || *timeout_ > std::chrono::milliseconds(86'400'000))
+      throw DeviceError(
+          DeviceErrorKind::NotAvailable, "Device::remote",
+          fmt::format("RemoteOptions::timeout of {} ms is not from 1 to 86400000 (a day)", timeout_->count()));
+    o.timeout = *timeout_;
+  }
   if (tls_ca_) o.tls = remote::ClientTls{*tls_ca_};
   if (device_) {
     o.selection = remote::DeviceSelection::ByName;
