@@ -14,10 +14,8 @@ bin=${1:?usage: bad_input_test.sh path/to/burn-train}
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 
-fail() {
-  echo "bad_input_test: FAILED: $*" >&2
-  exit 1
-}
+source "$(dirname "${BASH_SOURCE[0]}")/test_lib.sh"
+
 # expect STATUS TEXT ARGS...: burn-train ARGS must exit with STATUS within
 # 60 s and print TEXT (a fixed string) on stdout or stderr.
 expect() {

@@ -14,18 +14,7 @@ dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 common=(--limit-batches 20 --eval-batch-size 100 --progress lines --checkpoint-dir "$dir/ckpt")
 
-fail() {
-  echo "parallel_test: FAILED: $*" >&2
-  exit 1
-}
-run() {  # run LOG COMMAND...: runs it, shows its output, returns its status
-  local log=$1
-  shift
-  timeout 300 "$@" >"$log" 2>&1
-  local status=$?
-  cat "$log"
-  return $status
-}
+source "$(dirname "${BASH_SOURCE[0]}")/test_lib.sh"
 
 run "$dir/1.log" "$bin" --nproc 2 --epochs 1 "${common[@]}" --expect-loss-decrease
 status=$?

@@ -13,6 +13,7 @@
 #include <limits>
 #include <optional>
 #include <regex>
+#include <sstream>
 #include <string>
 #include <system_error>
 
@@ -43,11 +44,16 @@ std::optional<std::uint64_t> read_number(const fs::path& file) {
 std::optional<std::uint64_t> available_memory() {
   std::optional<std::uint64_t> available;
   std::ifstream meminfo("/proc/meminfo");
-  std::string key;
-  std::uint64_t kib = 0;
-  std::string unit;
-  while (meminfo >> key >> kib >> unit)
-    if (key == "MemAvailable:") available = kib * 1024;
+  // Line by line: some lines (HugePages_Total: 0) have no unit.
+  for (std::string line; std::getline(meminfo, line);) {
+    std::istringstream fields(line);
+    std::string key;
+    std::uint64_t kib = 0;
+    if (fields >> key >> kib && key == "MemAvailable:") {
+      available = kib * 1024;
+      break;
+    }
+  }
   const auto limit = read_number("/sys/fs/cgroup/memory.max");
   const auto used = read_number("/sys/fs/cgroup/memory.current");
   if (limit && used) {

@@ -17,10 +17,7 @@ fi
 remote="remote:$BURN_TEST_REMOTE"
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
-fail() {
-  echo "remote_test: FAILED: $*" >&2
-  exit 1
-}
+source "$(dirname "${BASH_SOURCE[0]}")/test_lib.sh"
 
 common=(--epochs 1 --limit-batches 8 --eval-batch-size 200 --workers 0 --progress none --seed 7)
 "$train" "${common[@]}" --device flex --checkpoint-dir "$dir/local" --summary-json "$dir/local.json" \

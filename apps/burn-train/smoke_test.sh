@@ -15,21 +15,10 @@ dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 common=(--limit-batches 20 --eval-batch-size 100 --progress lines --checkpoint-dir "$dir/ckpt")
 
-fail() {
-  echo "smoke_test: FAILED: $*" >&2
-  exit 1
-}
-run() {  # run LOG ARGS...: runs burn-train, shows its output, returns its status
-  local log=$1
-  shift
-  "$bin" "$@" >"$log" 2>&1
-  local status=$?
-  cat "$log"
-  return $status
-}
+source "$(dirname "${BASH_SOURCE[0]}")/test_lib.sh"
 final_accuracy() { sed -n 's/^final test accuracy: \(0\.[0-9]*\)$/\1/p' "$1"; }
 
-run "$dir/1.log" --epochs 1 "${common[@]}" --expect-loss-decrease
+run "$dir/1.log" "$bin" --epochs 1 "${common[@]}" --expect-loss-decrease
 status=$?
 [[ $status -eq 4 ]] && exit 4
 [[ $status -eq 0 ]] || fail "the first run exited with $status"
@@ -38,14 +27,14 @@ for f in checkpoint.json model-epoch-1.safetensors optimizer-epoch-1.safetensors
   [[ -f $dir/ckpt/$f ]] || fail "the checkpoint lacks $f"
 done
 
-run "$dir/2.log" --epochs 2 "${common[@]}" --resume || fail "the resumed run exited with $?"
+run "$dir/2.log" "$bin" --epochs 2 "${common[@]}" --resume || fail "the resumed run exited with $?"
 grep -q '^resuming from .*: 1 epoch done' "$dir/2.log" || fail "the second run did not resume from epoch 1"
 grep -q '^epoch 1/2:' "$dir/2.log" && fail "the resumed run trained epoch 1 again"
 grep -q '^epoch 2/2:' "$dir/2.log" || fail "the resumed run did not train epoch 2"
 [[ -f $dir/ckpt/model-epoch-2.safetensors && ! -e $dir/ckpt/model-epoch-1.safetensors ]] ||
   fail "epoch 2's checkpoint did not replace epoch 1's"
 
-run "$dir/3.log" --epochs 2 "${common[@]}" --resume || fail "the evaluation-only run exited with $?"
+run "$dir/3.log" "$bin" --epochs 2 "${common[@]}" --resume || fail "the evaluation-only run exited with $?"
 grep -q 'already has 2 epochs' "$dir/3.log" || fail "the third run did not see a finished checkpoint"
 a2=$(final_accuracy "$dir/2.log")
 a3=$(final_accuracy "$dir/3.log")

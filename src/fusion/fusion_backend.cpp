@@ -268,13 +268,14 @@ backend::PrimitivePtr FusionBackend::from_data(TensorData data) {
   return wrap(std::move(value));
 }
 
+backend::PrimitivePtr FusionBackend::computed(const backend::PrimitivePtr& primitive) {
+  std::lock_guard lock(mutex_);
+  drain_locked();
+  return lazy_of(primitive).value;
+}
+
 TensorData FusionBackend::to_data(const backend::PrimitivePtr& primitive, const ir::TensorSpec& spec) {
-  backend::PrimitivePtr value;
-  {
-    std::lock_guard lock(mutex_);
-    drain_locked();
-    value = lazy_of(primitive).value;
-  }
+  const backend::PrimitivePtr value = computed(primitive);
   if (!value)
     throw ExecutionError("to_data",
                          "the tensor was not computed: a queued op it depends on failed when the "
@@ -290,12 +291,7 @@ backend::HostAccess::Writable FusionBackend::allocate_host(const ir::TensorSpec&
 
 std::optional<std::span<const std::byte>> FusionBackend::host_bytes(const backend::PrimitivePtr& primitive,
                                                                     const ir::TensorSpec& spec) {
-  backend::PrimitivePtr value;
-  {
-    std::lock_guard lock(mutex_);
-    drain_locked();
-    value = lazy_of(primitive).value;
-  }
+  const backend::PrimitivePtr value = computed(primitive);
   if (!value) return std::nullopt;  // to_data reports why it was not computed
   // The bytes live in `value`, which `primitive` (the caller keeps it alive)
   // holds from here on: a computed LazyTensor never changes its value.

@@ -79,6 +79,9 @@ class FusionBackend final : public backend::Backend,
                  backend::PrimitivePtr* results);
   /// Runs everything queued. Caller holds mutex_.
   void drain_locked();
+  /// The inner tensor behind `primitive` once everything queued has run;
+  /// null when an op it depends on failed.
+  backend::PrimitivePtr computed(const backend::PrimitivePtr& primitive);
   /// Runs queued op `q` (op `index` of `batch`, in strategy step `step`)
   /// alone on the inner backend.
   void run_eager(const Batch& batch, std::size_t index, std::size_t step);

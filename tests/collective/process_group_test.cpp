@@ -21,23 +21,18 @@
 namespace {
 
 using burn::testing::ChildProcess;
+using burn::testing::expect_ranks_pass;
 using burn::testing::free_port;
-using burn::testing::Ranks;
-using burn::testing::run_ranks;
 namespace coll = burn::collective;
 
 class ProcessGroupTest : public ::testing::TestWithParam<int> {};
 
 TEST_P(ProcessGroupTest, EveryCollectiveGivesTheValuesComputedByHand) {
-  const Ranks ranks = run_ranks(GetParam(), {"values"}, std::chrono::seconds(120));
-  for (std::size_t r = 0; r < ranks.status.size(); ++r)
-    EXPECT_EQ(ranks.status[r], 0) << "rank " << r << "\n" << ranks.logs();
+  expect_ranks_pass(GetParam(), {"values"}, std::chrono::seconds(120));
 }
 
 TEST_P(ProcessGroupTest, RanksThatPassDifferentShapesGetAnErrorNamingTheRank) {
-  const Ranks ranks = run_ranks(GetParam(), {"mismatch"}, std::chrono::seconds(120));
-  for (std::size_t r = 0; r < ranks.status.size(); ++r)
-    EXPECT_EQ(ranks.status[r], 0) << "rank " << r << "\n" << ranks.logs();
+  expect_ranks_pass(GetParam(), {"mismatch"}, std::chrono::seconds(120));
 }
 
 TEST_P(ProcessGroupTest, AKilledRankMakesTheOthersThrowNamingItWithinTheTimeout) {
@@ -112,9 +107,7 @@ TEST(BurnRun, RefusesBadFlagsWithUsage) {
 }
 
 TEST(ProcessGroup, AllReducesAHundredMillionElements) {
-  const Ranks ranks = run_ranks(2, {"large", "100000000"}, std::chrono::seconds(300));
-  for (std::size_t r = 0; r < ranks.status.size(); ++r)
-    EXPECT_EQ(ranks.status[r], 0) << "rank " << r << "\n" << ranks.logs();
+  expect_ranks_pass(2, {"large", "100000000"}, std::chrono::seconds(300));
 }
 
 TEST(ProcessGroup, RanksThatDisagreeOnTheWorldSizeGetAClearError) {

@@ -79,6 +79,15 @@ inline Ranks run_ranks(int n, const std::vector<std::string>& args, std::chrono:
   return ranks;
 }
 
+/// Runs `args` on `n` ranks (as run_ranks) and expects every rank to exit 0:
+/// each checked its own results, and the logs of all are shown otherwise.
+inline void expect_ranks_pass(int n, const std::vector<std::string>& args, std::chrono::seconds limit,
+                              const std::vector<std::string>& extra_env = {}) {
+  const Ranks ranks = run_ranks(n, args, limit, extra_env);
+  for (std::size_t r = 0; r < ranks.status.size(); ++r)
+    EXPECT_EQ(ranks.status[r], 0) << "rank " << r << "\n" << ranks.logs();
+}
+
 /// Runs `scenario VICTIM` on `n` ranks for victim 0 (which also hosts the
 /// rendezvous) and the last rank: the victim dies of SIGKILL, every other
 /// rank exits 0 (it checked that its error named the victim), and the run

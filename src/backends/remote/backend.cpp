@@ -163,17 +163,22 @@ std::string env_or(const char* name, std::string fallback) {
   return v && *v ? std::string(v) : std::move(fallback);
 }
 
+/// `ms` (nothing: not a number) as a timeout of 1 ms up to a day, as
+/// collectives take: a deadline past the clock's range would overflow.
+/// `given` names where the value came from.
+std::chrono::milliseconds checked_timeout(std::optional<long long> ms, const std::string& given) {
+  if (!ms || *ms <= 0 || *ms > 86'400'000)
+    throw DeviceError(DeviceErrorKind::NotAvailable, "Device::remote",
+                      fmt::format("{} is not a number of milliseconds from 1 to 86400000 (a day)", given));
+  return std::chrono::milliseconds(*ms);
+}
+
 std::chrono::milliseconds default_timeout() {
   const std::string text = env_or("BURN_REMOTE_TIMEOUT_MS", "");
   if (text.empty()) return std::chrono::milliseconds(10'000);
   char* end = nullptr;
   const long long v = std::strtoll(text.c_str(), &end, 10);
-  // At most a day, as collectives: a deadline past the clock's range would overflow.
-  if (*end != '\0' || v <= 0 || v > 86'400'000)
-    throw DeviceError(
-        DeviceErrorKind::NotAvailable, "Device::remote",
-        fmt::format("BURN_REMOTE_TIMEOUT_MS={} is not a number of milliseconds from 1 to 86400000 (a day)", text));
-  return std::chrono::milliseconds(v);
+  return checked_timeout(*end == '\0' ? std::optional(v) : std::nullopt, "BURN_REMOTE_TIMEOUT_MS=" + text);
 }
 
 struct Connected {
@@ -212,13 +217,9 @@ RemoteOptions Device::remote_options(const RemoteHost& host) { return RemoteOpti
 Device RemoteOptions::init() const {
   remote::ConnectOptions o = remote::options_from_env(DeviceType::remote(host_));
   if (token_) o.token = *token_;
-  if (timeout_) {
-    if (*timeout_ <= std::chrono::milliseconds(0) || *timeout_ > std::chrono::milliseconds(86'400'000))
-      throw DeviceError(
-          DeviceErrorKind::NotAvailable, "Device::remote",
-          fmt::format("RemoteOptions::timeout of {} ms is not from 1 to 86400000 (a day)", timeout_->count()));
-    o.timeout = *timeout_;
-  }
+  if (timeout_)
+    o.timeout =
+        remote::checked_timeout(timeout_->count(), fmt::format("RemoteOptions::timeout of {} ms", timeout_->count()));
   if (tls_ca_) o.tls = remote::ClientTls{*tls_ca_};
   if (device_) {
     o.selection = remote::DeviceSelection::ByName;
