@@ -4,8 +4,12 @@
 # the remote client with burn-server processes built the same way
 # (burn_remote_tests, whose 1 GiB transfer the preset leaves out) -- under
 # ThreadSanitizer (preset `tsan`), and the first two under AddressSanitizer
-# with UBSan (preset `asan`). Builds only those suites (and what they start)
-# and the library, into build/<preset>.
+# with UBSan (preset `asan`), with the CUDA backend's suite where the build
+# has it (burn_cuda_tests: its code generator, NVRTC, the kernels run on the
+# CPU, the allocator and the driver loader, with the stub-driver entry; the
+# fresh root of scripts/fresh-check.sh has no CUDA toolkit, so this is where
+# CI runs them). Builds only those suites (and what they start) and the
+# library, into build/<preset>.
 # Prints one line per suite and exits non-zero if any suite failed or a
 # sanitizer reported anything; the full output is in build/<preset>/logs/.
 # The sanitizer options and suppressions are the test presets' (ctest
@@ -42,12 +46,17 @@ for preset in "${presets[@]}"; do
   # stringop-overflow), so these builds leave warnings as warnings.
   BURN_WERROR=OFF cmake --preset "$preset" >"$build/logs/configure.log" 2>&1 ||
     { echo "sanitize.sh: configuring '$preset' failed, see $build/logs/configure.log" >&2; exit 1; }
+  tests=("${suites[@]}")
+  if [[ $preset == asan ]] && cmake --build "$build" --target help | grep -q '^burn_cuda_tests:'; then
+    suites+=(burn_cuda_tests)
+    tests+=(burn_cuda_tests burn_cuda_stub_driver)
+  fi
   cmake --build "$build" --target "${suites[@]}" >"$build/logs/build.log" 2>&1 ||
     { tail -30 "$build/logs/build.log" >&2; echo "sanitize.sh: building '$preset' failed, see $build/logs/build.log" >&2; exit 1; }
   echo "$preset: built in $((SECONDS - started)) s"
   # The test preset carries the sanitizer options and suppressions
   # (CMakePresets.json); a report makes the suite's exit status non-zero.
-  pattern="^($(IFS='|'; echo "${suites[*]}"))\$"
+  pattern="^($(IFS='|'; echo "${tests[*]}"))\$"
   log="$build/logs/ctest.log"
   status=0
   ctest --preset "$preset" -R "$pattern" >"$log" 2>&1 || status=$?

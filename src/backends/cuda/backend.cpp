@@ -1,0 +1,234 @@
+#include "backends/cuda/backend.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <variant>
+
+#include <fmt/format.h>
+
+#include <burn/error.hpp>
+
+#include "backends/cuda/driver.hpp"
+#include "backends/cuda/nvrtc.hpp"
+
+namespace burn::cuda {
+namespace {
+
+constexpr unsigned kThreadsPerBlock = 256;
+
+/// Device memory from the driver, in the device's primary context.
+class DriverMemory final : public DeviceMemory {
+ public:
+  explicit DriverMemory(CUcontext context) : context_(context) {}
+  std::uint64_t allocate(std::size_t bytes) override {
+    const DriverApi& api = driver().api;
+    check(api.ctx_set_current(context_), "cuda", "cuCtxSetCurrent");
+    CUdeviceptr address = 0;
+    const CUresult r = api.mem_alloc(&address, bytes);
+    if (r == CUDA_ERROR_OUT_OF_MEMORY) return 0;
+    check(r, "cuda", "cuMemAlloc");
+    return static_cast<std::uint64_t>(address);
+  }
+  void release(std::uint64_t address, std::size_t /*bytes*/) noexcept override {
+    // Errors are ignored: at exit the driver may already be shutting down.
+    const DriverApi& api = driver().api;
+    if (api.ctx_set_current(context_) == CUDA_SUCCESS) (void)api.mem_free(static_cast<CUdeviceptr>(address));
+  }
+
+ private:
+  CUcontext context_;
+};
+
+int attribute(CUdevice device, CUdevice_attribute which) {
+  int value = 0;
+  check(driver().api.device_get_attribute(&value, which, device), "Device::cuda", "cuDeviceGetAttribute");
+  return value;
+}
+
+}  // namespace
+
+CudaBackend::CudaBackend(std::size_t index) : index_(index) {
+  const Driver& d = driver();
+  if (!d.unavailable.empty())
+    throw DeviceError(DeviceErrorKind::NotAvailable, "Device::cuda", "no CUDA device: " + d.unavailable);
+  const DriverApi& api = d.api;
+  constexpr std::string_view op = "Device::cuda";
+  check(api.device_get(&device_, static_cast<int>(index)), op, "cuDeviceGet");
+  check(api.primary_ctx_retain(&context_, device_), op, "cuDevicePrimaryCtxRetain");
+  make_current();
+  capability_ = 10 * attribute(device_, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR) +
+                attribute(device_, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR);
+  multiprocessors_ = std::max(1, attribute(device_, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT));
+  char name[256] = {};
+  check(api.device_get_name(name, sizeof(name) - 1, device_), op, "cuDeviceGetName");
+  gpu_name_ = name;
+  check(api.device_total_mem(&total_memory_, device_), op, "cuDeviceTotalMem");
+  char bus_id[64] = {};
+  if (api.device_get_pci_bus_id(bus_id, sizeof(bus_id) - 1, device_) == CUDA_SUCCESS) pci_bus_id_ = bus_id;
+  check(api.stream_create(&stream_, CU_STREAM_NON_BLOCKING), op, "cuStreamCreate");
+  allocator_ = CachingAllocator::create(std::make_unique<DriverMemory>(context_));
+  error_word_ = allocator_->allocate(sizeof(std::uint32_t), op);
+  check(api.memset_d32_async(static_cast<CUdeviceptr>(error_word_->address()), 0, 1, stream_), op, "cuMemsetD32Async");
+}
+
+CudaBackend::~CudaBackend() {
+  const DriverApi& api = driver().api;
+  if (api.ctx_set_current(context_) == CUDA_SUCCESS) {
+    (void)api.stream_synchronize(stream_);
+    for (CUmodule m : modules_) (void)api.module_unload(m);
+    (void)api.stream_destroy(stream_);
+  }
+  error_word_.reset();
+  // Tensors still alive keep the allocator (and their memory) until they go.
+  allocator_->cleanup();
+  (void)api.primary_ctx_release(device_);
+}
+
+void CudaBackend::make_current() const { check(driver().api.ctx_set_current(context_), "cuda", "cuCtxSetCurrent"); }
+
+std::string CudaBackend::description() const {
+  const int version = driver().version;
+  return fmt::format("CUDA {} (compute capability {}.{}, {:.1f} GiB, driver API {}.{})", gpu_name_, capability_ / 10,
+                     capability_ % 10, static_cast<double>(total_memory_) / (1 << 30), version / 1000,
+                     version % 1000 / 10);
+}
+
+PhysicalIdentity CudaBackend::identity() const {
+  PhysicalIdentity id;
+  unsigned domain = 0, bus = 0, device = 0, function = 0;
+  // cuDeviceGetPCIBusId: "domain:bus:device.function" in hex, e.g. 0000:3b:00.0.
+  if (std::sscanf(pci_bus_id_.c_str(), "%x:%x:%x.%x", &domain, &bus, &device, &function) == 4) {
+    id.pci_address = PciAddress{domain, static_cast<std::uint8_t>(bus), static_cast<std::uint8_t>(device),
+                                static_cast<std::uint8_t>(function)};
+  } else {
+    id.label = fmt::format("cuda-{}", index_);
+  }
+  return id;
+}
+
+bool CudaBackend::supports_dtype(DType dtype) const {
+  // Native on every GPU the driver supports, except bf16 arithmetic before
+  // Ampere, which the kernels do in f32 anyway (bf16 is only stored).
+  (void)dtype;
+  return true;
+}
+
+std::shared_ptr<CudaTensor> CudaBackend::allocate(const ir::TensorSpec& spec, std::string_view op) {
+  return std::make_shared<CudaTensor>(allocator_->allocate(spec.shape.num_elements() * dtype_size(spec.dtype), op));
+}
+
+backend::PrimitivePtr CudaBackend::from_data(TensorData data) {
+  std::lock_guard lock(mutex_);
+  make_current();
+  auto t = allocate(ir::TensorSpec{data.shape(), data.dtype()}, "from_data");
+  const auto bytes = data.bytes();
+  // From pageable memory the copy returns once the bytes are staged, so
+  // `data` may go when this returns.
+  if (!bytes.empty())
+    check(driver().api.memcpy_htod_async(t->address(), bytes.data(), bytes.size(), stream_), "from_data",
+          "cuMemcpyHtoDAsync");
+  return t;
+}
+
+TensorData CudaBackend::to_data(const backend::PrimitivePtr& primitive, const ir::TensorSpec& spec) {
+  std::lock_guard lock(mutex_);
+  make_current();
+  const auto& t = static_cast<const CudaTensor&>(*primitive);
+  std::vector<std::byte> bytes(spec.shape.num_elements() * dtype_size(spec.dtype));
+  if (!bytes.empty())
+    check(driver().api.memcpy_dtoh_async(bytes.data(), t.address(), bytes.size(), stream_), "to_data",
+          "cuMemcpyDtoHAsync");
+  sync_locked("to_data");
+  return TensorData(std::move(bytes), spec.shape, spec.dtype);
+}
+
+void CudaBackend::seed(std::uint64_t seed) {
+  std::lock_guard lock(mutex_);
+  seed_ = seed;
+}
+
+void CudaBackend::sync() {
+  std::lock_guard lock(mutex_);
+  make_current();
+  sync_locked("sync");
+}
+
+void CudaBackend::sync_locked(std::string_view op) {
+  const DriverApi& api = driver().api;
+  // A kernel that faulted poisons the context: every later call fails too,
+  // and the message says so.
+  if (const CUresult r = api.stream_synchronize(stream_); r != CUDA_SUCCESS)
+    throw ExecutionError(
+        op, fmt::format("the CUDA device {} failed while running queued work: {}", index_, describe(api, r)));
+  std::uint32_t bits = 0;
+  const auto word = static_cast<CUdeviceptr>(error_word_->address());
+  check(api.memcpy_dtoh_async(&bits, word, sizeof(bits), stream_), op, "cuMemcpyDtoHAsync");
+  check(api.stream_synchronize(stream_), op, "cuStreamSynchronize");
+  if (bits == 0) return;
+  check(api.memset_d32_async(word, 0, 1, stream_), op, "cuMemsetD32Async");
+  std::string what;
+  const auto raised = [&](std::uint32_t bit, std::string_view message) {
+    if ((bits & bit) == 0) return;
+    if (!what.empty()) what += "; ";
+    what += message;
+  };
+  raised(kErrorDivByZero, "[div] integer division by zero");
+  raised(kErrorRemByZero, "[remainder] integer remainder by zero");
+  raised(kErrorPowNegative, "[pow] 0 cannot be raised to a negative integer power (division by zero)");
+  raised(kErrorNegativeShift, "[shift] a shift count is negative");
+  raised(kErrorIndexOutOfRange, "[gather/scatter/select] an index is out of bounds for its dim");
+  throw ExecutionError(op, fmt::format("a kernel on cuda:{} reported: {}", index_, what));
+}
+
+CUfunction CudaBackend::function(const std::string& source, std::string_view op) {
+  if (auto it = functions_.find(source); it != functions_.end()) return it->second;
+  const CompiledKernel compiled = compile_kernel(source, op, capability_);
+  const DriverApi& api = driver().api;
+  CUmodule module = nullptr;
+  check(api.module_load_data(&module, compiled.image.data()), op, "cuModuleLoadData");
+  modules_.push_back(module);
+  CUfunction fn = nullptr;
+  check(api.module_get_function(&fn, module, kKernelEntry), op, "cuModuleGetFunction");
+  functions_.emplace(source, fn);
+  return fn;
+}
+
+void CudaBackend::run(const Launch& launch, std::string_view op) {
+  const std::uint64_t items = launch.items();
+  if (items == 0) return;
+  const CUfunction fn = function(launch.source, op);
+  // The kernels loop over their items, so the grid only needs to fill the
+  // GPU: a few blocks per multiprocessor.
+  const std::uint64_t wanted = (items + kThreadsPerBlock - 1) / kThreadsPerBlock;
+  const auto blocks = static_cast<unsigned>(std::min<std::uint64_t>(wanted, std::uint64_t{32} * multiprocessors_));
+  std::vector<std::uint64_t> params = launch.params;
+  void* args[] = {params.data()};
+  check(driver().api.launch_kernel(fn, blocks, 1, 1, kThreadsPerBlock, 1, 1, 0, stream_, args, nullptr), op,
+        "cuLaunchKernel");
+}
+
+bool CudaBackend::supports_op(const ir::Op& op) const { return can_plan(op); }
+
+std::vector<backend::PrimitivePtr> CudaBackend::execute(const ir::Op& op, std::span<const backend::Input> inputs,
+                                                        std::span<const ir::TensorSpec> outputs) {
+  const std::string_view name = ir::op_name(op);
+  std::lock_guard lock(mutex_);
+  make_current();
+  // Tensors here are row-major blocks, so a reshape is the same block.
+  if (std::holds_alternative<ir::Reshape>(op))
+    return {std::make_shared<CudaTensor>(static_cast<const CudaTensor&>(*inputs[0].primitive).block)};
+  std::vector<Operand> in;
+  for (const auto& input : inputs)
+    in.push_back({input.spec, static_cast<const CudaTensor&>(*input.primitive).block->address()});
+  std::vector<backend::PrimitivePtr> results;
+  std::vector<Operand> out;
+  for (const auto& spec : outputs) {
+    auto t = allocate(spec, name);
+    out.push_back({spec, t->block->address()});
+    results.push_back(std::move(t));
+  }
+  for (const Launch& launch : plan(op, in, out, error_word_->address())) run(launch, name);
+  return results;
+}
+
+}  // namespace burn::cuda

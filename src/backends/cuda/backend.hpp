@@ -1,0 +1,97 @@
+// The CUDA backend: one instance per GPU (cuda:i), holding the device's
+// primary context, one stream all its work is queued on, the caching
+// allocator and the kernels compiled for it so far.
+//
+// An op runs as the kernel launches plan() gives (launch.hpp): kernels
+// generated from the op IR, compiled by NVRTC for this GPU and cached by
+// their source. What runs today: data in and out, elementwise ops, layout
+// ops, full and arange, reductions and scans, gather/select/scatter. The
+// other op families (matmul, convolution, pooling, sort, interpolate,
+// random) are not written yet: supports_op says so, they are a clear "[op]
+// not supported by the cuda backend" error, and Device() does not pick CUDA
+// until they exist (docs/cuda.md).
+#pragma once
+
+#include <cuda.h>
+
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include <burn/backend/backend.hpp>
+
+#include "backends/cuda/allocator.hpp"
+#include "backends/cuda/launch.hpp"
+
+namespace burn::cuda {
+
+/// A tensor on a CUDA device: row-major elements in one block.
+struct CudaTensor final : backend::Primitive {
+  explicit CudaTensor(std::shared_ptr<CachingAllocator::Block> b) : block(std::move(b)) {}
+  std::shared_ptr<CachingAllocator::Block> block;
+  CUdeviceptr address() const noexcept { return static_cast<CUdeviceptr>(block->address()); }
+};
+
+class CudaBackend final : public backend::Backend, public backend::Stream, public backend::MemoryManager {
+ public:
+  /// Device `index` of the driver's list (< driver().device_count).
+  explicit CudaBackend(std::size_t index);
+  ~CudaBackend() override;
+  CudaBackend(const CudaBackend&) = delete;
+  CudaBackend& operator=(const CudaBackend&) = delete;
+
+  std::string name() const override { return "cuda"; }
+  std::string description() const override;
+  PhysicalIdentity identity() const override;
+  std::string physical_name() const override { return gpu_name_; }
+  bool supports_dtype(DType dtype) const override;
+  bool supports_op(const ir::Op& op) const override;
+  std::vector<backend::PrimitivePtr> execute(const ir::Op& op, std::span<const backend::Input> inputs,
+                                             std::span<const ir::TensorSpec> outputs) override;
+  backend::PrimitivePtr from_data(TensorData data) override;
+  TensorData to_data(const backend::PrimitivePtr& primitive, const ir::TensorSpec& spec) override;
+  void seed(std::uint64_t seed) override;
+
+  backend::Stream* stream() override { return this; }
+  backend::MemoryManager* memory() override { return this; }
+  void sync() override;
+  void flush() override {}
+  void cleanup() override { allocator_->cleanup(); }
+  std::optional<std::vector<SlicedPoolReport>> pool_report() const override { return allocator_->report(); }
+  std::optional<MemoryPoolUsage> pool_usage() const override { return allocator_->usage(); }
+  void set_persistent(bool on) override { allocator_->set_persistent(on); }
+
+  /// Compute capability as 10 * major + minor.
+  int capability() const noexcept { return capability_; }
+
+ private:
+  void make_current() const;
+  /// Waits for the stream, then raises what kernels reported in the error word.
+  void sync_locked(std::string_view op);
+  /// The compiled kernel of `source`, compiling it on first use.
+  CUfunction function(const std::string& source, std::string_view op);
+  /// Queues `launch` on the stream.
+  void run(const Launch& launch, std::string_view op);
+  std::shared_ptr<CudaTensor> allocate(const ir::TensorSpec& spec, std::string_view op);
+
+  std::size_t index_;
+  CUdevice device_ = 0;
+  CUcontext context_ = nullptr;
+  CUstream stream_ = nullptr;
+  int capability_ = 0;
+  int multiprocessors_ = 1;
+  std::string gpu_name_;
+  std::size_t total_memory_ = 0;
+  std::string pci_bus_id_;
+  std::shared_ptr<CachingAllocator> allocator_;
+  std::shared_ptr<CachingAllocator::Block> error_word_;
+  std::mutex mutex_;
+  std::unordered_map<std::string, CUfunction> functions_;
+  std::vector<CUmodule> modules_;
+  std::uint64_t seed_ = 0;
+};
+
+}  // namespace burn::cuda

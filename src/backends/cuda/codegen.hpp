@@ -1,0 +1,120 @@
+// CUDA C++ for elementwise work, generated from the backend-neutral
+// description the fusion layer builds (fusion::ElementwiseProgram): one op
+// run eagerly is a program of one instruction, a fused chain a program of
+// many, and both become one kernel that makes a single pass over the output.
+//
+// Semantics follow flex (the CPU backends' rules): half types compute in
+// f32 and every result of a half dtype is rounded to it, so a fused chain
+// gives what the same ops run one by one give; narrow ints compute in 32
+// bits and wrap to their width after each op; signed arithmetic wraps
+// (computed unsigned); integer division or remainder by zero, 0 to a
+// negative power and negative shift counts set a bit in the device's error
+// word (DeviceErrorBit), raised as ExecutionError at the next sync; float
+// -> int casts truncate toward zero, saturate and map NaN to 0.
+//
+// A kernel reads one parameter block, passed by value, whose layout the
+// generator and the host share through ElementwiseLayout.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <span>
+#include <string>
+#include <vector>
+
+#include <burn/ir/op.hpp>
+
+#include "backends/cuda/launch.hpp"
+#include "fusion/elementwise.hpp"
+
+namespace burn::cuda {
+
+/// How a kernel finds its operands' elements.
+enum class Indexing : std::uint8_t {
+  /// Every operand is row-major in the loop's shape: element i is at i.
+  Contiguous,
+  /// Each operand has its own element strides over the loop's shape (0 for
+  /// a broadcast dimension; any sign).
+  Strided,
+};
+
+/// One scalar word of the parameter block: the scalar operand of an
+/// instruction, converted to the dtype the instruction computes in and
+/// stored as that type's bits (f32 and the half types as f32 in the low 32
+/// bits, f64 as its 64 bits, ints sign- or zero-extended to 64 bits, bool as
+/// 0 or 1).
+struct ScalarSlot {
+  enum class Source : std::uint8_t { Value, ClampMin, ClampMax };
+  std::uint32_t op = 0;  ///< index into the program's ops
+  Source source = Source::Value;
+  DType dtype = DType::F32;  ///< the tensor dtype the scalar is applied to
+};
+
+/// The parameter block, as 8-byte words in this order:
+///   n                      elements of the loop
+///   shape[rank]            the loop's shape            (Strided only)
+///   pointer[operands]      outputs first, then inputs; already offset
+///   stride[operands][rank] element strides             (Strided only)
+///   scalar[scalars.size()]
+///   error                  pointer to the 32-bit error word
+struct ElementwiseLayout {
+  Indexing indexing = Indexing::Contiguous;
+  std::size_t rank = 0;
+  std::size_t operands = 0;
+  std::vector<ScalarSlot> scalars;
+
+  std::size_t shape_word() const noexcept { return 1; }
+  std::size_t pointer_word() const noexcept { return 1 + strided_rank(); }
+  std::size_t stride_word() const noexcept { return pointer_word() + operands; }
+  std::size_t scalar_word() const noexcept { return stride_word() + operands * strided_rank(); }
+  std::size_t error_word() const noexcept { return scalar_word() + scalars.size(); }
+  std::size_t bytes() const noexcept { return 8 * (error_word() + 1); }
+
+ private:
+  std::size_t strided_rank() const noexcept { return indexing == Indexing::Strided ? rank : 0; }
+};
+
+/// The text shared by generated kernels: element types and conversions,
+/// and the device functions (half conversions, integer division, ...) a
+/// kernel needs, each emitted once and only when used, so NVRTC compiles
+/// little and warns about nothing.
+class KernelText {
+ public:
+  /// The type a dtype is computed in ("float" for the half types, "int"
+  /// for 8- and 16-bit ints, "bool") and stored as in memory.
+  static const char* compute_type(DType d);
+  static const char* storage_type(DType d);
+  /// An element in memory (an expression of storage_type) as compute_type.
+  std::string load(DType d, const std::string& element);
+  /// A compute_type value as storage_type, to write to memory.
+  std::string store(DType d, const std::string& value);
+  /// `value` rounded or wrapped to `d` and back: what a trip through memory
+  /// gives, so a fused chain computes what the ops one by one compute.
+  std::string narrow(DType d, const std::string& value);
+  /// Adds helper `name` (defined by `definition`) unless it is there.
+  void need(const std::string& name, const std::string& definition);
+  /// The helpers' definitions, to put before the kernel.
+  std::string helpers() const;
+
+ private:
+  std::map<std::string, std::string> helpers_;
+};
+
+struct ElementwiseKernel {
+  std::string name;  ///< the extern "C" __global__ function (kKernelEntry)
+  std::string source;
+  ElementwiseLayout layout;
+};
+
+/// Whether the generator has code for `op` on `inputs` (unary, binary,
+/// clamp, cast, mask_where and mask_fill on every dtype ir::infer_outputs
+/// accepts for them).
+bool generates(const ir::Op& op, std::span<const ir::TensorSpec> inputs);
+
+/// The kernel for `program` over a loop of rank `rank` (the program's shape
+/// with contiguous dimensions merged by the caller; 0 for a single element
+/// works too). Throws Error naming the op when an instruction has no code.
+ElementwiseKernel generate_elementwise(const fusion::ElementwiseProgram& program, Indexing indexing, std::size_t rank);
+
+}  // namespace burn::cuda

@@ -1,0 +1,87 @@
+// How the CUDA backend computes an op: as a list of kernel launches planned
+// on the host. A launch is the CUDA C++ of one kernel and its parameter
+// block; the backend compiles the source with NVRTC (once per distinct
+// source) and runs it on the device's stream, and the tests compile the
+// same source for the CPU and run it on host memory. Planning is pure host
+// code, so everything but the driver calls is tested without a GPU.
+//
+// Every generated kernel has the same form:
+//
+//   struct Params { unsigned long long n; ... };   // 8-byte fields only
+//   extern "C" __global__ void burn_kernel(const Params p) {
+//     for (i = this thread's first item; i < p.n; i += all threads) { ... }
+//   }
+//
+// so any launch geometry computes the same result (a grid-stride loop
+// over p.n items: elements, lines or output elements by kernel).
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include <burn/ir/op.hpp>
+
+namespace burn::cuda {
+
+inline constexpr const char* kKernelEntry = "burn_kernel";
+
+/// Bits a kernel sets in the device error word (raised at the next sync).
+enum DeviceErrorBit : std::uint32_t {
+  kErrorDivByZero = 1u << 0,
+  kErrorRemByZero = 1u << 1,
+  kErrorPowNegative = 1u << 2,
+  kErrorNegativeShift = 1u << 3,
+  kErrorIndexOutOfRange = 1u << 4,
+};
+
+/// A tensor a launch reads or writes: row-major elements at `address`.
+struct Operand {
+  ir::TensorSpec spec;
+  std::uint64_t address = 0;
+};
+
+struct Launch {
+  std::string source;                 ///< one translation unit defining kKernelEntry
+  std::vector<std::uint64_t> params;  ///< the parameter block; params[0] is the item count
+  std::uint64_t items() const noexcept { return params.empty() ? 0 : params[0]; }
+};
+
+/// Whether plan() has kernels for `op`.
+bool can_plan(const ir::Op& op);
+
+/// The launches that compute `op` from `inputs` into `outputs` (already
+/// allocated, row-major), in order; `error_word` is the device address of
+/// the 32-bit word kernels report errors in (DeviceErrorBit). Launches with
+/// no items may be left out. Throws Error "[op] not supported by the cuda
+/// backend yet" where can_plan is false.
+std::vector<Launch> plan(const ir::Op& op, std::span<const Operand> inputs, std::span<const Operand> outputs,
+                         std::uint64_t error_word);
+
+// ---- shared by the op families' planners ----------------------------------------
+
+/// Row-major element strides of `shape`.
+std::vector<std::int64_t> row_major_strides(const Shape& shape);
+
+/// The C type that moves an element of `bytes` bytes unchanged.
+const char* raw_type(std::size_t bytes);
+
+/// A launch copying elements of `element_bytes` bytes over a loop of
+/// `shape`: dst[dst_offset + Σ c_d · dst_strides_d] = src[src_offset + Σ c_d ·
+/// src_strides_d] (offsets and strides in elements). Permute, expand, flip,
+/// slice, unfold, cat and slice_assign are all this copy with other strides.
+Launch strided_copy(std::size_t element_bytes, const Shape& shape, std::uint64_t dst, std::int64_t dst_offset,
+                    std::span<const std::int64_t> dst_strides, std::uint64_t src, std::int64_t src_offset,
+                    std::span<const std::int64_t> src_strides);
+
+// The op families (one file each).
+std::vector<Launch> plan_elementwise(const ir::Op& op, std::span<const Operand> inputs,
+                                     std::span<const Operand> outputs, std::uint64_t error_word);
+std::vector<Launch> plan_layout(const ir::Op& op, std::span<const Operand> inputs, std::span<const Operand> outputs);
+std::vector<Launch> plan_creation(const ir::Op& op, std::span<const Operand> outputs);
+std::vector<Launch> plan_reduce(const ir::Op& op, std::span<const Operand> inputs, std::span<const Operand> outputs);
+std::vector<Launch> plan_indexing(const ir::Op& op, std::span<const Operand> inputs, std::span<const Operand> outputs,
+                                  std::uint64_t error_word);
+
+}  // namespace burn::cuda

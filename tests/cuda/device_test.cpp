@@ -1,0 +1,115 @@
+// Device::cuda where the machine has no usable NVIDIA driver (these tests'
+// usual case) and, where it has a GPU, the first ops on it.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+
+#include <burn/burn.hpp>
+
+#include "backends/cuda/driver.hpp"
+
+namespace burn {
+namespace {
+
+bool has_gpu() { return cuda::driver().unavailable.empty(); }
+
+TEST(CudaWithoutDriver, DeviceCudaIsAClearDeviceError) {
+  if (has_gpu()) GTEST_SKIP() << "this machine has a CUDA device; the no-driver behaviour cannot be seen";
+  try {
+    (void)Device::cuda();
+    FAIL() << "Device::cuda() succeeded without a driver";
+  } catch (const DeviceError& e) {
+    const std::string what = e.what();
+    EXPECT_EQ(e.kind(), DeviceErrorKind::NotAvailable);
+    EXPECT_NE(what.find("no CUDA device: "), std::string::npos) << what;
+    EXPECT_NE(what.find(cuda::driver().unavailable), std::string::npos) << what;
+  }
+  EXPECT_THROW((void)Device::cuda(1), DeviceError);
+  EXPECT_THROW((void)Device::parse("cuda:0"), DeviceError);
+}
+
+TEST(CudaWithoutDriver, DefaultDeviceAndEnumerationSkipCuda) {
+  if (has_gpu()) GTEST_SKIP() << "this machine has a CUDA device";
+  EXPECT_TRUE(Device::enumerate(DeviceType::Cuda).empty());
+  EXPECT_NE(Device().type(), DeviceType::Cuda);
+  for (const Device& d : Device::enumerate(DeviceFilter{})) EXPECT_NE(d.type(), DeviceType::Cuda) << d.to_string();
+  EXPECT_EQ(cuda::driver().device_count, 0u);
+}
+
+// Run by the ctest entry burn_cuda_stub_driver with BURN_CUDA_DRIVER set to
+// the toolkit's stub libcuda.so: a library that loads, exports every
+// function and whose cuInit fails, as a broken driver installation would.
+TEST(CudaStubDriver, AFailingCuInitIsNamedInTheError) {
+  const char* configured = std::getenv("BURN_CUDA_DRIVER");
+  if (configured == nullptr || *configured == '\0')
+    GTEST_SKIP() << "runs under the ctest entry burn_cuda_stub_driver (BURN_CUDA_DRIVER=<stub libcuda.so>)";
+  const std::string& why = cuda::driver().unavailable;
+  EXPECT_NE(why.find("cuInit failed"), std::string::npos) << why;
+  try {
+    (void)Device::cuda();
+    FAIL() << "Device::cuda() succeeded on the stub driver";
+  } catch (const DeviceError& e) {
+    EXPECT_NE(std::string(e.what()).find("no CUDA device: cuInit failed"), std::string::npos) << e.what();
+  }
+  EXPECT_TRUE(Device::enumerate(DeviceType::Cuda).empty());
+}
+
+TEST(CudaWithoutDriver, AMissingDriverLibraryIsNamed) {
+  if (has_gpu()) GTEST_SKIP() << "this machine has a CUDA device";
+  const char* configured = std::getenv("BURN_CUDA_DRIVER");
+  if (configured != nullptr && *configured != '\0') GTEST_SKIP() << "BURN_CUDA_DRIVER is set";
+  EXPECT_NE(cuda::driver().unavailable.find("libcuda.so.1"), std::string::npos) << cuda::driver().unavailable;
+}
+
+class CudaDevice : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!has_gpu()) GTEST_SKIP() << "no CUDA device: " << cuda::driver().unavailable;
+  }
+};
+
+TEST_F(CudaDevice, ElementwiseOpsMatchFlex) {
+  const Device gpu = Device::cuda();
+  const Device cpu = Device::flex();
+  const std::vector<float> a{-2.5f, -1.0f, 0.0f, 0.5f, 1.5f, 3.0f};
+  const std::vector<float> b{1.0f, 2.0f, -3.0f, 4.0f, 0.25f, -1.5f};
+  const auto run = [&](const Device& d) {
+    auto x = Tensor<2>::from_data(TensorData(a, Shape{2, 3}), d);
+    auto y = Tensor<2>::from_data(TensorData(b, Shape{2, 3}), d);
+    auto bias = Tensor<2>::from_data(TensorData(std::vector<float>{1.0f, -1.0f, 2.0f}, Shape{1, 3}), d);
+    auto r = ((x * y + bias).exp().clamp(0.0f, 50.0f) - x.abs()).remainder(y);
+    return r.to_data().to_vec<float>();
+  };
+  const auto want = run(cpu);
+  const auto got = run(gpu);
+  ASSERT_EQ(got.size(), want.size());
+  for (std::size_t i = 0; i < want.size(); ++i) EXPECT_NEAR(got[i], want[i], 1e-5f * (1 + std::abs(want[i]))) << i;
+}
+
+TEST_F(CudaDevice, IntegerDivisionByZeroIsAnExecutionErrorAtSync) {
+  const Device gpu = Device::cuda();
+  auto x = Tensor<1, Int>::from_data(TensorData(std::vector<std::int64_t>{4, 5}, Shape{2}), gpu);
+  auto z = Tensor<1, Int>::from_data(TensorData(std::vector<std::int64_t>{2, 0}, Shape{2}), gpu);
+  auto q = x / z;
+  try {
+    gpu.sync();
+    FAIL() << "division by zero was not reported";
+  } catch (const ExecutionError& e) {
+    EXPECT_NE(std::string(e.what()).find("integer division by zero"), std::string::npos) << e.what();
+  }
+  gpu.sync();  // reported once
+}
+
+TEST_F(CudaDevice, UnsupportedOpsAreNamed) {
+  const Device gpu = Device::cuda();
+  auto x = Tensor<2>::from_data(TensorData(std::vector<float>{1, 2, 3, 4}, Shape{2, 2}), gpu);
+  try {
+    (void)x.matmul(x);
+    FAIL() << "matmul ran on a backend without it";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("cuda"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace burn
