@@ -241,6 +241,15 @@ TEST_F(CudaCodegen, EveryGeneratedKernelCompilesWithoutWarnings) {
         ++planned;
       }
   }
+  // Random draws, which flex computes with another generator (so they are
+  // not among the cases compared with it).
+  for (DType d : testing::all_dtypes())
+    for (unsigned k = 0; k < ir::kValueCount<ir::DistributionKind>; ++k) {
+      const ir::Random op{Shape{4}, static_cast<ir::DistributionKind>(k), 0.0, 1.0, d};
+      const Operand out{{Shape{4}, d}, 0x2000};
+      for (const Launch& l : plan(op, {}, std::span(&out, 1), 0x3000, RandomStream{1, 2}))
+        if (seen.insert(l.source).second) kernels.emplace_back(fmt::format("random{}_{}", k, dtype_name(d)), l.source);
+    }
   EXPECT_GT(planned, 100u);
   const auto failures = compile_all(kernels);
   for (const auto& f : failures) ADD_FAILURE() << f;

@@ -17,12 +17,15 @@
 #include <dlfcn.h>
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <random>
+#include <stdexcept>
+#include <tuple>
 
 #include <fmt/format.h>
 
@@ -30,6 +33,7 @@
 #include <burn/ir/op.hpp>
 
 #include "backends/cuda/launch.hpp"
+#include "backends/cuda/philox.hpp"
 #include "device/runtime.hpp"
 #include "planned_cases.hpp"
 
@@ -75,6 +79,46 @@ std::string host_version(std::string source, std::size_t index) {
       "k{0}::Params*>(p)); }}\n",
       index, source, kKernelEntry);
 }
+
+/// Kernel sources compiled for the CPU into one shared library.
+class HostKernels {
+ public:
+  explicit HostKernels(const std::vector<std::string>& sources) {
+    for (const auto& source : sources) index_.emplace(source, index_.size());
+    // A path of its own: dlopen hands back an already loaded library of the same path.
+    static std::atomic<int> libraries{0};
+    const auto dir =
+        std::filesystem::temp_directory_path() / fmt::format("burn-cuda-emulation-{}-{}", ::getpid(), libraries++);
+    std::filesystem::create_directories(dir);
+    const auto source_path = dir / "kernels.cpp";
+    const auto library_path = dir / "kernels.so";
+    {
+      std::ofstream out(source_path);
+      out << kShim;
+      for (const auto& [text, index] : index_) out << host_version(text, index);
+    }
+    const std::string command = fmt::format("{} -std=c++17 -O0 -shared -fPIC -w -o {} {} 2>&1", BURN_TEST_CXX,
+                                            library_path.string(), source_path.string());
+    const int status = std::system(command.c_str());
+    if (status == 0) library_ = ::dlopen(library_path.c_str(), RTLD_NOW | RTLD_LOCAL);
+    std::filesystem::remove_all(dir);
+    if (status != 0) throw std::runtime_error("the kernels did not compile for the CPU: " + command);
+    if (library_ == nullptr) throw std::runtime_error(std::string("dlopen: ") + ::dlerror());
+  }
+  std::size_t size() const noexcept { return index_.size(); }
+
+  void run(const Launch& launch) const {
+    void* symbol = ::dlsym(library_, fmt::format("burn_run_{}", index_.at(launch.source)).c_str());
+    if (symbol == nullptr) throw std::runtime_error("a kernel is missing from the library");
+    void (*entry)(const void*) = nullptr;
+    std::memcpy(&entry, &symbol, sizeof(entry));
+    entry(launch.params.data());
+  }
+
+ private:
+  std::map<std::string, std::size_t> index_;
+  void* library_ = nullptr;
+};
 
 // ---- running --------------------------------------------------------------------
 
@@ -125,46 +169,26 @@ TEST(CudaKernelsOnTheCpu, EveryPlannedOpMatchesFlex) {
   const std::vector<Case> cases = testing::all_cases();
   ASSERT_GT(cases.size(), 2500u);
   // Every family is there (the IR refuses no whole family by mistake).
-  for (std::string_view family : {"gather_", "select_", "scatter_", "select_assign_", "cat_", "slice_assign_",
-                                  "arange_", "full_", "sum_dim", "argmax_dim", "cumulative", "mask_where_"}) {
+  for (std::string_view family :
+       {"gather_", "select_", "scatter_", "select_assign_", "cat_", "slice_assign_", "arange_", "full_", "sum_dim",
+        "argmax_dim", "cumulative", "mask_where_", "matmul_"}) {
     const auto n =
         std::count_if(cases.begin(), cases.end(), [&](const Case& c) { return c.label.starts_with(family); });
     EXPECT_GE(n, 10) << family;
   }
   std::vector<Planned> planned;
-  std::map<std::string, std::size_t> sources;  // source -> index in the library
+  std::vector<std::string> sources;
   for (const Case& c : cases) {
     planned.push_back(plan_on_host(c));
-    for (const Launch& l : planned.back().launches) sources.emplace(l.source, sources.size());
+    for (const Launch& l : planned.back().launches) sources.push_back(l.source);
   }
-
-  const auto dir = std::filesystem::temp_directory_path() / fmt::format("burn-cuda-emulation-{}", ::getpid());
-  std::filesystem::create_directories(dir);
-  const auto source_path = dir / "kernels.cpp";
-  const auto library_path = dir / "kernels.so";
-  {
-    std::ofstream source(source_path);
-    source << kShim;
-    for (const auto& [text, index] : sources) source << host_version(text, index);
-  }
-  const std::string command = fmt::format("{} -std=c++17 -O0 -shared -fPIC -w -o {} {} 2>&1", BURN_TEST_CXX,
-                                          library_path.string(), source_path.string());
-  ASSERT_EQ(std::system(command.c_str()), 0) << command;
-  void* library = ::dlopen(library_path.c_str(), RTLD_NOW | RTLD_LOCAL);
-  ASSERT_NE(library, nullptr) << ::dlerror();
-  std::filesystem::remove_all(dir);
+  const HostKernels kernels(sources);
 
   std::size_t compared = 0, errors_matched = 0;
   for (std::size_t k = 0; k < cases.size(); ++k) {
     const Case& c = cases[k];
     Planned& p = planned[k];
-    for (const Launch& l : p.launches) {
-      void* symbol = ::dlsym(library, fmt::format("burn_run_{}", sources.at(l.source)).c_str());
-      ASSERT_NE(symbol, nullptr) << c.label;
-      void (*run)(const void*) = nullptr;
-      std::memcpy(&run, &symbol, sizeof(run));
-      run(l.params.data());
-    }
+    for (const Launch& l : p.launches) kernels.run(l);
     const auto want = run_on_flex(c);
     if (!want) {
       EXPECT_NE(*p.error_bits, 0u) << c.label << ": flex refused the inputs, the kernel reported nothing";
@@ -194,9 +218,109 @@ TEST(CudaKernelsOnTheCpu, EveryPlannedOpMatchesFlex) {
     ++compared;
   }
   std::printf("%zu cases, %zu distinct kernels: %zu compared with flex, %zu refused by both\n", cases.size(),
-              sources.size(), compared, errors_matched);
+              kernels.size(), compared, errors_matched);
   EXPECT_GT(compared, 2000u);
   EXPECT_GT(errors_matched, 10u);  // the wild inputs reach the error paths
+}
+
+/// What element i of a random op is: Philox for (i, draw) under `seed`,
+/// shaped as the CPU backends shape their numbers (random_fill.cpp).
+double expected_random(const ir::Random& r, std::uint64_t seed, std::uint64_t draw, std::uint64_t i) {
+  const auto c = philox4x32_10(philox_counter(i, draw),
+                               {static_cast<std::uint32_t>(seed), static_cast<std::uint32_t>(seed >> 32)});
+  const double u = philox_unit(c[0], c[1]);
+  switch (r.dist) {
+    case ir::DistributionKind::Default: return u;
+    case ir::DistributionKind::Uniform: return r.a + (r.b - r.a) * u;
+    case ir::DistributionKind::Bernoulli: return u < r.a ? 1.0 : 0.0;
+    case ir::DistributionKind::Normal:
+      return r.a + r.b * std::sqrt(-2.0 * std::log(1.0 - u)) * std::cos(6.283185307179586 * philox_unit(c[2], c[3]));
+  }
+  return 0;
+}
+
+TEST(CudaKernelsOnTheCpu, RandomDrawsArePhiloxOfSeedDrawAndIndex) {
+  using ir::DistributionKind;
+  const Shape shape{2000};
+  const std::uint64_t seed = 0x123456789abcdefull;
+  struct Draw {
+    ir::Random op;
+    std::uint64_t draw;
+  };
+  std::vector<Draw> draws;
+  for (DType d : {DType::F64, DType::F32, DType::F16, DType::BF16, DType::I32, DType::Bool})
+    for (const auto& [dist, a, b] :
+         {std::tuple{DistributionKind::Default, 0.0, 0.0}, std::tuple{DistributionKind::Uniform, -2.0, 3.0},
+          std::tuple{DistributionKind::Normal, 1.0, 2.0}, std::tuple{DistributionKind::Bernoulli, 0.3, 0.0}})
+      draws.push_back({ir::Random{shape, dist, a, b, d}, draws.size()});
+
+  std::vector<std::vector<std::byte>> outputs;
+  std::vector<Launch> launches;
+  std::vector<std::string> sources;
+  for (const Draw& draw : draws) {
+    outputs.emplace_back(shape.num_elements() * dtype_size(draw.op.dtype));
+    const Operand out{{shape, draw.op.dtype}, reinterpret_cast<std::uint64_t>(outputs.back().data())};
+    auto planned = plan(draw.op, {}, std::span(&out, 1), 0, RandomStream{seed, draw.draw});
+    ASSERT_EQ(planned.size(), 1u);
+    sources.push_back(planned[0].source);
+    launches.push_back(std::move(planned[0]));
+  }
+  const HostKernels kernels(sources);
+  for (std::size_t k = 0; k < draws.size(); ++k) {
+    kernels.run(launches[k]);
+    const ir::Random& r = draws[k].op;
+    const std::string label = fmt::format("{} dist {}", dtype_name(r.dtype), static_cast<int>(r.dist));
+    // The same conversion as the kernel: through f32 for the float types
+    // below f64, floored for ints.
+    std::vector<double> want(shape.num_elements());
+    for (std::size_t i = 0; i < want.size(); ++i) {
+      const double v = expected_random(r, seed, draws[k].draw, i);
+      want[i] = r.dtype == DType::F64    ? v
+                : is_float(r.dtype)      ? static_cast<double>(static_cast<float>(v))
+                : r.dtype == DType::Bool ? (v != 0.0 ? 1.0 : 0.0)
+                                         : std::floor(v);
+    }
+    const TensorData expected = r.dtype == DType::F64
+                                    ? TensorData(want, shape)
+                                    : TensorData(std::vector<float>(want.begin(), want.end()), shape).convert(r.dtype);
+    const TensorData got(std::vector<std::byte>(outputs[k]), shape, r.dtype);
+    const auto w = expected.convert(DType::F64).to_vec<double>();
+    const auto g = got.convert(DType::F64).to_vec<double>();
+    std::size_t bad = 0;
+    for (std::size_t i = 0; i < w.size() && bad < 3; ++i)
+      if (w[i] != g[i]) {
+        ++bad;
+        ADD_FAILURE() << label << " element " << i << ": expected " << w[i] << ", kernel " << g[i];
+      }
+    if (r.dtype == DType::F64) {
+      // The numbers themselves look like their distribution.
+      double mean = 0, square = 0;
+      for (double v : g) mean += v / static_cast<double>(g.size());
+      for (double v : g) square += (v - mean) * (v - mean) / static_cast<double>(g.size());
+      switch (r.dist) {
+        case DistributionKind::Default: EXPECT_NEAR(mean, 0.5, 0.03) << label; break;
+        case DistributionKind::Uniform: EXPECT_NEAR(mean, 0.5, 0.15) << label; break;
+        case DistributionKind::Normal:
+          EXPECT_NEAR(mean, 1.0, 0.15) << label;
+          EXPECT_NEAR(std::sqrt(square), 2.0, 0.15) << label;
+          break;
+        case DistributionKind::Bernoulli: EXPECT_NEAR(mean, 0.3, 0.04) << label; break;
+      }
+    }
+  }
+  // Another draw of the same op gives other numbers.
+  EXPECT_NE(outputs[0], outputs[4]);
+}
+
+// Known-answer vectors of Philox4x32-10 from the Random123 distribution
+// (kat_vectors): the counter, the key, the result.
+TEST(CudaPhilox, MatchesTheKnownAnswers) {
+  EXPECT_EQ(philox4x32_10({0, 0, 0, 0}, {0, 0}),
+            (std::array<std::uint32_t, 4>{0x6627e8d5, 0xe169c58d, 0xbc57ac4c, 0x9b00dbd8}));
+  EXPECT_EQ(philox4x32_10({0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff}, {0xffffffff, 0xffffffff}),
+            (std::array<std::uint32_t, 4>{0x408f276d, 0x41c83b0e, 0xa20bc7c6, 0x6d5451fd}));
+  EXPECT_EQ(philox4x32_10({0x243f6a88, 0x85a308d3, 0x13198a2e, 0x03707344}, {0xa4093822, 0x299f31d0}),
+            (std::array<std::uint32_t, 4>{0xd16cfe09, 0x94fdcceb, 0x5001e420, 0x24126ea1}));
 }
 
 }  // namespace

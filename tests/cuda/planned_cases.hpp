@@ -134,6 +134,7 @@ inline bool is_approximate(const ir::Op& op, DType dtype) {
   if (const auto* r = std::get_if<ir::Reduce>(&op))
     return is_float(dtype) &&
            (r->op == ir::ReduceOp::Sum || r->op == ir::ReduceOp::Mean || r->op == ir::ReduceOp::Prod);
+  if (std::holds_alternative<ir::Matmul>(op)) return is_float(dtype);
   if (const auto* c = std::get_if<ir::Cumulative>(&op))
     return is_float(dtype) && (c->op == ir::CumulativeOp::Sum || c->op == ir::CumulativeOp::Prod);
   return false;
@@ -227,6 +228,17 @@ inline std::vector<Case> all_cases() {
         add(make_case(ir::Reduce{static_cast<ir::ReduceOp>(r), 1, DType::I32},
                       {make_data(Shape{3, 0, 2}, d, ++seed, false)},
                       fmt::format("{}_empty_{}", ir::reduce_name(static_cast<ir::ReduceOp>(r)), dn)));
+      // Matmul: plain, batched, batch dims broadcast either way, rank 2.
+      add(make_case(ir::Matmul{},
+                    {make_data(Shape{2, 3, 4}, d, ++seed, false), make_data(Shape{2, 4, 5}, d, ++seed, false)},
+                    "matmul_" + dn));
+      add(make_case(ir::Matmul{},
+                    {make_data(Shape{3, 1, 2, 3}, d, ++seed, false), make_data(Shape{1, 4, 3, 2}, d, ++seed, false)},
+                    "matmul_broadcast_" + dn));
+      add(make_case(ir::Matmul{}, {make_data(Shape{5, 7}, d, ++seed, false), make_data(Shape{7, 1}, d, ++seed, false)},
+                    "matmul_2d_" + dn));
+      add(make_case(ir::Matmul{}, {make_data(Shape{2, 0}, d, ++seed, false), make_data(Shape{0, 3}, d, ++seed, false)},
+                    "matmul_empty_k_" + dn));
       // Indexing, with i64 and i32 indices, duplicates (scatter), and one
       // index out of range (the error bit).
       for (DType ix : {DType::I64, DType::I32}) {

@@ -76,7 +76,7 @@ TEST(DeviceIdentity, UnavailableDispatchDeviceThrows) {
     EXPECT_EQ(e->kind(), burn::DeviceErrorKind::NotAvailable);
   }
   // A backend that is not in this build names the CMake option to turn on.
-  expect_mentions(device_error_of([] { Device(DispatchDevice{DeviceType::Cuda, 0}); }), "BURN_CUDA");
+  expect_mentions(device_error_of([] { Device(DispatchDevice{DeviceType::Rocm, 0}); }), "BURN_ROCM");
 }
 
 TEST(DeviceIdentity, EqualityIgnoresAutodiff) {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <random>
 #include <variant>
 
 #include <fmt/format.h>
@@ -66,6 +67,10 @@ CudaBackend::CudaBackend(std::size_t index) : index_(index) {
   char bus_id[64] = {};
   if (api.device_get_pci_bus_id(bus_id, sizeof(bus_id) - 1, device_) == CUDA_SUCCESS) pci_bus_id_ = bus_id;
   check(api.stream_create(&stream_, CU_STREAM_NON_BLOCKING), op, "cuStreamCreate");
+  // Unseeded, a device draws differently in every process, as the CPU
+  // backends do.
+  std::random_device entropy;
+  random_.seed = (std::uint64_t{entropy()} << 32) | entropy();
   allocator_ = CachingAllocator::create(std::make_unique<DriverMemory>(context_));
   error_word_ = allocator_->allocate(sizeof(std::uint32_t), op);
   check(api.memset_d32_async(static_cast<CUdeviceptr>(error_word_->address()), 0, 1, stream_), op, "cuMemsetD32Async");
@@ -144,7 +149,7 @@ TensorData CudaBackend::to_data(const backend::PrimitivePtr& primitive, const ir
 
 void CudaBackend::seed(std::uint64_t seed) {
   std::lock_guard lock(mutex_);
-  seed_ = seed;
+  random_ = {seed, 0};
 }
 
 void CudaBackend::sync() {
@@ -227,7 +232,9 @@ std::vector<backend::PrimitivePtr> CudaBackend::execute(const ir::Op& op, std::s
     out.push_back({spec, t->block->address()});
     results.push_back(std::move(t));
   }
-  for (const Launch& launch : plan(op, in, out, error_word_->address())) run(launch, name);
+  RandomStream random;
+  if (std::holds_alternative<ir::Random>(op)) random = {random_.seed, random_.draw++};
+  for (const Launch& launch : plan(op, in, out, error_word_->address(), random)) run(launch, name);
   return results;
 }
 

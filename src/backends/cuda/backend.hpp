@@ -5,9 +5,9 @@
 // An op runs as the kernel launches plan() gives (launch.hpp): kernels
 // generated from the op IR, compiled by NVRTC for this GPU and cached by
 // their source. What runs today: data in and out, elementwise ops, layout
-// ops, full and arange, reductions and scans, gather/select/scatter. The
-// other op families (matmul, convolution, pooling, sort, interpolate,
-// random) are not written yet: supports_op says so, they are a clear "[op]
+// ops, full, arange and random, reductions and scans, gather/select/scatter,
+// matmul (a plain kernel; cuBLASLt to come). The other op families
+// (convolution, pooling, sort, interpolate) are not written yet: supports_op says so, they are a clear "[op]
 // not supported by the cuda backend" error, and Device() does not pick CUDA
 // until they exist (docs/cuda.md).
 #pragma once
@@ -91,7 +91,8 @@ class CudaBackend final : public backend::Backend, public backend::Stream, publi
   std::mutex mutex_;
   std::unordered_map<std::string, CUfunction> functions_;
   std::vector<CUmodule> modules_;
-  std::uint64_t seed_ = 0;
+  /// Random ops draw from Philox with this seed; each op is the next draw.
+  RandomStream random_;
 };
 
 }  // namespace burn::cuda

@@ -1,6 +1,9 @@
 // Creation ops on the CUDA device: full writes one stored bit pattern per
 // element (a kernel per element size), arange converts start + i · step to
-// the dtype as the CPU backends do.
+// the dtype as the CPU backends do, random draws each element from Philox
+// (philox.hpp) and shapes it as the CPU backends shape their generator's
+// numbers (backends/host/random_fill.cpp): a 53-bit uniform in [0, 1),
+// Box-Muller for normals, computed in double and converted (ints floored).
 #include <bit>
 #include <variant>
 
@@ -10,6 +13,7 @@
 
 #include "backends/cuda/codegen.hpp"
 #include "backends/cuda/launch.hpp"
+#include "backends/cuda/philox.hpp"
 
 namespace burn::cuda {
 namespace {
@@ -55,7 +59,7 @@ std::string one_loop_kernel(std::string_view what, std::string_view helpers, std
 
 }  // namespace
 
-std::vector<Launch> plan_creation(const ir::Op& op, std::span<const Operand> outputs) {
+std::vector<Launch> plan_creation(const ir::Op& op, std::span<const Operand> outputs, const RandomStream& random) {
   const Operand& out = outputs[0];
   const std::uint64_t n = out.spec.shape.num_elements();
   if (n == 0) return {};
@@ -80,9 +84,54 @@ std::vector<Launch> plan_creation(const ir::Op& op, std::span<const Operand> out
     l.params = {n, out.address, static_cast<std::uint64_t>(a->start), static_cast<std::uint64_t>(a->step)};
     return {l};
   }
-  throw Error(ir::op_name(op),
-              "not supported by the cuda backend yet (random numbers come with its Philox "
-              "generator); create the tensor on another device and move it");
+  if (const auto* r = std::get_if<ir::Random>(&op)) {
+    KernelText text;
+    text.need("philox", kPhiloxDeviceCode);
+    text.need("unit",
+              "__device__ __forceinline__ double burn_unit(unsigned int hi, unsigned int lo) {\n"
+              "  return (double)(((unsigned long long)(hi >> 5) << 26) | (lo >> 6)) * 0x1.0p-53;\n"
+              "}\n");
+    std::string value;
+    switch (r->dist) {
+      case ir::DistributionKind::Default: value = "u"; break;
+      case ir::DistributionKind::Uniform: value = "a + (b - a) * u"; break;
+      case ir::DistributionKind::Bernoulli: value = "u < a ? 1.0 : 0.0"; break;
+      // 1 - u is in (0, 1], so the log is finite.
+      case ir::DistributionKind::Normal:
+        value = "a + b * sqrt(-2.0 * log(1.0 - u)) * cos(6.283185307179586 * burn_unit(c[2], c[3]))";
+        break;
+    }
+    const DType d = r->dtype;
+    std::string converted;
+    if (is_float(d)) converted = text.store(d, fmt::format("({})v", text.compute_type(d)));
+    else if (d == DType::Bool) converted = text.store(d, "v != 0.0");
+    else converted = fmt::format("({})(long long)fmax(fmin(floor(v), 9.2e18), -9.2e18)", text.storage_type(d));
+    const std::string body = fmt::format(
+        "    unsigned int c[4] = {{(unsigned int)i, (unsigned int)(i >> 32), (unsigned int)p.draw, "
+        "(unsigned int)(p.draw >> 32)}};\n"
+        "    burn_philox(c, (unsigned int)p.seed, (unsigned int)(p.seed >> 32));\n"
+        "    const double a = __longlong_as_double((long long)p.a);\n"
+        "    const double b = __longlong_as_double((long long)p.b);\n"
+        "    (void)a;\n"
+        "    (void)b;\n"
+        "    const double u = burn_unit(c[0], c[1]);\n"
+        "    const double v = {};\n"
+        "    (({}*)p.dst)[i] = {};\n",
+        value, text.storage_type(d), converted);
+    Launch l;
+    l.source = one_loop_kernel("random", text.helpers(),
+                               "  unsigned long long dst;\n  unsigned long long seed;\n  unsigned long long draw;\n"
+                               "  unsigned long long a;\n  unsigned long long b;\n",
+                               body);
+    l.params = {n,
+                out.address,
+                random.seed,
+                random.draw,
+                std::bit_cast<std::uint64_t>(r->a),
+                std::bit_cast<std::uint64_t>(r->b)};
+    return {l};
+  }
+  throw Error(ir::op_name(op), "not a creation op (an internal error of the cuda backend)");
 }
 
 }  // namespace burn::cuda

@@ -48,6 +48,14 @@ struct Launch {
   std::uint64_t items() const noexcept { return params.empty() ? 0 : params[0]; }
 };
 
+/// Where random ops draw from: the device's seed and which draw this is
+/// (each random op is one draw; element i of it uses Philox counter (i,
+/// draw), philox.hpp).
+struct RandomStream {
+  std::uint64_t seed = 0;
+  std::uint64_t draw = 0;
+};
+
 /// Whether plan() has kernels for `op`.
 bool can_plan(const ir::Op& op);
 
@@ -57,7 +65,7 @@ bool can_plan(const ir::Op& op);
 /// no items may be left out. Throws Error "[op] not supported by the cuda
 /// backend yet" where can_plan is false.
 std::vector<Launch> plan(const ir::Op& op, std::span<const Operand> inputs, std::span<const Operand> outputs,
-                         std::uint64_t error_word);
+                         std::uint64_t error_word, const RandomStream& random = {});
 
 // ---- shared by the op families' planners ----------------------------------------
 
@@ -79,8 +87,9 @@ Launch strided_copy(std::size_t element_bytes, const Shape& shape, std::uint64_t
 std::vector<Launch> plan_elementwise(const ir::Op& op, std::span<const Operand> inputs,
                                      std::span<const Operand> outputs, std::uint64_t error_word);
 std::vector<Launch> plan_layout(const ir::Op& op, std::span<const Operand> inputs, std::span<const Operand> outputs);
-std::vector<Launch> plan_creation(const ir::Op& op, std::span<const Operand> outputs);
+std::vector<Launch> plan_creation(const ir::Op& op, std::span<const Operand> outputs, const RandomStream& random);
 std::vector<Launch> plan_reduce(const ir::Op& op, std::span<const Operand> inputs, std::span<const Operand> outputs);
+std::vector<Launch> plan_matmul(std::span<const Operand> inputs, std::span<const Operand> outputs);
 std::vector<Launch> plan_indexing(const ir::Op& op, std::span<const Operand> inputs, std::span<const Operand> outputs,
                                   std::uint64_t error_word);
 
