@@ -134,7 +134,10 @@ inline bool is_approximate(const ir::Op& op, DType dtype) {
   if (const auto* r = std::get_if<ir::Reduce>(&op))
     return is_float(dtype) &&
            (r->op == ir::ReduceOp::Sum || r->op == ir::ReduceOp::Mean || r->op == ir::ReduceOp::Prod);
-  if (std::holds_alternative<ir::Matmul>(op)) return is_float(dtype);
+  if (std::holds_alternative<ir::Matmul>(op) || std::holds_alternative<ir::AvgPool>(op) ||
+      std::holds_alternative<ir::Conv>(op) || std::holds_alternative<ir::ConvTranspose>(op) ||
+      std::holds_alternative<ir::AdaptiveAvgPool>(op))
+    return is_float(dtype);
   if (const auto* c = std::get_if<ir::Cumulative>(&op))
     return is_float(dtype) && (c->op == ir::CumulativeOp::Sum || c->op == ir::CumulativeOp::Prod);
   return false;
@@ -239,6 +242,40 @@ inline std::vector<Case> all_cases() {
                     "matmul_2d_" + dn));
       add(make_case(ir::Matmul{}, {make_data(Shape{2, 0}, d, ++seed, false), make_data(Shape{0, 3}, d, ++seed, false)},
                     "matmul_empty_k_" + dn));
+      // Pooling in 1, 2 and 3 spatial dims: padding, dilation, ceil mode,
+      // indices, both average divisors, adaptive windows.
+      if (d != DType::Bool) {
+        const auto x1 = [&] { return make_data(Shape{2, 2, 9}, d, ++seed, false); };
+        const auto x2 = [&] { return make_data(Shape{2, 3, 7, 6}, d, ++seed, false); };
+        const auto x3 = [&] { return make_data(Shape{1, 2, 4, 5, 3}, d, ++seed, false); };
+        add(make_case(ir::MaxPool{{3}, {2}, {1}, {1}, false, true, DType::I64}, {x1()}, "max_pool1d_" + dn));
+        add(make_case(ir::MaxPool{{3, 2}, {2, 1}, {1, 0}, {2, 1}, true, true, DType::I32}, {x2()},
+                      "max_pool2d_dilated_ceil_" + dn));
+        add(make_case(ir::MaxPool{{2, 2, 2}, {2, 2, 2}, {0, 1, 0}, {1, 1, 1}, false, false, DType::I64}, {x3()},
+                      "max_pool3d_" + dn));
+        add(make_case(ir::AvgPool{{3}, {2}, {1}, true, false}, {x1()}, "avg_pool1d_" + dn));
+        add(make_case(ir::AvgPool{{3, 3}, {2, 2}, {1, 1}, false, true}, {x2()}, "avg_pool2d_ceil_real_" + dn));
+        add(make_case(ir::AvgPool{{2, 3}, {1, 2}, {1, 1}, true, true}, {x2()}, "avg_pool2d_ceil_padded_" + dn));
+        add(make_case(ir::AdaptiveAvgPool{{3, 4}}, {x2()}, "adaptive_avg_pool2d_" + dn));
+        add(make_case(ir::AdaptiveAvgPool{{1, 1, 2}}, {x3()}, "adaptive_avg_pool3d_" + dn));
+      }
+      // Convolutions: 1-d to 3-d, stride, padding, dilation, groups, bias,
+      // and transposed with output padding. Finite inputs: flex (oneDNN)
+      // multiplies padding taps too, so an infinity next to the padding
+      // gives NaN there where the reference backend skips the tap.
+      if (d != DType::Bool) {
+        const auto data = [&](Shape shape) { return make_data(std::move(shape), d, ++seed, true); };
+        add(make_case(ir::Conv{{2}, {1}, {1}, 1, true}, {data(Shape{2, 3, 9}), data(Shape{4, 3, 3}), data(Shape{4})},
+                      "conv1d_" + dn));
+        add(make_case(ir::Conv{{1, 2}, {1, 0}, {2, 1}, 2, false}, {data(Shape{2, 4, 7, 6}), data(Shape{6, 2, 3, 2})},
+                      "conv2d_grouped_dilated_" + dn));
+        add(make_case(ir::Conv{{1, 1, 1}, {0, 1, 0}, {1, 1, 1}, 1, true},
+                      {data(Shape{1, 2, 3, 4, 3}), data(Shape{2, 2, 2, 2, 2}), data(Shape{2})}, "conv3d_" + dn));
+        add(make_case(ir::ConvTranspose{{2}, {1}, {1}, {1}, 1, true},
+                      {data(Shape{2, 3, 5}), data(Shape{3, 2, 3}), data(Shape{2})}, "conv_transpose1d_" + dn));
+        add(make_case(ir::ConvTranspose{{2, 1}, {0, 1}, {0, 0}, {1, 2}, 2, false},
+                      {data(Shape{1, 4, 3, 4}), data(Shape{4, 3, 2, 3})}, "conv_transpose2d_grouped_" + dn));
+      }
       // Indexing, with i64 and i32 indices, duplicates (scatter), and one
       // index out of range (the error bit).
       for (DType ix : {DType::I64, DType::I32}) {

@@ -6,10 +6,11 @@
 // generated from the op IR, compiled by NVRTC for this GPU and cached by
 // their source. What runs today: data in and out, elementwise ops, layout
 // ops, full, arange and random, reductions and scans, gather/select/scatter,
-// matmul (a plain kernel; cuBLASLt to come). The other op families
-// (convolution, pooling, sort, interpolate) are not written yet: supports_op says so, they are a clear "[op]
-// not supported by the cuda backend" error, and Device() does not pick CUDA
-// until they exist (docs/cuda.md).
+// matmul, convolution and pooling (plain kernels; cuBLASLt and cuDNN to
+// come). Sort and interpolate are not written yet: supports_op says so,
+// they are a clear "[op] not supported by the cuda backend" error, and
+// Device() does not pick CUDA until they exist and a GPU has run the
+// suites (docs/cuda.md).
 #pragma once
 
 #include <cuda.h>

@@ -13,8 +13,9 @@ namespace burn {
 namespace backend {
 
 BackendFactory cuda_factory() {
-  // Device() does not pick CUDA while the backend runs only some op
-  // families (backend.hpp); Device::cuda() and enumerate reach it.
+  // Device() does not pick CUDA while the backend lacks op families and has
+  // not run the suites on a GPU (backend.hpp); Device::cuda() and enumerate
+  // reach it.
   return {DeviceType::Cuda, [] { return default_rank::kNever; }, [] { return cuda::driver().device_count; },
           [](std::size_t i) -> std::unique_ptr<Backend> { return std::make_unique<cuda::CudaBackend>(i); }};
 }

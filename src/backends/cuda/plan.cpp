@@ -11,7 +11,7 @@
 namespace burn::cuda {
 namespace {
 
-enum class Family : std::uint8_t { Elementwise, Layout, Creation, Reduce, Indexing, Matmul, None };
+enum class Family : std::uint8_t { Elementwise, Layout, Creation, Reduce, Indexing, Matmul, Pool, Conv, None };
 
 Family family_of(const ir::Op& op) {
   return std::visit(
@@ -33,6 +33,10 @@ Family family_of(const ir::Op& op) {
                            std::is_same_v<T, ir::Scatter> || std::is_same_v<T, ir::SelectAssign>)
           return Family::Indexing;
         else if constexpr (std::is_same_v<T, ir::Matmul>) return Family::Matmul;
+        else if constexpr (std::is_same_v<T, ir::MaxPool> || std::is_same_v<T, ir::AvgPool> ||
+                           std::is_same_v<T, ir::AdaptiveAvgPool>)
+          return Family::Pool;
+        else if constexpr (std::is_same_v<T, ir::Conv> || std::is_same_v<T, ir::ConvTranspose>) return Family::Conv;
         else return Family::None;
       },
       op);
@@ -51,11 +55,14 @@ std::vector<Launch> plan(const ir::Op& op, std::span<const Operand> inputs, std:
     case Family::Reduce: return plan_reduce(op, inputs, outputs);
     case Family::Indexing: return plan_indexing(op, inputs, outputs, error_word);
     case Family::Matmul: return plan_matmul(inputs, outputs);
+    case Family::Pool: return plan_pool(op, inputs, outputs);
+    case Family::Conv: return plan_conv(op, inputs, outputs);
     case Family::None: break;
   }
   throw Error(ir::op_name(op),
               "not supported by the cuda backend yet: it runs elementwise, layout, creation "
-              "(full, arange, random), reduce/scan, indexing and matmul ops so far (docs/cuda.md); compute this op on "
+              "(full, arange, random), reduce/scan, indexing, matmul, convolution and pooling ops so far "
+              "(docs/cuda.md); compute this op on "
               "another device");
 }
 
