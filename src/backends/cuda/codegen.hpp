@@ -85,6 +85,10 @@ class KernelText {
   /// for 8- and 16-bit ints, "bool") and stored as in memory.
   static const char* compute_type(DType d);
   static const char* storage_type(DType d);
+  /// The unsigned type integer arithmetic on `d` wraps in (computing signed
+  /// sums and products there is defined): 64 bits for the 64-bit dtypes,
+  /// 32 otherwise.
+  static const char* wrapping_type(DType d);
   /// An element in memory (an expression of storage_type) as compute_type.
   std::string load(DType d, const std::string& element);
   /// A compute_type value as storage_type, to write to memory.

@@ -19,6 +19,7 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <burn/ir/op.hpp>
@@ -71,6 +72,14 @@ std::vector<Launch> plan(const ir::Op& op, std::span<const Operand> inputs, std:
 
 /// Row-major element strides of `shape`.
 std::vector<std::int64_t> row_major_strides(const Shape& shape);
+
+/// A kernel's whole source in the form every generated kernel shares: the
+/// device functions `helpers`, a Params struct of the item count `n` and
+/// then `fields` (8-byte members, one per line), and the entry's grid-stride
+/// loop running `body` for each item i < p.n. `what` names the kernel in its
+/// first line.
+std::string grid_stride_kernel(std::string_view what, std::string_view helpers, std::string_view fields,
+                               std::string_view body);
 
 /// The C type that moves an element of `bytes` bytes unchanged.
 const char* raw_type(std::size_t bytes);
