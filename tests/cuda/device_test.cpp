@@ -127,15 +127,22 @@ TEST_F(CudaDevice, RandomDrawsRepeatAfterTheSameSeed) {
   EXPECT_NEAR(mean, 1.0, 0.05);
 }
 
-TEST_F(CudaDevice, UnsupportedOpsAreNamed) {
-  const Device gpu = Device::cuda();
-  auto x = Tensor<2>::from_data(TensorData(std::vector<float>{1, 2, 3, 4}, Shape{2, 2}), gpu);
-  try {
-    (void)x.sort(1);
-    FAIL() << "sort ran on a backend without it";
-  } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("cuda"), std::string::npos) << e.what();
-  }
+TEST_F(CudaDevice, SortAndInterpolateMatchFlex) {
+  const Device cpu = Device::flex();
+  cpu.seed(5);
+  // Ties on purpose: the sort must be stable.
+  const auto x = (Tensor<2>::random(Shape{64, 300}, Distribution::Default, cpu) * 8.0f).floor();
+  const auto [want_values, want_indices] = x.sort_descending_with_indices(1);
+  const auto [values, indices] = x.to_device(Device::cuda()).sort_descending_with_indices(1);
+  EXPECT_EQ(values.to_data().to_vec<float>(), want_values.to_data().to_vec<float>());
+  EXPECT_EQ(indices.to_data().to_vec<std::int64_t>(), want_indices.to_data().to_vec<std::int64_t>());
+
+  const auto image = Tensor<4>::random(Shape{2, 3, 17, 9}, Distribution::Default, cpu);
+  const module::InterpolateOptions bicubic{module::InterpolateMode::Bicubic, false};
+  const auto want = module::interpolate(image, {31, 5}, bicubic).to_data().to_vec<float>();
+  const auto got = module::interpolate(image.to_device(Device::cuda()), {31, 5}, bicubic).to_data().to_vec<float>();
+  ASSERT_EQ(got.size(), want.size());
+  for (std::size_t i = 0; i < want.size(); ++i) EXPECT_NEAR(got[i], want[i], 1e-5f) << i;
 }
 
 }  // namespace

@@ -10,8 +10,9 @@
 // the same op. Covered: each elementwise op on each dtype with broadcast
 // operands and scalars, on "wild" inputs (zeros, extremes, NaN, infinities:
 // error bits and wrapping) and "tame" ones (small positive divisors and
-// shift counts); the layout ops; full and arange; every reduction and scan
-// along each dim. Results flex computes with its own vectorised math (exp,
+// shift counts); the layout ops; full and arange; every reduction, scan and
+// sort along each dim; matmul, pooling, convolutions and the conv weight
+// gradient, indexing, resizing (planned_cases.hpp). Results flex computes with its own vectorised math (exp,
 // erf, ...) or in another order (float sums) are compared within a
 // tolerance; the rest must be equal.
 #include <dlfcn.h>
@@ -169,14 +170,39 @@ TEST(CudaKernelsOnTheCpu, EveryPlannedOpMatchesFlex) {
   const std::vector<Case> cases = testing::all_cases();
   ASSERT_GT(cases.size(), 2500u);
   // Every family is there (the IR refuses no whole family by mistake).
-  for (std::string_view family : {"gather_",           "select_",     "scatter_", "select_assign_", "cat_",
-                                  "slice_assign_",     "arange_",     "full_",    "sum_dim",        "argmax_dim",
-                                  "cumulative",        "mask_where_", "matmul_",  "max_pool",       "avg_pool",
-                                  "adaptive_avg_pool", "conv1d_",     "conv2d_",  "conv3d_",        "conv_transpose1d_",
-                                  "conv_transpose2d_"}) {
+  for (std::string_view family : {"gather_",
+                                  "select_",
+                                  "scatter_",
+                                  "select_assign_",
+                                  "cat_",
+                                  "slice_assign_",
+                                  "arange_",
+                                  "full_",
+                                  "sum_dim",
+                                  "argmax_dim",
+                                  "cumulative",
+                                  "mask_where_",
+                                  "matmul_",
+                                  "max_pool",
+                                  "avg_pool",
+                                  "adaptive_avg_pool",
+                                  "conv1d_",
+                                  "conv2d_",
+                                  "conv3d_",
+                                  "conv_transpose1d_",
+                                  "conv_transpose2d_",
+                                  "conv_weight_grad1d_",
+                                  "conv_weight_grad2d_",
+                                  "conv_weight_grad3d_",
+                                  "sort_dim",
+                                  "sort_descending_dim",
+                                  "sort_single_",
+                                  "interpolate0",
+                                  "interpolate1",
+                                  "interpolate2"}) {
     const auto n =
         std::count_if(cases.begin(), cases.end(), [&](const Case& c) { return c.label.starts_with(family); });
-    EXPECT_GE(n, 4) << family;  // convolutions and adaptive pooling take the 4 float dtypes only
+    EXPECT_GE(n, 4) << family;  // convolutions, resizing and adaptive pooling take the 4 float dtypes only
   }
   std::vector<Planned> planned;
   std::vector<std::string> sources;

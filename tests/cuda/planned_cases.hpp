@@ -136,7 +136,8 @@ inline bool is_approximate(const ir::Op& op, DType dtype) {
            (r->op == ir::ReduceOp::Sum || r->op == ir::ReduceOp::Mean || r->op == ir::ReduceOp::Prod);
   if (std::holds_alternative<ir::Matmul>(op) || std::holds_alternative<ir::AvgPool>(op) ||
       std::holds_alternative<ir::Conv>(op) || std::holds_alternative<ir::ConvTranspose>(op) ||
-      std::holds_alternative<ir::AdaptiveAvgPool>(op))
+      std::holds_alternative<ir::AdaptiveAvgPool>(op) || std::holds_alternative<ir::ConvWeightGrad>(op) ||
+      std::holds_alternative<ir::Interpolate>(op))
     return is_float(dtype);
   if (const auto* c = std::get_if<ir::Cumulative>(&op))
     return is_float(dtype) && (c->op == ir::CumulativeOp::Sum || c->op == ir::CumulativeOp::Prod);
@@ -276,6 +277,34 @@ inline std::vector<Case> all_cases() {
         add(make_case(ir::ConvTranspose{{2, 1}, {0, 1}, {0, 0}, {1, 2}, 2, false},
                       {data(Shape{1, 4, 3, 4}), data(Shape{4, 3, 2, 3})}, "conv_transpose2d_grouped_" + dn));
       }
+      // Stable sorts along each dim, both directions, with the ties, NaNs
+      // and signed zeros of the wild inputs, and a length-1 line.
+      for (std::size_t dim = 0; dim < 3; ++dim)
+        for (bool descending : {false, true})
+          add(make_case(ir::Sort{dim, descending, dim == 1 ? DType::I32 : DType::I64}, {full()},
+                        fmt::format("sort{}_dim{}_{}", descending ? "_descending" : "", dim, dn)));
+      add(make_case(ir::Sort{1, false, DType::I64}, {make_data(Shape{4, 1, 3}, d, ++seed, false)},
+                    "sort_single_" + dn));
+      // The conv weight gradient (float dtypes): 1-d to 3-d, stride,
+      // padding, dilation, groups.
+      {
+        const auto data = [&](Shape shape) { return make_data(std::move(shape), d, ++seed, true); };
+        add(make_case(ir::ConvWeightGrad{{3}, {2}, {1}, {1}, 1}, {data(Shape{2, 3, 9}), data(Shape{2, 4, 5})},
+                      "conv_weight_grad1d_" + dn));
+        add(make_case(ir::ConvWeightGrad{{3, 2}, {1, 2}, {1, 0}, {2, 1}, 2},
+                      {data(Shape{2, 4, 7, 6}), data(Shape{2, 6, 5, 3})}, "conv_weight_grad2d_grouped_dilated_" + dn));
+        add(make_case(ir::ConvWeightGrad{{2, 2, 2}, {1, 1, 1}, {0, 1, 0}, {1, 1, 1}, 1},
+                      {data(Shape{1, 2, 3, 4, 3}), data(Shape{1, 2, 2, 5, 2})}, "conv_weight_grad3d_" + dn));
+      }
+      // Resizing up and down, each mode with and without align_corners.
+      for (unsigned m = 0; m < ir::kValueCount<ir::InterpolateMode>; ++m)
+        for (bool align : {false, true}) {
+          const auto mode = static_cast<ir::InterpolateMode>(m);
+          const std::string name = fmt::format("interpolate{}{}_{}", m, align ? "_align" : "", dn);
+          add(make_case(ir::Interpolate{{9, 4}, mode, align}, {make_data(Shape{2, 2, 5, 7}, d, ++seed, true)}, name));
+          add(make_case(ir::Interpolate{{3, 1}, mode, align}, {make_data(Shape{1, 2, 6, 5}, d, ++seed, true)},
+                        name + "_down"));
+        }
       // Indexing, with i64 and i32 indices, duplicates (scatter), and one
       // index out of range (the error bit).
       for (DType ix : {DType::I64, DType::I32}) {

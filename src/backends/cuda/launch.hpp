@@ -98,6 +98,9 @@ std::vector<Launch> plan_elementwise(const ir::Op& op, std::span<const Operand> 
 std::vector<Launch> plan_layout(const ir::Op& op, std::span<const Operand> inputs, std::span<const Operand> outputs);
 std::vector<Launch> plan_creation(const ir::Op& op, std::span<const Operand> outputs, const RandomStream& random);
 std::vector<Launch> plan_reduce(const ir::Op& op, std::span<const Operand> inputs, std::span<const Operand> outputs);
+std::vector<Launch> plan_sort(const ir::Op& op, std::span<const Operand> inputs, std::span<const Operand> outputs);
+std::vector<Launch> plan_interpolate(const ir::Op& op, std::span<const Operand> inputs,
+                                     std::span<const Operand> outputs);
 std::vector<Launch> plan_conv(const ir::Op& op, std::span<const Operand> inputs, std::span<const Operand> outputs);
 std::vector<Launch> plan_pool(const ir::Op& op, std::span<const Operand> inputs, std::span<const Operand> outputs);
 std::vector<Launch> plan_matmul(std::span<const Operand> inputs, std::span<const Operand> outputs);
