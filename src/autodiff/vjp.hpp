@@ -34,6 +34,12 @@ struct VjpArgs {
   std::span<const bool> needs;
 };
 
+/// Whether input i gets a gradient: the caller wants it and it is a float
+/// tensor (indices, masks and other int/bool inputs never do).
+inline bool wants(const VjpArgs& a, std::size_t i) {
+  return i < a.inputs.size() && i < a.needs.size() && a.needs[i] && is_float(a.inputs[i]->spec.dtype);
+}
+
 /// Which inputs and outputs (bit i: slot i) an op's backward rule reads as
 /// values; it reads the others' specs and devices only. A node keeps only
 /// those; for the rest it keeps the spec and device alone, so an activation a

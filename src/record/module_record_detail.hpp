@@ -20,6 +20,9 @@ inline constexpr std::string_view kLayoutKey = "burn.layout";
 inline constexpr std::string_view kVersionKey = "burn.record_version";
 inline constexpr std::string_view kRecordVersion = "1";
 inline constexpr std::string_view kIdPrefix = "burn.id.";
+/// The operations errors name.
+inline constexpr std::string_view kLoadOp = "load_module";
+inline constexpr std::string_view kSaveOp = "save_module";
 
 /// "burn" or "pytorch": the value of "burn.layout" an adapter writes.
 std::string_view layout_name(Adapter adapter) noexcept;

@@ -14,7 +14,6 @@ namespace burn::record::detail {
 
 namespace {
 
-constexpr std::string_view kOp = "load_module";
 constexpr std::size_t kMaxListed = 20;
 
 // The first kMaxListed items, so a wholly wrong model gives a readable message.
@@ -73,17 +72,17 @@ Adapter detect_adapter(std::span<const Slot> slots, const SafetensorsFile& file,
   if ((!torch_shaped.empty() || counters) && burn_shaped.empty()) return Adapter::PyTorch;
   if (!burn_shaped.empty() && torch_shaped.empty()) return Adapter::Burn;
   if (!burn_shaped.empty() && !torch_shaped.empty())
-    throw Error(kOp, fmt::format("{}the file declares no layout, and its weights disagree on one: {} in Burn's "
-                                 "([d_input, d_output]), {} in PyTorch's; check that the file belongs to this "
-                                 "module",
-                                 where, listed(burn_shaped), listed(torch_shaped)));
+    throw Error(kLoadOp, fmt::format("{}the file declares no layout, and its weights disagree on one: {} in Burn's "
+                                     "([d_input, d_output]), {} in PyTorch's; check that the file belongs to this "
+                                     "module",
+                                     where, listed(burn_shaped), listed(torch_shaped)));
   if (!square.empty())
-    throw Error(kOp, fmt::format("{}the file declares no layout (no \"{}\" or \"{}\" metadata) and its "
-                                 "transposable weights are all square ({}), which load in either layout, one of "
-                                 "them transposed; load a file saved by PyTorch with "
-                                 "LoadOptions{{}}.with_adapter(Adapter::PyTorch), one saved by burn-cpp with "
-                                 "Adapter::Burn",
-                                 where, kLayoutKey, kFormatKey, listed(square)));
+    throw Error(kLoadOp, fmt::format("{}the file declares no layout (no \"{}\" or \"{}\" metadata) and its "
+                                     "transposable weights are all square ({}), which load in either layout, one of "
+                                     "them transposed; load a file saved by PyTorch with "
+                                     "LoadOptions{{}}.with_adapter(Adapter::PyTorch), one saved by burn-cpp with "
+                                     "Adapter::Burn",
+                                     where, kLayoutKey, kFormatKey, listed(square)));
   return Adapter::Burn;  // nothing to transpose either way
 }
 
@@ -91,7 +90,7 @@ Adapter detect_adapter(std::span<const Slot> slots, const SafetensorsFile& file,
 
 void load_slots(std::span<const Slot> slots, const std::filesystem::path& path, const LoadOptions& options) {
   const std::string where = path.string() + ": ";
-  const SafetensorsFile file = burn::record::detail::read_safetensors_file(path, kOp);
+  const SafetensorsFile file = burn::record::detail::read_safetensors_file(path, kLoadOp);
   std::vector<std::string> file_keys;
   file_keys.reserve(file.tensors.size());
   for (const auto& [key, _] : file.tensors) file_keys.push_back(key);
@@ -103,7 +102,7 @@ void load_slots(std::span<const Slot> slots, const std::filesystem::path& path, 
   std::vector<std::string> missing;
   for (const auto& slot : slots) {
     if (!wanted.insert(slot.path).second)
-      throw Error(kOp,
+      throw Error(kLoadOp,
                   fmt::format("{}two module tensors share the path '{}'; rename one of the fields", where, slot.path));
     if (!keys.contains(slot.path)) missing.push_back(slot.path);
   }
@@ -121,12 +120,12 @@ void load_slots(std::span<const Slot> slots, const std::filesystem::path& path, 
           "; the file has these keys the module lacks: {} (rename them with "
           "LoadOptions::with_key_remap)",
           listed(unexpected));
-    throw Error(kOp, msg);
+    throw Error(kLoadOp, msg);
   }
   if (options.strict && !unexpected.empty())
-    throw Error(kOp, fmt::format("{}unexpected keys (in the file, not in the module): {}; load with "
-                                 "LoadOptions{{}}.with_strict(false) to ignore them",
-                                 where, listed(unexpected)));
+    throw Error(kLoadOp, fmt::format("{}unexpected keys (in the file, not in the module): {}; load with "
+                                     "LoadOptions{{}}.with_strict(false) to ignore them",
+                                     where, listed(unexpected)));
 
   std::vector<std::string> problems;
   std::vector<Update> updates;
@@ -167,7 +166,7 @@ void load_slots(std::span<const Slot> slots, const std::filesystem::path& path, 
     else if (const auto stored = stored_id(file.metadata, file_key, where)) id = module::ParamId(*stored);
     updates.push_back({slot.tensor, std::move(value), id});
   }
-  if (!problems.empty()) throw Error(kOp, where + listed(problems, "; "));
+  if (!problems.empty()) throw Error(kLoadOp, where + listed(problems, "; "));
 
   for (auto& u : updates) {
     u.tensor->set_ref(std::move(u.value));

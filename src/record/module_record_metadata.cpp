@@ -13,8 +13,6 @@ namespace burn::record::detail {
 
 namespace {
 
-constexpr std::string_view kOp = "load_module";
-
 std::string adapter_hint(Adapter a) {
   return a == Adapter::PyTorch ? "LoadOptions{}.with_adapter(Adapter::PyTorch)" : "LoadOptions{} (Adapter::Burn)";
 }
@@ -61,14 +59,15 @@ std::vector<Rule> compile(const std::vector<std::pair<std::string, std::string>>
     options.set_log_errors(false);  // the error goes into the exception, not to stderr
     auto re = std::make_unique<re2::RE2>(pattern, options);
     if (!re->ok())
-      throw Error(kOp, fmt::format("key_remap pattern '{}' is not a valid regular expression (RE2 syntax): {}", pattern,
-                                   re->error()));
+      throw Error(kLoadOp, fmt::format("key_remap pattern '{}' is not a valid regular expression (RE2 syntax): {}",
+                                       pattern, re->error()));
     int max_group = 0;
     std::string rewrite = to_rewrite(replacement, max_group);
     if (max_group > re->NumberOfCapturingGroups())
-      throw Error(kOp, fmt::format("key_remap replacement '{}' refers to group ${} but pattern '{}' has {} capturing "
-                                   "group(s)",
-                                   replacement, max_group, pattern, re->NumberOfCapturingGroups()));
+      throw Error(kLoadOp,
+                  fmt::format("key_remap replacement '{}' refers to group ${} but pattern '{}' has {} capturing "
+                              "group(s)",
+                              replacement, max_group, pattern, re->NumberOfCapturingGroups()));
     out.push_back({std::move(re), std::move(rewrite)});
   }
   return out;
@@ -82,25 +81,26 @@ std::string_view layout_name(Adapter adapter) noexcept { return adapter == Adapt
 // weights silently, so the layout the file declares must match.
 void check_layout(const std::map<std::string, std::string>& metadata, Adapter adapter, const std::string& where) {
   if (auto v = metadata.find(std::string(kVersionKey)); v != metadata.end() && v->second != kRecordVersion)
-    throw Error(kOp, fmt::format("{}the file has record version '{}', this build reads version {}; save it again "
-                                 "with this build",
-                                 where, v->second, kRecordVersion));
+    throw Error(kLoadOp, fmt::format("{}the file has record version '{}', this build reads version {}; save it again "
+                                     "with this build",
+                                     where, v->second, kRecordVersion));
   if (auto l = metadata.find(std::string(kLayoutKey)); l != metadata.end()) {
     std::optional<Adapter> declared;
     if (l->second == layout_name(Adapter::Burn)) declared = Adapter::Burn;
     if (l->second == layout_name(Adapter::PyTorch)) declared = Adapter::PyTorch;
     if (!declared)
-      throw Error(kOp, fmt::format("{}corrupt metadata: \"{}\" is '{}', expected \"burn\" or \"pytorch\"", where,
-                                   kLayoutKey, l->second));
+      throw Error(kLoadOp, fmt::format("{}corrupt metadata: \"{}\" is '{}', expected \"burn\" or \"pytorch\"", where,
+                                       kLayoutKey, l->second));
     if (*declared != adapter)
-      throw Error(kOp, fmt::format("{}the file was saved in the {} layout (\"{}\": \"{}\"); load it with {}", where,
-                                   l->second, kLayoutKey, l->second, adapter_hint(*declared)));
+      throw Error(kLoadOp, fmt::format("{}the file was saved in the {} layout (\"{}\": \"{}\"); load it with {}", where,
+                                       l->second, kLayoutKey, l->second, adapter_hint(*declared)));
     return;
   }
   if (auto f = metadata.find(std::string(kFormatKey));
       f != metadata.end() && f->second == kTorchFormat && adapter == Adapter::Burn)
-    throw Error(kOp, fmt::format("{}the file is a PyTorch checkpoint (metadata \"format\": \"pt\"); load it with {}",
-                                 where, adapter_hint(Adapter::PyTorch)));
+    throw Error(kLoadOp,
+                fmt::format("{}the file is a PyTorch checkpoint (metadata \"format\": \"pt\"); load it with {}", where,
+                            adapter_hint(Adapter::PyTorch)));
 }
 
 std::optional<std::uint64_t> stored_id(const std::map<std::string, std::string>& metadata, const std::string& file_key,
@@ -112,8 +112,8 @@ std::optional<std::uint64_t> stored_id(const std::map<std::string, std::string>&
   std::uint64_t value = 0;
   const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value, 16);
   if (text.size() != 16 || ec != std::errc() || end != text.data() + text.size())
-    throw Error(kOp, fmt::format("{}corrupt metadata: \"{}{}\" is '{}', not a parameter id (16 hex digits)", where,
-                                 kIdPrefix, file_key, text));
+    throw Error(kLoadOp, fmt::format("{}corrupt metadata: \"{}{}\" is '{}', not a parameter id (16 hex digits)", where,
+                                     kIdPrefix, file_key, text));
   return value;
 }
 
@@ -128,9 +128,9 @@ std::map<std::string, std::string> remap_keys(const std::vector<std::string>& fi
     for (const Rule& rule : compiled) re2::RE2::GlobalReplace(&name, *rule.re, rule.rewrite);
     const auto [it, inserted] = keys.emplace(name, key);
     if (!inserted)
-      throw Error(kOp, fmt::format("{}file keys '{}' and '{}' both become '{}' after key_remap; make the rules "
-                                   "keep keys distinct",
-                                   where, it->second, key, name));
+      throw Error(kLoadOp, fmt::format("{}file keys '{}' and '{}' both become '{}' after key_remap; make the rules "
+                                       "keep keys distinct",
+                                       where, it->second, key, name));
   }
   return keys;
 }

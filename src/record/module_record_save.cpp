@@ -6,19 +6,16 @@
 
 namespace burn::record::detail {
 
-namespace {
-constexpr std::string_view kOp = "save_module";
-}
-
 void save_slots(std::span<const ConstSlot> slots, const std::filesystem::path& path,
                 const std::map<std::string, std::string>& user_metadata, const SaveOptions& options) {
   const std::string where = path.string() + ": ";
   std::map<std::string, std::string> metadata;
   for (const auto& [key, value] : user_metadata) {
     if (key == kFormatKey || key.starts_with(kReservedPrefix))
-      throw Error(kOp, fmt::format("{}metadata key '{}' is reserved for the record format (\"format\" and \"burn.*\" "
-                                   "keys are written by save_module); choose another name",
-                                   where, key));
+      throw Error(kSaveOp,
+                  fmt::format("{}metadata key '{}' is reserved for the record format (\"format\" and \"burn.*\" "
+                              "keys are written by save_module); choose another name",
+                              where, key));
     metadata.emplace(key, value);
   }
   // PyTorch tooling (e.g. transformers) expects "pt"; our own layout says so.
@@ -34,20 +31,20 @@ void save_slots(std::span<const ConstSlot> slots, const std::filesystem::path& p
     TensorData data = burn::detail::to_data(t.ref());
     if (stored_transposed(t, options.adapter)) {
       if (data.shape().rank() != 2)
-        throw Error(kOp, fmt::format("{}'{}' is flagged PyTorch-transposed but has shape {}; only 2-D parameters "
-                                     "can be",
-                                     where, slot.path, data.shape().to_string()));
+        throw Error(kSaveOp, fmt::format("{}'{}' is flagged PyTorch-transposed but has shape {}; only 2-D parameters "
+                                         "can be",
+                                         where, slot.path, data.shape().to_string()));
       data = transpose_2d(data);
     }
     if (!tensors.emplace(slot.path, std::move(data)).second)
-      throw Error(kOp,
+      throw Error(kSaveOp,
                   fmt::format("{}two module tensors share the path '{}'; rename one of the fields", where, slot.path));
     metadata.emplace(std::string(kIdPrefix) + slot.path, t.id().to_string());
   }
   // Serialise fully before touching the filesystem, so bad input leaves any
   // existing checkpoint alone; the write itself is atomic.
-  const auto bytes = burn::record::detail::build_safetensors(tensors, metadata, kOp, where);
-  burn::record::detail::write_file_atomically(path, bytes, kOp);
+  const auto bytes = burn::record::detail::build_safetensors(tensors, metadata, kSaveOp, where);
+  burn::record::detail::write_file_atomically(path, bytes, kSaveOp);
 }
 
 }  // namespace burn::record::detail

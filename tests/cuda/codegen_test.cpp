@@ -27,27 +27,23 @@ namespace {
 
 constexpr int kArchitecture = 90;
 
-const std::vector<DType>& all_dtypes() {
-  static const std::vector<DType> d{DType::F64, DType::F32, DType::F16, DType::BF16, DType::I64, DType::I32, DType::I16,
-                                    DType::I8,  DType::U64, DType::U32, DType::U16,  DType::U8,  DType::Bool};
-  return d;
-}
+using testing::all_dtypes;
 
-struct Case {
+struct ProgramCase {
   std::string label;
   fusion::ElementwiseProgram program;
 };
 
 /// A one-instruction program for `op` on `inputs`, or nullopt where the IR
 /// refuses that combination.
-std::optional<Case> single(const ir::Op& op, std::vector<ir::TensorSpec> inputs, std::string label) {
+std::optional<ProgramCase> single(const ir::Op& op, std::vector<ir::TensorSpec> inputs, std::string label) {
   std::vector<ir::TensorSpec> outputs;
   try {
     outputs = ir::infer_outputs(op, inputs);
   } catch (const Error&) {
     return std::nullopt;
   }
-  Case c{std::move(label), {}};
+  ProgramCase c{std::move(label), {}};
   auto& p = c.program;
   p.shape = outputs[0].shape;
   p.inputs = inputs;
@@ -60,10 +56,10 @@ std::optional<Case> single(const ir::Op& op, std::vector<ir::TensorSpec> inputs,
   return c;
 }
 
-std::vector<Case> single_op_cases() {
-  std::vector<Case> cases;
+std::vector<ProgramCase> single_op_cases() {
+  std::vector<ProgramCase> cases;
   const Shape shape{2, 3, 4};
-  const auto add = [&](std::optional<Case> c) {
+  const auto add = [&](std::optional<ProgramCase> c) {
     if (c) cases.push_back(std::move(*c));
   };
   for (DType d : all_dtypes()) {
@@ -90,9 +86,9 @@ std::vector<Case> single_op_cases() {
 }
 
 /// Chains the fusion layer builds: values[k] = ops[k](args), outputs last.
-Case chain(std::string label, DType d, std::vector<ir::Op> ops, std::vector<std::vector<int>> args, std::size_t inputs,
-           std::vector<std::uint32_t> outputs) {
-  Case c{std::move(label), {}};
+ProgramCase chain(std::string label, DType d, std::vector<ir::Op> ops, std::vector<std::vector<int>> args,
+                  std::size_t inputs, std::vector<std::uint32_t> outputs) {
+  ProgramCase c{std::move(label), {}};
   auto& p = c.program;
   p.shape = Shape{8, 16};
   p.inputs.assign(inputs, ir::TensorSpec{p.shape, d});
@@ -116,10 +112,10 @@ Case chain(std::string label, DType d, std::vector<ir::Op> ops, std::vector<std:
   return c;
 }
 
-std::vector<Case> fused_cases() {
+std::vector<ProgramCase> fused_cases() {
   using ir::BinaryOp;
   using ir::UnaryOp;
-  std::vector<Case> cases;
+  std::vector<ProgramCase> cases;
   for (DType d : {DType::F32, DType::F16, DType::BF16, DType::F64}) {
     const std::string dn(dtype_name(d));
     // gelu(x * w + b) with erf: the fused epilogue of a linear layer.
@@ -215,12 +211,12 @@ class CudaCodegen : public ::testing::Test {
 TEST_F(CudaCodegen, EveryGeneratedKernelCompilesWithoutWarnings) {
   Kernels kernels;
   std::size_t ops = 0;
-  for (const Case& c : single_op_cases()) {
+  for (const ProgramCase& c : single_op_cases()) {
     ++ops;
     kernels.emplace_back(c.label + "/contiguous", generate_elementwise(c.program, Indexing::Contiguous, 1).source);
     kernels.emplace_back(c.label + "/strided", generate_elementwise(c.program, Indexing::Strided, 3).source);
   }
-  for (const Case& c : fused_cases()) {
+  for (const ProgramCase& c : fused_cases()) {
     kernels.emplace_back(c.label + "/contiguous", generate_elementwise(c.program, Indexing::Contiguous, 1).source);
     kernels.emplace_back(c.label + "/strided", generate_elementwise(c.program, Indexing::Strided, 2).source);
   }

@@ -36,6 +36,21 @@ class ScopedEnv {
   std::optional<std::string> old_;
 };
 
+/// The DeviceError that `body` throws; fails the test if it throws none.
+template <class F>
+std::optional<DeviceError> device_error_of(F&& body) {
+  try {
+    body();
+  } catch (const DeviceError& e) {
+    return e;
+  } catch (const std::exception& e) {
+    ADD_FAILURE() << "expected a burn::DeviceError, got: " << e.what();
+    return std::nullopt;
+  }
+  ADD_FAILURE() << "expected a burn::DeviceError";
+  return std::nullopt;
+}
+
 /// A failed check inside a child process (see run_in_child).
 struct ChildFailure : std::runtime_error {
   using std::runtime_error::runtime_error;

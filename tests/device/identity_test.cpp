@@ -17,23 +17,9 @@ using burn::Device;
 using burn::DeviceError;
 using burn::DeviceType;
 using burn::DispatchDevice;
+using burn::device_tests::device_error_of;
 using burn::device_tests::ScopedEnv;
 using burn::testing::expect_error;
-
-/// The DeviceError that `body` throws; fails the test if it throws none.
-template <class F>
-std::optional<DeviceError> device_error_of(F&& body) {
-  try {
-    body();
-  } catch (const DeviceError& e) {
-    return e;
-  } catch (const std::exception& e) {
-    ADD_FAILURE() << "expected a burn::DeviceError, got: " << e.what();
-    return std::nullopt;
-  }
-  ADD_FAILURE() << "expected a burn::DeviceError";
-  return std::nullopt;
-}
 
 void expect_mentions(const std::optional<DeviceError>& e, const std::string& text) {
   if (!e) return;  // already reported

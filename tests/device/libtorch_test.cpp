@@ -19,20 +19,9 @@ using burn::DeviceErrorKind;
 using burn::DType;
 using burn::Tensor;
 using burn::TensorData;
+using burn::device_tests::device_error_of;
 using burn::testing::expect_error;
 using burn::testing::expect_op_error;
-
-/// The DeviceError `body` throws (a failure if none).
-template <class F>
-std::optional<DeviceError> device_error_of(F&& body) {
-  try {
-    body();
-  } catch (const DeviceError& e) {
-    return e;
-  }
-  ADD_FAILURE() << "expected a burn::DeviceError";
-  return std::nullopt;
-}
 
 TEST(LibTorch, CpuDeviceIsLibtorchZero) {
   const Device d = Device::libtorch();

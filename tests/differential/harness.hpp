@@ -152,4 +152,16 @@ Scalar scalar_for(DType dtype, double f, std::int64_t i, bool b = true);
 /// "[4, 5, 6] permuted"
 std::string layout_label(const Shape& shape, View view);
 
+/// An operand of the layout and indexing tables: its shape and how it is laid out.
+struct Source {
+  Shape shape;
+  View view;
+};
+inline std::string label(const Source& s) { return layout_label(s.shape, s.view); }
+/// The values of the layout and indexing tables' operands.
+inline const Dist kSourceData = Dist::range(-100, 100);
+/// 70,871 elements: above flex's parallel grain on two threads (it splits
+/// them across threads by rows or columns), odd sizes leave SIMD tails.
+inline const Shape kLarge{131, 541};
+
 }  // namespace burn::differential

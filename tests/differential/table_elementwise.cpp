@@ -15,9 +15,6 @@ struct Layout {
   View view;
 };
 
-/// 70,871 elements: above flex's parallel grain on two threads, odd sizes leave SIMD tails.
-const Shape kLarge{131, 541};
-
 const std::vector<Layout>& unary_layouts() {
   static const std::vector<Layout> l{{{4, 5, 6}, View::Contiguous},
                                      {{67}, View::Contiguous},

@@ -7,15 +7,8 @@
 namespace burn::differential {
 namespace {
 
-const Dist kData = Dist::range(-100, 100);
 /// Values that are summed stay inside the narrowest int dtype.
 const Dist kAdded = Dist::range(-20, 20);
-
-struct Source {
-  Shape shape;
-  View view;
-};
-std::string label(const Source& s) { return layout_label(s.shape, s.view); }
 
 std::vector<Case> gather_cases(DType dt, Rng& rng) {
   struct C {
@@ -37,7 +30,7 @@ std::vector<Case> gather_cases(DType dt, Rng& rng) {
     out.push_back({label(c.tensor) + " dim " + std::to_string(c.dim) + " by " + label(c.indices) + " " +
                        std::string(dtype_name(c.index_dtype)),
                    ir::Gather{c.dim},
-                   {random_input(c.tensor.shape, dt, kData, c.tensor.view, rng),
+                   {random_input(c.tensor.shape, dt, kSourceData, c.tensor.view, rng),
                     index_input(c.indices.shape, c.index_dtype, c.tensor.shape[c.dim], c.indices.view, rng)}});
   return out;
 }
@@ -62,7 +55,7 @@ CaseMaker scatter_cases(ir::IndexReduce reduce) {
         {{{6}, View::Contiguous}, 0, {{add ? 10u : 4u}, View::Contiguous}, View::Contiguous, DType::U8},
         {{{4, 5}, View::Contiguous}, 0, {{0, 5}, View::Contiguous}, View::Contiguous, DType::I64},
         {{{300, 257}, View::Contiguous}, 0, {{add ? 500u : 300u, 257}, View::Contiguous}, View::Permuted, DType::I64}};
-    const Dist d = add ? kAdded : kData;
+    const Dist d = add ? kAdded : kSourceData;
     std::vector<Case> out;
     for (const auto& c : cases) {
       const std::size_t bound = c.tensor.shape[c.dim];
@@ -96,7 +89,7 @@ std::vector<Case> select_cases(DType dt, Rng& rng) {
   for (const auto& c : cases)
     out.push_back({label(c.tensor) + " dim " + std::to_string(c.dim) + ", " + std::to_string(c.count) + " indices",
                    ir::Select{c.dim},
-                   {random_input(c.tensor.shape, dt, kData, c.tensor.view, rng),
+                   {random_input(c.tensor.shape, dt, kSourceData, c.tensor.view, rng),
                     index_input({c.count}, c.index_dtype, c.tensor.shape[c.dim], c.index_view, rng)}});
   return out;
 }
@@ -118,7 +111,7 @@ CaseMaker select_assign_cases(ir::IndexReduce reduce) {
         {{{3, 4, 5}, View::Strided}, 2, 5, View::Contiguous, View::Permuted, DType::I32},
         {{{3, 4, 5}, View::Expanded}, 0, 2, View::Contiguous, View::Flipped, DType::U8},
         {{{4, 5}, View::Contiguous}, 1, 0, View::Contiguous, View::Contiguous, DType::I64}};
-    const Dist d = add ? kAdded : kData;
+    const Dist d = add ? kAdded : kSourceData;
     std::vector<Case> out;
     for (const auto& c : cases) {
       const std::size_t bound = c.tensor.shape[c.dim];
@@ -156,9 +149,9 @@ std::vector<Case> mask_where_cases(DType dt, Rng& rng) {
   for (const auto& m : masked_layouts())
     out.push_back({label(m.tensor) + " mask " + label(m.mask) + " source " + label(m.source),
                    ir::MaskWhere{},
-                   {random_input(m.tensor.shape, dt, kData, m.tensor.view, rng),
+                   {random_input(m.tensor.shape, dt, kSourceData, m.tensor.view, rng),
                     random_input(m.mask.shape, DType::Bool, Dist{}, m.mask.view, rng),
-                    random_input(m.source.shape, dt, kData, m.source.view, rng)}});
+                    random_input(m.source.shape, dt, kSourceData, m.source.view, rng)}});
   return out;
 }
 
@@ -168,7 +161,7 @@ std::vector<Case> mask_fill_cases(DType dt, Rng& rng) {
   for (const auto& m : masked_layouts())
     out.push_back({label(m.tensor) + " mask " + label(m.mask),
                    ir::MaskFill{value},
-                   {random_input(m.tensor.shape, dt, kData, m.tensor.view, rng),
+                   {random_input(m.tensor.shape, dt, kSourceData, m.tensor.view, rng),
                     random_input(m.mask.shape, DType::Bool, Dist{}, m.mask.view, rng)}});
   return out;
 }

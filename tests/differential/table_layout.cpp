@@ -6,15 +6,6 @@
 namespace burn::differential {
 namespace {
 
-const Dist kData = Dist::range(-100, 100);
-
-struct Source {
-  Shape shape;
-  View view;
-};
-
-std::string label(const Source& s) { return layout_label(s.shape, s.view); }
-
 std::vector<Case> reshape_cases(DType dt, Rng& rng) {
   const std::vector<std::pair<Source, Shape>> cases{
       {{{4, 6}, View::Contiguous}, {2, 12}}, {{{3, 4, 5}, View::Permuted}, {60}},
@@ -23,8 +14,9 @@ std::vector<Case> reshape_cases(DType dt, Rng& rng) {
       {{{6}, View::Contiguous}, {1, 6, 1}},  {{{131, 541}, View::Permuted}, {541, 131}}};
   std::vector<Case> out;
   for (const auto& [src, to] : cases)
-    out.push_back(
-        {label(src) + " to " + to.to_string(), ir::Reshape{to}, {random_input(src.shape, dt, kData, src.view, rng)}});
+    out.push_back({label(src) + " to " + to.to_string(),
+                   ir::Reshape{to},
+                   {random_input(src.shape, dt, kSourceData, src.view, rng)}});
   return out;
 }
 
@@ -36,7 +28,7 @@ std::vector<Case> permute_cases(DType dt, Rng& rng) {
       {{{64, 33, 41}, View::Contiguous}, {2, 0, 1}}};
   std::vector<Case> out;
   for (const auto& [src, axes] : cases)
-    out.push_back({label(src), ir::Permute{axes}, {random_input(src.shape, dt, kData, src.view, rng)}});
+    out.push_back({label(src), ir::Permute{axes}, {random_input(src.shape, dt, kSourceData, src.view, rng)}});
   return out;
 }
 
@@ -47,8 +39,9 @@ std::vector<Case> expand_cases(DType dt, Rng& rng) {
       {{{4, 1}, View::Permuted}, {4, 5}},   {{{1, 5}, View::Strided}, {3, 5}}};
   std::vector<Case> out;
   for (const auto& [src, to] : cases)
-    out.push_back(
-        {label(src) + " to " + to.to_string(), ir::Expand{to}, {random_input(src.shape, dt, kData, src.view, rng)}});
+    out.push_back({label(src) + " to " + to.to_string(),
+                   ir::Expand{to},
+                   {random_input(src.shape, dt, kSourceData, src.view, rng)}});
   return out;
 }
 
@@ -62,7 +55,7 @@ std::vector<Case> flip_cases(DType dt, Rng& rng) {
   for (const auto& [src, axes] : cases)
     out.push_back({label(src) + " axes " + std::to_string(axes.size()),
                    ir::Flip{axes},
-                   {random_input(src.shape, dt, kData, src.view, rng)}});
+                   {random_input(src.shape, dt, kSourceData, src.view, rng)}});
   return out;
 }
 
@@ -80,15 +73,15 @@ std::vector<Case> slice_cases(DType dt, Rng& rng) {
       {{{131, 541}, View::Permuted}, {{130, 60, -2}, {3, 250, 2}}}};
   std::vector<Case> out;
   for (const auto& [src, ranges] : cases)
-    out.push_back({label(src), ir::Slice{ranges}, {random_input(src.shape, dt, kData, src.view, rng)}});
+    out.push_back({label(src), ir::Slice{ranges}, {random_input(src.shape, dt, kSourceData, src.view, rng)}});
   return out;
 }
 
 Case slice_assign_case(const Source& tensor, Ranges ranges, const Source& values, DType dt, Rng& rng) {
   return {label(tensor) + " <- " + label(values),
           ir::SliceAssign{std::move(ranges)},
-          {random_input(tensor.shape, dt, kData, tensor.view, rng),
-           random_input(values.shape, dt, kData, values.view, rng)}};
+          {random_input(tensor.shape, dt, kSourceData, tensor.view, rng),
+           random_input(values.shape, dt, kSourceData, values.view, rng)}};
 }
 
 std::vector<Case> slice_assign_cases(DType dt, Rng& rng) {
@@ -121,7 +114,7 @@ std::vector<Case> cat_cases(DType dt, Rng& rng) {
     Case c{"dim " + std::to_string(dim) + ":", ir::Cat{dim}, {}};
     for (const auto& s : sources) {
       c.label.append(" ").append(label(s));
-      c.inputs.push_back(random_input(s.shape, dt, kData, s.view, rng));
+      c.inputs.push_back(random_input(s.shape, dt, kSourceData, s.view, rng));
     }
     out.push_back(std::move(c));
   }
@@ -139,7 +132,7 @@ std::vector<Case> unfold_cases(DType dt, Rng& rng) {
     out.push_back({label(src) + " dim " + std::to_string(op.dim) + " size " + std::to_string(op.size) + " step " +
                        std::to_string(op.step),
                    op,
-                   {random_input(src.shape, dt, kData, src.view, rng)}});
+                   {random_input(src.shape, dt, kSourceData, src.view, rng)}});
   return out;
 }
 

@@ -17,9 +17,6 @@ struct Along {
 
 std::string label(const Along& a) { return layout_label(a.shape, a.view) + " dim " + std::to_string(a.dim); }
 
-/// 70,871 elements: flex splits these across threads (rows or columns).
-const Shape kLarge{131, 541};
-
 std::vector<Along> along_dims(DType dt) {
   std::vector<Along> a{
       {{4, 5, 6}, View::Contiguous, 0}, {{4, 5, 6}, View::Contiguous, 1}, {{4, 5, 6}, View::Contiguous, 2},

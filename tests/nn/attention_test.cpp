@@ -22,10 +22,10 @@ using namespace burn;
 using burn::testing::all_devices;
 using burn::testing::expect_op_error;
 using burn::testing::expect_values;
+using burn::testing::seq::seq_wave;
 using burn::testing::seq::tensor;
-using burn::testing::seq::wave;
 
-const Tolerance kTol = Tolerance::rel_abs(1e-4, 1e-5);
+const Tolerance kAttentionTol = Tolerance::rel_abs(1e-4, 1e-5);
 
 /// A Linear from torch's layout: weight [out, in] (transposed into ours) and bias [out].
 nn::Linear torch_linear(const std::vector<double>& w, const std::vector<double>& b, std::size_t out, std::size_t in,
@@ -36,12 +36,14 @@ nn::Linear torch_linear(const std::vector<double>& w, const std::vector<double>&
 
 /// d_model 4, 2 heads, weights as in the reference script (base salt 0.1).
 nn::MultiHeadAttention reference_mha(const Device& device, DType dtype = DType::F32) {
-  auto proj = [&](int k) { return torch_linear(wave(16, 0.1 + k, 0.5), wave(4, 4.1 + k, 0.2), 4, 4, device, dtype); };
+  auto proj = [&](int k) {
+    return torch_linear(seq_wave(16, 0.1 + k, 0.5), seq_wave(4, 4.1 + k, 0.2), 4, 4, device, dtype);
+  };
   return nn::MultiHeadAttention{proj(0), proj(1), proj(2), proj(3), nn::DropoutConfig{0.1}.init(), 2};
 }
 
 Tensor<3> self_input(const Device& device, DType dtype = DType::F32) {
-  return tensor<3>(wave(24, 1.0, 1.0), Shape{2, 3, 4}, device, dtype);
+  return tensor<3>(seq_wave(24, 1.0, 1.0), Shape{2, 3, 4}, device, dtype);
 }
 
 // Batch 0: padding hides key 2, a causal attention mask on top. Batch 1:
@@ -63,33 +65,33 @@ TEST(MultiHeadAttention, SelfAttentionMatchesPyTorch) {
                                           0.24954004,  0.46499897,  -0.17300096, -0.35610821, -0.22940016, 0.16300411,
                                           0.56424649,  0.37522845,  -0.28136077, -0.61702138, 0.55278114,  0.3875767,
                                           -0.2583247,  -0.60778407, 0.21593653,  0.5178282,   0.2005699,   -0.30803602},
-                  Shape{2, 3, 4}, kTol);
+                  Shape{2, 3, 4}, kAttentionTol);
     expect_values(
         out.weights.to_data(),
         {0.44313877, 0.29615383, 0.2607074,   0.48053524, 0.34602041, 0.17344436,  0.32620726, 0.3855926,  0.28820014,
          0.65211214, 0.24276352, 0.10512434,  0.5411572,  0.30712221, 0.15172059,  0.17700841, 0.33039331, 0.49259828,
          0.54176858, 0.29707611, 0.16115531,  0.56401071, 0.32962399, 0.10636531,  0.39838599, 0.39927852, 0.20233549,
          0.75633044, 0.1876482,  0.056021353, 0.63268401, 0.26876885, 0.098547144, 0.24436754, 0.36755951, 0.38807296},
-        Shape{2, 2, 3, 3}, kTol);
+        Shape{2, 2, 3, 3}, kAttentionTol);
   }
 }
 
 TEST(MultiHeadAttention, CrossAttentionMatchesPyTorch) {
   for (const auto& device : all_devices()) {
     SCOPED_TRACE(device.to_string());
-    const auto input = nn::MhaInput::cross(tensor<3>(wave(16, 1.1, 1.0), Shape{2, 2, 4}, device),
-                                           tensor<3>(wave(24, 1.2, 1.0), Shape{2, 3, 4}, device),
-                                           tensor<3>(wave(24, 1.3, 1.0), Shape{2, 3, 4}, device));
+    const auto input = nn::MhaInput::cross(tensor<3>(seq_wave(16, 1.1, 1.0), Shape{2, 2, 4}, device),
+                                           tensor<3>(seq_wave(24, 1.2, 1.0), Shape{2, 3, 4}, device),
+                                           tensor<3>(seq_wave(24, 1.3, 1.0), Shape{2, 3, 4}, device));
     const auto out = reference_mha(device).forward(input);
     expect_values(out.context.to_data(),
                   {-0.59995777, -0.055246744, 0.47947388, 0.52638125, -0.62136243, -0.065734321, 0.49105132, 0.54771728,
                    0.37124399, 0.41965423, -0.046729842, -0.44159015, 0.6484255, 0.21546284, -0.51524549, -0.67641354},
-                  Shape{2, 2, 4}, kTol);
+                  Shape{2, 2, 4}, kAttentionTol);
     expect_values(out.weights.to_data(),
                   {0.44274858, 0.29559936, 0.26165205, 0.4562983,  0.35999073, 0.18371097, 0.62866736, 0.26412826,
                    0.10720439, 0.54287118, 0.31745341, 0.13967542, 0.32883044, 0.28026787, 0.39090169, 0.51610793,
                    0.31137384, 0.17251823, 0.49103754, 0.29529068, 0.21367178, 0.73020182, 0.21335131, 0.056446879},
-                  Shape{2, 2, 2, 3}, kTol);
+                  Shape{2, 2, 2, 3}, kAttentionTol);
   }
 }
 
@@ -110,7 +112,7 @@ TEST(MultiHeadAttention, PaddingAndAttentionMasksMatchPyTorchWithExactZeros) {
                              .mask_pad(reference_pad(device))
                              .mask_attn(reference_attn(device));
       const auto out = reference_mha(device, dtype).forward(input);
-      const Tolerance tol = dtype == DType::F16 ? Tolerance::default_for(dtype) : kTol;
+      const Tolerance tol = dtype == DType::F16 ? Tolerance::default_for(dtype) : kAttentionTol;
       expect_values(out.context.to_data(), context, Shape{2, 3, 4}, tol);
       expect_values(out.weights.to_data(), weights, Shape{2, 2, 3, 3}, tol);
       const auto got = out.weights.to_data().convert<double>().to_vec<double>();
@@ -127,19 +129,22 @@ TEST(MultiHeadAttention, PaddedKeysDoNotAffectTheResult) {
   for (const auto& device : all_devices()) {
     SCOPED_TRACE(device.to_string());
     const auto mha = reference_mha(device);
-    const auto query = tensor<3>(wave(16, 1.1, 1.0), Shape{2, 2, 4}, device);
-    const auto memory = tensor<3>(wave(24, 1.2, 1.0), Shape{2, 3, 4}, device);
+    const auto query = tensor<3>(seq_wave(16, 1.1, 1.0), Shape{2, 2, 4}, device);
+    const auto memory = tensor<3>(seq_wave(24, 1.2, 1.0), Shape{2, 3, 4}, device);
     // Whatever sits in the padded position (key 2 of each batch) is ignored.
     const auto garbage = memory.slice_fill({Range::all(), Range{2, 3}}, 1000.0);
     const auto pad = reference_pad(device);
     const auto a = mha.forward(nn::MhaInput::cross(query, memory, memory).mask_pad(pad));
     const auto b = mha.forward(nn::MhaInput::cross(query, garbage, garbage).mask_pad(pad));
-    expect_values(b.context.to_data(), a.context.to_data().convert<double>().to_vec<double>(), Shape{2, 2, 4}, kTol);
-    expect_values(b.weights.to_data(), a.weights.to_data().convert<double>().to_vec<double>(), Shape{2, 2, 2, 3}, kTol);
+    expect_values(b.context.to_data(), a.context.to_data().convert<double>().to_vec<double>(), Shape{2, 2, 4},
+                  kAttentionTol);
+    expect_values(b.weights.to_data(), a.weights.to_data().convert<double>().to_vec<double>(), Shape{2, 2, 2, 3},
+                  kAttentionTol);
     // The same as attending over the unpadded prefix alone.
     const auto prefix = memory.narrow(1, 0, 2);
     const auto c = mha.forward(nn::MhaInput::cross(query, prefix, prefix));
-    expect_values(a.context.to_data(), c.context.to_data().convert<double>().to_vec<double>(), Shape{2, 2, 4}, kTol);
+    expect_values(a.context.to_data(), c.context.to_data().convert<double>().to_vec<double>(), Shape{2, 2, 4},
+                  kAttentionTol);
   }
 }
 
@@ -149,7 +154,7 @@ TEST(MultiHeadAttention, AFullyMaskedRowGetsUniformWeightsNotNaN) {
     auto all_masked = Tensor<2, Bool>::full(Shape{2, 3}, true, device);
     const auto out =
         reference_mha(device).forward(nn::MhaInput::self_attention(self_input(device)).mask_pad(all_masked));
-    expect_values(out.weights.to_data(), std::vector<double>(36, 1.0 / 3.0), Shape{2, 2, 3, 3}, kTol);
+    expect_values(out.weights.to_data(), std::vector<double>(36, 1.0 / 3.0), Shape{2, 2, 3, 3}, kAttentionTol);
     EXPECT_FALSE(out.context.is_nan().any().into_scalar<bool>());
   }
 }

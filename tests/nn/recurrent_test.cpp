@@ -25,10 +25,10 @@ using namespace burn;
 using burn::testing::all_devices;
 using burn::testing::expect_op_error;
 using burn::testing::expect_values;
+using burn::testing::seq::seq_wave;
 using burn::testing::seq::tensor;
-using burn::testing::seq::wave;
 
-const Tolerance kTol = Tolerance::rel_abs(1e-4, 1e-5);
+const Tolerance kRecurrentTol = Tolerance::rel_abs(1e-4, 1e-5);
 
 std::vector<double> values(const Tensor<3>& t) { return t.to_data().convert<double>().to_vec<double>(); }
 
@@ -36,10 +36,11 @@ std::vector<double> values(const Tensor<3>& t) { return t.to_data().convert<doub
 template <class Rnn>
 Rnn torch_rnn(std::size_t gates, double base, const Device& device) {
   const std::size_t h = 2, in = 3;
-  return Rnn{module::Param(tensor<2>(wave(gates * h * in, base, 0.5), Shape{gates * h, in}, device).transpose()),
-             module::Param(tensor<2>(wave(gates * h * h, base + 0.1, 0.5), Shape{gates * h, h}, device).transpose()),
-             module::Param(tensor<1>(wave(gates * h, base + 0.2, 0.3), Shape{gates * h}, device)),
-             module::Param(tensor<1>(wave(gates * h, base + 0.3, 0.3), Shape{gates * h}, device))};
+  return Rnn{
+      module::Param(tensor<2>(seq_wave(gates * h * in, base, 0.5), Shape{gates * h, in}, device).transpose()),
+      module::Param(tensor<2>(seq_wave(gates * h * h, base + 0.1, 0.5), Shape{gates * h, h}, device).transpose()),
+      module::Param(tensor<1>(seq_wave(gates * h, base + 0.2, 0.3), Shape{gates * h}, device)),
+      module::Param(tensor<1>(seq_wave(gates * h, base + 0.3, 0.3), Shape{gates * h}, device))};
 }
 
 nn::Lstm reference_lstm(const Device& device) { return torch_rnn<nn::Lstm>(4, 2.1, device); }
@@ -48,66 +49,67 @@ nn::Gru reference_gru(const Device& device) { return torch_rnn<nn::Gru>(3, 3.1, 
 TEST(Lstm, MatchesPyTorchFromAZeroState) {
   for (const auto& device : all_devices()) {
     SCOPED_TRACE(device.to_string());
-    const auto [y, state] = reference_lstm(device).forward(tensor<3>(wave(18, 2.5, 1.0), Shape{2, 3, 3}, device));
+    const auto [y, state] = reference_lstm(device).forward(tensor<3>(seq_wave(18, 2.5, 1.0), Shape{2, 3, 3}, device));
     expect_values(y.to_data(),
                   {-0.052728783, 0.062651813, 0.16841755, -0.0059187805, 0.13963957, 0.079639301, -0.10383131,
                    0.04697249, 0.12264567, -0.074218662, 0.074230556, 0.05588411},
-                  Shape{2, 3, 2}, kTol);
-    expect_values(state.hidden.to_data(), {0.13963957, 0.079639301, 0.074230556, 0.05588411}, Shape{2, 2}, kTol);
-    expect_values(state.cell.to_data(), {0.57019825, 0.14251707, 0.28036606, 0.13261031}, Shape{2, 2}, kTol);
+                  Shape{2, 3, 2}, kRecurrentTol);
+    expect_values(state.hidden.to_data(), {0.13963957, 0.079639301, 0.074230556, 0.05588411}, Shape{2, 2},
+                  kRecurrentTol);
+    expect_values(state.cell.to_data(), {0.57019825, 0.14251707, 0.28036606, 0.13261031}, Shape{2, 2}, kRecurrentTol);
   }
 }
 
 TEST(Lstm, MatchesPyTorchFromAGivenState) {
   for (const auto& device : all_devices()) {
     SCOPED_TRACE(device.to_string());
-    const nn::LstmState initial{tensor<2>(wave(4, 2.7, 0.5), Shape{2, 2}, device),
-                                tensor<2>(wave(4, 2.6, 0.5), Shape{2, 2}, device)};
+    const nn::LstmState initial{tensor<2>(seq_wave(4, 2.7, 0.5), Shape{2, 2}, device),
+                                tensor<2>(seq_wave(4, 2.6, 0.5), Shape{2, 2}, device)};
     const auto [y, state] =
-        reference_lstm(device).forward(tensor<3>(wave(18, 2.5, 1.0), Shape{2, 3, 3}, device), initial);
+        reference_lstm(device).forward(tensor<3>(seq_wave(18, 2.5, 1.0), Shape{2, 3, 3}, device), initial);
     expect_values(y.to_data(),
                   {-0.058988327, -0.0056765787, 0.15961371, -0.04032352, 0.13698373, 0.06113464, -0.14684807,
                    0.057735832, 0.11322758, -0.059479382, 0.072710848, 0.061811138},
-                  Shape{2, 3, 2}, kTol);
-    expect_values(state.cell.to_data(), {0.55715676, 0.1095498, 0.27309357, 0.14709087}, Shape{2, 2}, kTol);
+                  Shape{2, 3, 2}, kRecurrentTol);
+    expect_values(state.cell.to_data(), {0.55715676, 0.1095498, 0.27309357, 0.14709087}, Shape{2, 2}, kRecurrentTol);
   }
 }
 
 TEST(Lstm, StateCarriesAcrossCalls) {
   const Device device = Device::flex();
   const auto lstm = reference_lstm(device);
-  const auto x = tensor<3>(wave(18, 2.5, 1.0), Shape{2, 3, 3}, device);
+  const auto x = tensor<3>(seq_wave(18, 2.5, 1.0), Shape{2, 3, 3}, device);
   const auto [whole, whole_state] = lstm.forward(x);
   const auto [first, mid_state] = lstm.forward(x.narrow(1, 0, 2));
   const auto [rest, end_state] = lstm.forward(x.narrow(1, 2, 1), mid_state);
-  expect_values(Tensor<3>::cat({first, rest}, 1).to_data(), values(whole), Shape{2, 3, 2}, kTol);
+  expect_values(Tensor<3>::cat({first, rest}, 1).to_data(), values(whole), Shape{2, 3, 2}, kRecurrentTol);
   expect_values(end_state.cell.to_data(), whole_state.cell.to_data().convert<double>().to_vec<double>(), Shape{2, 2},
-                kTol);
+                kRecurrentTol);
 }
 
 TEST(Gru, MatchesPyTorchFromZeroAndGivenStates) {
   for (const auto& device : all_devices()) {
     SCOPED_TRACE(device.to_string());
     const auto gru = reference_gru(device);
-    const auto x = tensor<3>(wave(18, 3.5, 1.0), Shape{2, 3, 3}, device);
+    const auto x = tensor<3>(seq_wave(18, 3.5, 1.0), Shape{2, 3, 3}, device);
     expect_values(gru.forward(x).to_data(),
                   {-0.055122249, 0.13773077, 0.26771902, -0.077674049, 0.38426062, 0.055910064, -0.16928546,
                    0.0025656712, 0.34720419, -0.24710466, 0.31750211, 0.10931315},
-                  Shape{2, 3, 2}, kTol);
-    expect_values(gru.forward(x, tensor<2>(wave(4, 3.6, 0.5), Shape{2, 2}, device)).to_data(),
+                  Shape{2, 3, 2}, kRecurrentTol);
+    expect_values(gru.forward(x, tensor<2>(seq_wave(4, 3.6, 0.5), Shape{2, 2}, device)).to_data(),
                   {-0.24695426, -0.20083764, 0.16683599, -0.29675604, 0.30779048, -0.015405, -0.14066469, 0.34373358,
                    0.37661413, -0.085356324, 0.34681991, 0.18461575},
-                  Shape{2, 3, 2}, kTol);
+                  Shape{2, 3, 2}, kRecurrentTol);
   }
 }
 
 TEST(Gru, StateCarriesAcrossCalls) {
   const Device device = Device::flex();
   const auto gru = reference_gru(device);
-  const auto x = tensor<3>(wave(18, 3.5, 1.0), Shape{2, 3, 3}, device);
+  const auto x = tensor<3>(seq_wave(18, 3.5, 1.0), Shape{2, 3, 3}, device);
   const auto first = gru.forward(x.narrow(1, 0, 1));
   const auto rest = gru.forward(x.narrow(1, 1, 2), first.narrow(1, 0, 1).squeeze<2>(1));
-  expect_values(Tensor<3>::cat({first, rest}, 1).to_data(), values(gru.forward(x)), Shape{2, 3, 2}, kTol);
+  expect_values(Tensor<3>::cat({first, rest}, 1).to_data(), values(gru.forward(x)), Shape{2, 3, 2}, kRecurrentTol);
 }
 
 TEST(Recurrent, EmptySequencesKeepTheState) {

@@ -9,9 +9,9 @@
 
 namespace burn::testing::seq {
 
-/// scale * sin(1.3 i + salt), as the Python reference builds it:
+/// scale * sin(1.3 i + salt), the Python reference's wave():
 /// [scale * math.sin(1.3 * i + salt) for i in range(n)].
-inline std::vector<double> wave(std::size_t n, double salt, double scale) {
+inline std::vector<double> seq_wave(std::size_t n, double salt, double scale) {
   std::vector<double> v(n);
   for (std::size_t i = 0; i < n; ++i) v[i] = scale * std::sin(1.3 * static_cast<double>(i) + salt);
   return v;

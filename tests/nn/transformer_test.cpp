@@ -25,11 +25,11 @@ using namespace burn;
 using burn::testing::all_devices;
 using burn::testing::expect_op_error;
 using burn::testing::expect_values;
+using burn::testing::seq::seq_wave;
 using burn::testing::seq::tensor;
-using burn::testing::seq::wave;
 using nn::Activation;
 
-const Tolerance kTol = Tolerance::rel_abs(1e-4, 2e-5);
+const Tolerance kTransformerTol = Tolerance::rel_abs(1e-4, 2e-5);
 
 std::vector<double> plus_one(std::vector<double> v) {
   for (auto& x : v) x += 1.0;
@@ -41,16 +41,17 @@ std::vector<double> values(const Tensor<3>& t) { return t.to_data().convert<doub
 nn::TransformerEncoderLayer torch_layer(double base, bool norm_first, Activation act, const Device& device,
                                         DType dtype) {
   auto linear = [&](double salt, std::size_t out, std::size_t in) {
-    return nn::Linear{module::Param(tensor<2>(wave(out * in, salt, 0.5), Shape{out, in}, device, dtype).transpose()),
-                      module::Param(tensor<1>(wave(out, salt + 1, 0.2), Shape{out}, device, dtype))};
+    return nn::Linear{
+        module::Param(tensor<2>(seq_wave(out * in, salt, 0.5), Shape{out, in}, device, dtype).transpose()),
+        module::Param(tensor<1>(seq_wave(out, salt + 1, 0.2), Shape{out}, device, dtype))};
   };
   auto norm = [&](double salt) {
-    return nn::LayerNorm{module::Param(tensor<1>(plus_one(wave(4, salt, 0.3)), Shape{4}, device, dtype)),
-                         module::Param(tensor<1>(wave(4, salt + 1, 0.1), Shape{4}, device, dtype)), 1e-5};
+    return nn::LayerNorm{module::Param(tensor<1>(plus_one(seq_wave(4, salt, 0.3)), Shape{4}, device, dtype)),
+                         module::Param(tensor<1>(seq_wave(4, salt + 1, 0.1), Shape{4}, device, dtype)), 1e-5};
   };
   auto proj = [&](int k) {
-    return nn::Linear{module::Param(tensor<2>(wave(16, base + k, 0.5), Shape{4, 4}, device, dtype).transpose()),
-                      module::Param(tensor<1>(wave(4, base + 4 + k, 0.2), Shape{4}, device, dtype))};
+    return nn::Linear{module::Param(tensor<2>(seq_wave(16, base + k, 0.5), Shape{4, 4}, device, dtype).transpose()),
+                      module::Param(tensor<1>(seq_wave(4, base + 4 + k, 0.2), Shape{4}, device, dtype))};
   };
   const auto drop = nn::DropoutConfig{0.1}.init();
   nn::MultiHeadAttention mha{proj(0), proj(1), proj(2), proj(3), drop, 2};
@@ -67,7 +68,7 @@ nn::TransformerEncoder reference_encoder(bool norm_first, Activation act, const 
 }
 
 Tensor<3> reference_x(const Device& device, DType dtype = DType::F32) {
-  return tensor<3>(wave(24, 5.0, 1.0), Shape{2, 3, 4}, device, dtype);
+  return tensor<3>(seq_wave(24, 5.0, 1.0), Shape{2, 3, 4}, device, dtype);
 }
 Tensor<2, Bool> reference_pad(const Device& device) {
   return burn::testing::bool_tensor<2>({false, false, false, false, false, true}, Shape{2, 3}, device);
@@ -104,7 +105,7 @@ TEST(TransformerEncoder, MatchesPyTorchWithPaddingMask) {
                    (c.act == Activation::gelu() ? " gelu" : " relu"));
       const auto encoder = reference_encoder(c.norm_first, c.act, device);
       const auto y = encoder.forward(nn::TransformerEncoderInput{reference_x(device)}.mask_pad(reference_pad(device)));
-      expect_values(y.to_data(), c.expected, Shape{2, 3, 4}, kTol);
+      expect_values(y.to_data(), c.expected, Shape{2, 3, 4}, kTransformerTol);
     }
   }
 }
@@ -117,8 +118,8 @@ TEST(TransformerEncoder, PaddedPositionsDoNotAffectTheOthers) {
     const auto changed = x.slice_fill({Range{1, 2}, Range{2, 3}}, 50.0);  // batch 1, padded position 2
     const auto a = encoder.forward(nn::TransformerEncoderInput{x}.mask_pad(reference_pad(device)));
     const auto b = encoder.forward(nn::TransformerEncoderInput{changed}.mask_pad(reference_pad(device)));
-    expect_values(b.narrow(1, 0, 2).to_data(), values(a.narrow(1, 0, 2)), Shape{2, 2, 4}, kTol);
-    expect_values(b.narrow(0, 0, 1).to_data(), values(a.narrow(0, 0, 1)), Shape{1, 3, 4}, kTol);
+    expect_values(b.narrow(1, 0, 2).to_data(), values(a.narrow(1, 0, 2)), Shape{2, 2, 4}, kTransformerTol);
+    expect_values(b.narrow(0, 0, 1).to_data(), values(a.narrow(0, 0, 1)), Shape{1, 3, 4}, kTransformerTol);
   }
 }
 
@@ -134,11 +135,11 @@ TEST(TransformerEncoder, CausalAttentionMaskHidesTheFuture) {
     // Changing the last step changes only the last step's output.
     const auto b =
         encoder.forward(nn::TransformerEncoderInput{x.slice_fill({Range::all(), Range{2, 3}}, -7.0)}.mask_attn(causal));
-    expect_values(b.narrow(1, 0, 2).to_data(), values(a.narrow(1, 0, 2)), Shape{2, 2, 4}, kTol);
+    expect_values(b.narrow(1, 0, 2).to_data(), values(a.narrow(1, 0, 2)), Shape{2, 2, 4}, kTransformerTol);
     EXPECT_NE(values(b.narrow(1, 2, 1)), values(a.narrow(1, 2, 1)));
     // The first step sees only itself: the same as a length-1 sequence.
     const auto first = encoder.forward(nn::TransformerEncoderInput{x.narrow(1, 0, 1)});
-    expect_values(a.narrow(1, 0, 1).to_data(), values(first), Shape{2, 1, 4}, kTol);
+    expect_values(a.narrow(1, 0, 1).to_data(), values(first), Shape{2, 1, 4}, kTransformerTol);
   }
 }
 

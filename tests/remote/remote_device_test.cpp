@@ -14,13 +14,13 @@ using namespace burn;
 using burn::testing::expect_values;
 using burn::testing::ServerProcess;
 
-Device connect(const ServerProcess& server, const std::string& device = "flex:0") {
+Device server_device(const ServerProcess& server, const std::string& device = "flex:0") {
   return Device::remote_options(RemoteHost{server.address()}).device(device).init();
 }
 
 TEST(RemoteDevice, RunsOpsOnTheServerAndReadsTheResult) {
   ServerProcess server;
-  const Device d = connect(server);
+  const Device d = server_device(server);
   EXPECT_EQ(d.to_string(), "remote:" + server.address() + "/flex:0");
   EXPECT_EQ(d.type().kind(), DeviceType::Kind::Remote);
   auto a = Tensor<2>::from_data(TensorData(std::vector<float>{1, 2, 3, 4}, {2, 2}), d);
@@ -38,12 +38,12 @@ TEST(RemoteDevice, RunsOpsOnTheServerAndReadsTheResult) {
 
 TEST(RemoteDevice, IsOneDevicePerServerDevice) {
   ServerProcess server({"--device", "flex:0", "--device", "ndarray"});
-  const Device flex = connect(server);
-  EXPECT_EQ(connect(server), flex);
+  const Device flex = server_device(server);
+  EXPECT_EQ(server_device(server), flex);
   EXPECT_EQ(Device::parse("remote:" + server.address() + "/flex:0"), flex);
   // The server's first device when none is named.
   EXPECT_EQ(Device::parse("remote:" + server.address()), flex);
-  const Device nd = connect(server, "ndarray:0");
+  const Device nd = server_device(server, "ndarray:0");
   EXPECT_NE(nd, flex);
   EXPECT_EQ(nd.to_string(), "remote:" + server.address() + "/ndarray:0");
   EXPECT_NE(flex, Device::flex());
@@ -64,7 +64,7 @@ TEST(RemoteDevice, EnumeratesTheServersDevices) {
 
 TEST(RemoteDevice, MovesTensorsBetweenRemoteAndLocalDevices) {
   ServerProcess server;
-  const Device remote = connect(server);
+  const Device remote = server_device(server);
   const std::vector<float> values{0.5f, -1.25f, 3.0f, 7.5f, -0.0f, 1e-3f};
   auto local = Tensor<2>::from_data(TensorData(values, {2, 3}), Device::ndarray());
   auto there = local.to_device(remote);
@@ -76,7 +76,7 @@ TEST(RemoteDevice, MovesTensorsBetweenRemoteAndLocalDevices) {
 
 TEST(RemoteDevice, KeepsEveryDTypeExact) {
   ServerProcess server;
-  const Device d = connect(server);
+  const Device d = server_device(server);
   for (DType dtype : {DType::F64, DType::F32, DType::F16, DType::BF16, DType::I64, DType::I32, DType::I16, DType::I8,
                       DType::U64, DType::U32, DType::U16, DType::U8, DType::Bool}) {
     ASSERT_TRUE(d.supports_dtype(dtype)) << dtype_name(dtype);
@@ -96,7 +96,7 @@ TEST(RemoteDevice, KeepsEveryDTypeExact) {
 TEST(RemoteDevice, MovesMultiChunkTensorsExactlyOnFlexAndTheFusedDevice) {
   ServerProcess server({"--device", "flex:0", "--device", "cpu:0"});
   for (const std::string name : {"flex:0", "cpu:0"}) {
-    const Device d = connect(server, name);
+    const Device d = server_device(server, name);
     for (const std::size_t n : {std::size_t{3} << 18, (std::size_t{5} << 18) + 7, std::size_t{1} << 17}) {
       std::vector<float> values(n);
       for (std::size_t i = 0; i < n; ++i) values[i] = static_cast<float>((i * 7919 + n) % 100003);
@@ -124,7 +124,7 @@ TEST(RemoteDevice, DifferentiatesOnTheClientAndComputesOnTheServer) {
     auto g = loss.backward();
     return w.grad(g)->to_data();
   };
-  const Device remote = connect(server);
+  const Device remote = server_device(server);
   EXPECT_TRUE(remote.autodiff().is_autodiff());
   // The server computes with the same flex kernels: the same bits.
   grads_on(remote).assert_eq(grads_on(Device::flex()));
@@ -133,7 +133,7 @@ TEST(RemoteDevice, DifferentiatesOnTheClientAndComputesOnTheServer) {
 
 TEST(RemoteDevice, SeedsTheServersGenerator) {
   ServerProcess server;
-  const Device d = connect(server);
+  const Device d = server_device(server);
   auto draw = [&] {
     d.seed(42);
     return Tensor<1>::random({64}, Distribution::uniform(0.0, 1.0), d).to_data();
@@ -146,7 +146,7 @@ TEST(RemoteDevice, SeedsTheServersGenerator) {
 
 TEST(RemoteDevice, ForwardsMemoryReportsAndSettings) {
   ServerProcess server;
-  const Device d = connect(server);
+  const Device d = server_device(server);
   EXPECT_EQ(d.settings(), Device::flex().settings());
   const auto before = d.memory_pool_usage();
   ASSERT_TRUE(before.has_value());
@@ -167,7 +167,7 @@ TEST(RemoteDevice, ForwardsMemoryReportsAndSettings) {
 
 TEST(RemoteDevice, ProfilesOnTheServersClock) {
   ServerProcess server;
-  const Device d = connect(server);
+  const Device d = server_device(server);
   auto x = Tensor<2>::ones({64, 64}, d);
   auto [y, duration] = d.profile([&] { return x.matmul(x); });
   const auto ticks = duration.resolve().get();
@@ -191,7 +191,7 @@ TEST(RemoteDevice, KeepsABoundedNumberOfUnresolvedMeasurements) {
   // A client that profiles and never resolves does not make the server hold
   // every measurement: past kMaxProfileWindows the oldest read as unmeasured.
   ServerProcess server;
-  const Device d = connect(server);
+  const Device d = server_device(server);
   auto x = Tensor<1>::ones({16}, d);
   std::vector<ProfileDuration> durations;
   for (int i = 0; i < 1030; ++i) {
@@ -206,7 +206,7 @@ TEST(RemoteDevice, KeepsABoundedNumberOfUnresolvedMeasurements) {
 
 TEST(RemoteDevice, AWindowWhoseWorkFailedOnTheServerReportsTheError) {
   ServerProcess server({"--device", "flex:0", "--max-session-memory", "1"});
-  const Device d = connect(server);
+  const Device d = server_device(server);
   auto [big, duration] = d.profile([&] { return Tensor<1>::zeros({std::size_t{1} << 20}, d); });  // 4 MiB
   try {
     (void)duration.resolve().get();
@@ -220,7 +220,7 @@ TEST(RemoteDevice, AWindowWhoseWorkFailedOnTheServerReportsTheError) {
 TEST(RemoteDevice, ProfilesOnAServerDevicesOwnClock) {
   // Vulkan has a device clock (timestamp queries); the server measures there.
   ServerProcess server({"--device", "vulkan:0"});
-  const Device d = connect(server, "vulkan:0");
+  const Device d = server_device(server, "vulkan:0");
   auto x = Tensor<2>::ones({32, 32}, d);
   auto [y, duration] = d.profile([&] { return x.matmul(x); });
   const auto ticks = duration.resolve().get();
@@ -247,7 +247,8 @@ TEST(RemoteDevice, BadAddressesAndMissingServersAreClearErrors) {
     EXPECT_NE(std::string(e.what()).find(address), std::string::npos) << e.what();
   }
   ServerProcess server;
-  burn::testing::expect_error([&] { connect(server, "cuda:7"); }, "no device 'cuda:7' here; this server hosts: flex:0");
+  burn::testing::expect_error([&] { server_device(server, "cuda:7"); },
+                              "no device 'cuda:7' here; this server hosts: flex:0");
 }
 
 TEST(RemoteDevice, ATimeoutOutOfRangeIsAClearError) {

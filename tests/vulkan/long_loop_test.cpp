@@ -17,10 +17,6 @@ using namespace burn::vktest;
 namespace ir = burn::ir;
 namespace detail = burn::detail;
 
-TensorRef run(const ir::Op& op, const std::vector<TensorRef>& in, std::size_t output = 0) {
-  return burn::detail::execute(op, in)[output];
-}
-
 constexpr std::size_t kLongK = 200000;
 
 /// Small integers, so every partial sum is exact in f32 whatever the order.

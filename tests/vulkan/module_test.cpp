@@ -13,10 +13,6 @@ namespace ir = burn::ir;
 namespace detail = burn::detail;
 using V = std::vector<std::size_t>;
 
-TensorRef run(const ir::Op& op, const std::vector<TensorRef>& in, std::size_t output = 0) {
-  return burn::detail::execute(op, in)[output];
-}
-
 TEST(VulkanConv, GeometriesGroupsAndDtypes) {
   struct Case {
     Shape x, w;

@@ -77,8 +77,6 @@ TEST(VulkanVec4, MatmulViewsAndBatches) {
         {rand(Shape{4, 12, 20}, DType::I32, -3, 3), rand(Shape{4, 12, 8}, DType::I32, -3, 3)});
 }
 
-TensorRef run(const ir::Op& op, const std::vector<TensorRef>& in) { return burn::detail::execute(op, in)[0]; }
-
 TEST(VulkanVec4, ConvVectorPathsAndFallbacks) {
   struct Case {
     Shape x, w;

@@ -61,4 +61,9 @@ inline void agree(const std::string& what, const std::function<TensorRef(const s
 
 inline std::string name_of(DType d) { return std::string(dtype_name(d)); }
 
+/// Output `output` of `op` run on `in` through the dispatcher.
+inline TensorRef run(const ir::Op& op, const std::vector<TensorRef>& in, std::size_t output = 0) {
+  return burn::detail::execute(op, in)[output];
+}
+
 }  // namespace burn::vktest

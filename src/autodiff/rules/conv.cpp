@@ -66,7 +66,7 @@ TensorRef weight_grad(const TensorRef& x, const TensorRef& g, const Sizes& strid
 Grads zero_grads(const VjpArgs& a) {
   Grads out(a.inputs.size());
   for (std::size_t i = 0; i < a.inputs.size(); ++i)
-    if (module_rules::wants(a, i)) out[i] = zeros_like(a.inputs[i]);
+    if (wants(a, i)) out[i] = zeros_like(a.inputs[i]);
   return out;
 }
 
@@ -83,12 +83,12 @@ Grads rule(const ir::Conv& op, const VjpArgs& a) {
   const TensorRef& g = *a.cotangents[0];
   Grads out(a.inputs.size());
   // The bias gradient only needs g (x may be empty while y holds the bias).
-  if (op.has_bias && module_rules::wants(a, 2)) out[2] = module_rules::sum_to_channels(g);
+  if (op.has_bias && wants(a, 2)) out[2] = module_rules::sum_to_channels(g);
   const bool empty = module_rules::numel(x) == 0 || module_rules::numel(g) == 0;
   const Sizes in = module_rules::spatial(x->spec.shape), k = module_rules::spatial(w->spec.shape);
   const Sizes o = module_rules::spatial(g->spec.shape);
 
-  if (module_rules::wants(a, 0)) {
+  if (wants(a, 0)) {
     if (empty) {
       out[0] = zeros_like(x);
     } else {
@@ -106,8 +106,7 @@ Grads rule(const ir::Conv& op, const VjpArgs& a) {
       out[0] = module_rules::fit_to(dx, x->spec.shape);
     }
   }
-  if (module_rules::wants(a, 1))
-    out[1] = empty ? zeros_like(w) : weight_grad(x, g, op.stride, op.padding, op.dilation, op.groups, k);
+  if (wants(a, 1)) out[1] = empty ? zeros_like(w) : weight_grad(x, g, op.stride, op.padding, op.dilation, op.groups, k);
   return out;
 }
 
@@ -121,18 +120,18 @@ Grads rule(const ir::ConvTranspose& op, const VjpArgs& a) {
   const TensorRef& w = a.inputs[1];
   const TensorRef& g = *a.cotangents[0];
   Grads out(a.inputs.size());
-  if (op.has_bias && module_rules::wants(a, 2)) out[2] = module_rules::sum_to_channels(g);
+  if (op.has_bias && wants(a, 2)) out[2] = module_rules::sum_to_channels(g);
   const bool empty = module_rules::numel(x) == 0 || module_rules::numel(g) == 0;
 
   // dx[.., i] = sum_k g[.., i*s + k*d - p] w[.., k]: a plain conv with the same
   // weight layout. It yields L + floor(padding_out / s) positions; padding_out
   // may reach the dilation, so extra ones are cut.
-  if (module_rules::wants(a, 0))
+  if (wants(a, 0))
     out[0] = empty
                  ? zeros_like(x)
                  : module_rules::fit_to(detail::conv(g, w, std::nullopt, op.stride, op.padding, op.dilation, op.groups),
                                         x->spec.shape);
-  if (module_rules::wants(a, 1))
+  if (wants(a, 1))
     out[1] =
         empty ? zeros_like(w)
               : weight_grad(g, x, op.stride, op.padding, op.dilation, op.groups, module_rules::spatial(w->spec.shape));

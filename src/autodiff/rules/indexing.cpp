@@ -6,7 +6,6 @@
 namespace burn::autodiff {
 
 using layout::no_grads;
-using layout::wants;
 using layout::zeros_shaped;
 
 SavedValues saved(const ir::Gather&) { return kKeepInput1; }  // the indices

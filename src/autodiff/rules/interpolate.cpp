@@ -74,7 +74,7 @@ AxisMap interpolation_matrix(ir::InterpolateMode mode, std::size_t in, std::size
 SavedValues saved(const ir::Interpolate&) { return kKeepNothing; }
 Grads rule(const ir::Interpolate& op, const VjpArgs& a) {
   Grads out(a.inputs.size());
-  if (!module_rules::wants(a, 0)) return out;
+  if (!wants(a, 0)) return out;
   const TensorRef& x = a.inputs[0];
   if (a.cotangents.empty() || !a.cotangents[0] || module_rules::numel(x) == 0) {
     out[0] = zeros_like(x);

@@ -8,7 +8,6 @@ namespace burn::autodiff {
 
 using layout::full_ranges;
 using layout::no_grads;
-using layout::wants;
 using layout::zeros_shaped;
 
 SavedValues saved(const ir::Reshape&) { return kKeepNothing; }

@@ -10,12 +10,6 @@
 
 namespace burn::autodiff::layout {
 
-/// Whether input i gets a gradient: the caller wants it and it is a float
-/// tensor (indices, masks and other int/bool inputs never do).
-inline bool wants(const VjpArgs& a, std::size_t i) {
-  return i < a.inputs.size() && i < a.needs.size() && a.needs[i] && is_float(a.inputs[i]->spec.dtype);
-}
-
 /// A result vector with one empty slot per input.
 inline Grads no_grads(const VjpArgs& a) { return Grads(a.inputs.size()); }
 

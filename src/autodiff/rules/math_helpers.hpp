@@ -13,11 +13,6 @@ namespace burn::autodiff::math {
 using ir::BinaryOp;
 using ir::UnaryOp;
 
-/// Whether input i gets a gradient: the caller wants it and it is a float tensor.
-inline bool wants(const VjpArgs& args, std::size_t i) {
-  return i < args.inputs.size() && i < args.needs.size() && args.needs[i] && is_float(args.inputs[i]->spec.dtype);
-}
-
 inline bool is_empty(const TensorRef& t) { return t->spec.shape.num_elements() == 0; }
 
 inline TensorRef add(const TensorRef& a, const TensorRef& b) { return detail::binary(BinaryOp::Add, a, b); }

@@ -15,11 +15,6 @@ namespace burn::autodiff::module_rules {
 
 using Sizes = std::vector<std::size_t>;
 
-/// Whether the caller wants input i's gradient and it can have one (float input).
-inline bool wants(const VjpArgs& a, std::size_t i) {
-  return i < a.inputs.size() && i < a.needs.size() && a.needs[i] && is_float(a.inputs[i]->spec.dtype);
-}
-
 inline std::size_t numel(const TensorRef& t) { return t->spec.shape.num_elements(); }
 
 /// The spatial dims of a channels-first shape [N, C, *spatial].

@@ -81,7 +81,7 @@ module_rules::AxisMap adaptive_matrix(std::size_t in, std::size_t out) {
 SavedValues saved(const ir::MaxPool& op) { return op.with_indices ? kKeepOutput1 : kKeepInput0; }
 Grads rule(const ir::MaxPool& op, const VjpArgs& a) {
   Grads out(a.inputs.size());
-  if (!module_rules::wants(a, 0)) return out;  // int inputs have no gradient
+  if (!wants(a, 0)) return out;  // int inputs have no gradient
   const TensorRef& x = a.inputs[0];
   if (a.cotangents.empty() || !a.cotangents[0] || module_rules::numel(x) == 0) {
     out[0] = zeros_like(x);
@@ -107,7 +107,7 @@ Grads rule(const ir::MaxPool& op, const VjpArgs& a) {
 SavedValues saved(const ir::AvgPool&) { return kKeepNothing; }
 Grads rule(const ir::AvgPool& op, const VjpArgs& a) {
   Grads out(a.inputs.size());
-  if (!module_rules::wants(a, 0)) return out;
+  if (!wants(a, 0)) return out;
   const TensorRef& x = a.inputs[0];
   if (a.cotangents.empty() || !a.cotangents[0] || module_rules::numel(x) == 0) {
     out[0] = zeros_like(x);
@@ -141,7 +141,7 @@ Grads rule(const ir::AvgPool& op, const VjpArgs& a) {
 SavedValues saved(const ir::AdaptiveAvgPool&) { return kKeepNothing; }
 Grads rule(const ir::AdaptiveAvgPool& op, const VjpArgs& a) {
   Grads out(a.inputs.size());
-  if (!module_rules::wants(a, 0)) return out;
+  if (!wants(a, 0)) return out;
   const TensorRef& x = a.inputs[0];
   if (a.cotangents.empty() || !a.cotangents[0] || module_rules::numel(x) == 0) {
     out[0] = zeros_like(x);

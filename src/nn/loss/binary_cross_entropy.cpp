@@ -9,7 +9,7 @@ namespace burn::nn::loss {
 
 namespace {
 
-constexpr const char* kOp = "binary_cross_entropy";
+constexpr const char* kBinaryCrossEntropy = "binary_cross_entropy";
 
 /// The loss of every element; `t` holds the (smoothed) float targets.
 template <std::size_t D>
@@ -30,20 +30,22 @@ BinaryCrossEntropyLoss BinaryCrossEntropyLossConfig::init(const TensorCreationOp
 Tensor<1> BinaryCrossEntropyLoss::forward_impl(const burn::detail::TensorRef& preds,
                                                const burn::detail::TensorRef& targets) const {
   const Shape& shape = preds->spec.shape;
-  if (!is_float(preds->spec.dtype)) throw Error(kOp, "preds must be a float tensor");
-  if (shape.num_elements() == 0) throw Error(kOp, fmt::format("preds of shape {} are empty", shape.to_string()));
+  if (!is_float(preds->spec.dtype)) throw Error(kBinaryCrossEntropy, "preds must be a float tensor");
+  if (shape.num_elements() == 0)
+    throw Error(kBinaryCrossEntropy, fmt::format("preds of shape {} are empty", shape.to_string()));
   const std::vector<std::int64_t> host = detail::host_ints(targets);
   for (std::size_t i = 0; i < host.size(); ++i)
     if (host[i] != 0 && host[i] != 1)
-      throw Error(kOp, fmt::format("targets must be 0 or 1, got {} at flat index {}", host[i], i));
+      throw Error(kBinaryCrossEntropy, fmt::format("targets must be 0 or 1, got {} at flat index {}", host[i], i));
 
   const std::size_t rank = shape.rank();
   const std::size_t classes = rank > 1 ? shape[rank - 1] : 2;
   if (weights && weights->num_elements() != classes)
-    throw Error(kOp, rank > 1 ? fmt::format("{} weights given for {} classes (the last dim of {})",
-                                            weights->num_elements(), classes, shape.to_string())
-                              : fmt::format("rank-1 inputs take 2 weights (for targets 0 and 1), got {}",
-                                            weights->num_elements()));
+    throw Error(
+        kBinaryCrossEntropy,
+        rank > 1 ? fmt::format("{} weights given for {} classes (the last dim of {})", weights->num_elements(), classes,
+                               shape.to_string())
+                 : fmt::format("rank-1 inputs take 2 weights (for targets 0 and 1), got {}", weights->num_elements()));
 
   const auto float_targets = [&](const burn::detail::TensorRef& t) {
     auto f = burn::detail::cast(burn::detail::to_kind(t, TensorKind::Float), preds->spec.dtype);

@@ -12,7 +12,7 @@ namespace burn::nn::loss {
 
 namespace {
 
-constexpr const char* kOp = "cross_entropy";
+constexpr const char* kCrossEntropy = "cross_entropy";
 
 /// The smallest positive normal value of a float dtype.
 double min_positive(DType d) {
@@ -26,13 +26,13 @@ double min_positive(DType d) {
 void check_logits(const Tensor<2>& logits) {
   const auto [batch, classes] = logits.dims();
   if (batch == 0 || classes == 0)
-    throw Error(kOp, fmt::format("logits of shape {} are empty; expected [batch, classes] with both positive",
-                                 logits.shape().to_string()));
+    throw Error(kCrossEntropy, fmt::format("logits of shape {} are empty; expected [batch, classes] with both positive",
+                                           logits.shape().to_string()));
 }
 
 void check_weights_match(const std::optional<Tensor<1>>& weights, std::size_t classes) {
   if (weights && weights->num_elements() != classes)
-    throw Error(kOp, fmt::format("{} class weights given for {} classes", weights->num_elements(), classes));
+    throw Error(kCrossEntropy, fmt::format("{} class weights given for {} classes", weights->num_elements(), classes));
 }
 
 }  // namespace
@@ -55,7 +55,7 @@ Tensor<1> CrossEntropyLoss::forward(const Tensor<2>& logits_in, const Tensor<1, 
   const auto dims = logits_in.dims();
   const std::size_t batch = dims[0], classes = dims[1];
   if (targets.num_elements() != batch)
-    throw Error(kOp,
+    throw Error(kCrossEntropy,
                 fmt::format("targets of shape {} do not match logits of shape {}: expected one class index per row",
                             targets.shape().to_string(), logits_in.shape().to_string()));
   check_weights_match(weights, classes);
@@ -71,10 +71,11 @@ Tensor<1> CrossEntropyLoss::forward(const Tensor<2>& logits_in, const Tensor<1, 
       continue;
     }
     if (host[i] < 0 || host[i] >= static_cast<std::int64_t>(classes))
-      throw Error(kOp, fmt::format("target {} at row {} is out of range for {} classes", host[i], i, classes));
+      throw Error(kCrossEntropy,
+                  fmt::format("target {} at row {} is out of range for {} classes", host[i], i, classes));
     ++kept;
   }
-  if (kept == 0) throw Error(kOp, "every target is a pad token: the mean loss over no targets is undefined");
+  if (kept == 0) throw Error(kCrossEntropy, "every target is a pad token: the mean loss over no targets is undefined");
 
   const Tensor<2> logp = log_probs(logits_in);
   const Device& device = logp.device();
@@ -121,7 +122,7 @@ Tensor<1> CrossEntropyLoss::forward(const Tensor<2>& logits_in, const Tensor<1, 
 
 Tensor<1> CrossEntropyLoss::forward_probs(const Tensor<2>& logits_in, const Tensor<2>& target_probs) const {
   check_logits(logits_in);
-  detail::check_same_shape(logits_in.ref(), target_probs.ref(), kOp, "logits", "target_probs");
+  detail::check_same_shape(logits_in.ref(), target_probs.ref(), kCrossEntropy, "logits", "target_probs");
   const auto [batch, classes] = logits_in.dims();
   check_weights_match(weights, classes);
   const Tensor<2> logp = log_probs(logits_in);
