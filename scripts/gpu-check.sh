@@ -1,4 +1,9 @@
 #!/usr/bin/env bash
+# GPU checks of the GPU backends:
+#
+#   bash scripts/gpu-check.sh [options]                     the Vulkan backend (below)
+#   bash scripts/gpu-check.sh --backend cuda pack|run ...   the CUDA backend (scripts/gpu-check-cuda.sh)
+#
 # GPU check of the Vulkan backend, for a Linux machine with a GPU and
 # its Vulkan driver (e.g. an NVIDIA H200): builds a Release build with
 # BURN_VULKAN=ON (only the two test binaries it runs), runs the Vulkan
@@ -25,6 +30,13 @@
 # benchmark never fails on speed; it reports what it measured.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+if [[ ${1:-} == --backend ]]; then
+  case "${2:-}" in
+    cuda) shift 2; exec bash scripts/gpu-check-cuda.sh "$@" ;;
+    vulkan) shift 2 ;;
+    *) echo "gpu-check: --backend takes vulkan or cuda" >&2; exit 2 ;;
+  esac
+fi
 started=$(date +%s)
 
 # Nominal peaks by adapter name fragment (first match wins; case-insensitive):

@@ -1,0 +1,147 @@
+#!/usr/bin/env bash
+# GPU check of the CUDA backend, in two halves, because the GPU machine
+# (an NVIDIA H200 lent for minutes) has the CUDA toolkit but none of burn's
+# Debian packages:
+#
+#   bash scripts/gpu-check.sh --backend cuda pack [options]     here
+#       builds a Release configuration with BURN_CUDA=ON (flex, ndarray, cpu,
+#       autodiff; no LibTorch, Vulkan, remote or collectives), then packs the
+#       test suites, burn-info and every shared library they load except
+#       glibc's and the driver's into one archive (build/gpu-bundle/
+#       cuda.tar.xz, about 30 MiB), small enough to travel to the GPU machine
+#       with the working tree.
+#   bash scripts/gpu-check.sh --backend cuda run [options]      on the GPU machine
+#       unpacks the archive, checks that cuda:0 is a GPU, and runs the CUDA
+#       suite (device tests and the NVRTC compile of every kernel), then the
+#       conformance, autodiff, nn and modules suites restricted to their
+#       cuda cases, each compared with the CPU backends in the same process.
+#       Meant to finish within ten minutes on an H200.
+#
+# Options:
+#   --build-dir DIR   pack: build directory (default build/gpu-check-cuda)
+#   --jobs N          pack: build jobs (default: every core)
+#   --bundle FILE     the archive (default build/gpu-bundle/cuda.tar.xz)
+#   --allow-no-gpu    run: go on without a GPU (the cuda cases then skip or are
+#                     absent): for testing this script on a machine without one
+#
+# Exit status: non-zero when the build, the GPU check or a suite fails.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+started=$(date +%s)
+
+mode=${1:-}
+[[ $mode == pack || $mode == run ]] || {
+  echo "gpu-check (cuda): say 'pack' (here) or 'run' (on the GPU machine); see --help" >&2
+  [[ $mode == -h || $mode == --help ]] && awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"
+  exit 2
+}
+shift
+build_dir=build/gpu-check-cuda
+jobs=$(nproc)
+bundle=build/gpu-bundle/cuda.tar.xz
+allow_no_gpu=0
+while (($#)); do
+  case "$1" in
+    --build-dir) build_dir=$2; shift ;;
+    --jobs) jobs=$2; shift ;;
+    --bundle) bundle=$2; shift ;;
+    --allow-no-gpu) allow_no_gpu=1 ;;
+    *) echo "gpu-check (cuda): unknown option $1 (see --help)" >&2; exit 2 ;;
+  esac
+  shift
+done
+
+step() { printf '\n== %s (%ds)\n' "$1" $(($(date +%s) - started)); }
+die() { echo "gpu-check (cuda): error: $*" >&2; exit 1; }
+
+# The suites the run half runs (all of the CUDA suite but its CPU emulation,
+# the cuda cases of the others).
+suites=(burn_cuda_tests burn_conformance_tests burn_autodiff_tests burn_nn_tests burn_modules_tests)
+
+if [[ $mode == pack ]]; then
+  for tool in cmake ninja xz ldd; do command -v "$tool" >/dev/null || die "$tool is not installed"; done
+  step "configure $build_dir"
+  mkdir -p "$build_dir"
+  cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release -DBURN_CUDA=ON -DBURN_LIBTORCH=OFF \
+    -DBURN_VULKAN=OFF -DBURN_WGPU=OFF -DBURN_REMOTE=OFF -DBURN_COLLECTIVE=OFF -DBURN_BUILD_BENCH=OFF \
+    -DBURN_BUILD_EXAMPLES=ON >"$build_dir/configure.log" 2>&1 ||
+    { tail -20 "$build_dir/configure.log" >&2; die "configuring failed (the CUDA toolkit's headers are needed)"; }
+  grep -q 'burn: CUDA backend' "$build_dir/configure.log" ||
+    die "the CUDA backend is not in $build_dir (see $build_dir/configure.log)"
+
+  step "build (ninja -j$jobs)"
+  ninja -C "$build_dir" -j "$jobs" "${suites[@]}" burn-info | tail -n 1
+
+  step "pack $bundle"
+  stage=$(mktemp -d)
+  trap 'rm -rf "$stage"' EXIT
+  mkdir -p "$stage/cuda-check/bin" "$stage/cuda-check/lib"
+  binaries=("$build_dir/tools/burn-info")
+  for s in "${suites[@]}"; do binaries+=("$build_dir/tests/$s"); done
+  cp "${binaries[@]}" "$stage/cuda-check/bin/"
+  # Every library the binaries load but glibc's (the GPU machine has its
+  # own, and mixing loaders breaks); the driver and NVRTC are not linked
+  # (they are opened at run time from the GPU machine's installation).
+  ldd "${binaries[@]}" | awk '$2 == "=>" && $3 ~ /^\// { print $3 }' | sort -u |
+    grep -Ev '/(libc|libm|libpthread|libdl|librt|libresolv|ld-linux-x86-64)\.so' |
+    while read -r lib; do cp -L "$lib" "$stage/cuda-check/lib/"; done
+  git rev-parse HEAD >"$stage/cuda-check/commit" 2>/dev/null || echo unknown >"$stage/cuda-check/commit"
+  mkdir -p "$(dirname "$bundle")"
+  tar -C "$stage" -cf - cuda-check | xz -T "$jobs" -6 >"$bundle.part"
+  mv "$bundle.part" "$bundle"
+  ls "$stage/cuda-check/lib" | tr '\n' ' ' | sed 's/^/libraries: /'
+  echo
+  echo "bundle: $bundle, $(($(stat -c %s "$bundle") / 1024 / 1024)) MiB"
+  echo "on the GPU machine (carry $(dirname "$bundle")): bash scripts/gpu-check.sh --backend cuda run"
+  step "done"
+  exit 0
+fi
+
+# ---- run ------------------------------------------------------------------------
+[[ -f $bundle ]] || die "no bundle at $bundle: make it with 'bash scripts/gpu-check.sh --backend cuda pack' and carry its folder"
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+step "unpack $bundle"
+xz -dc "$bundle" | tar -C "$work" -xf -
+bin=$work/cuda-check/bin
+export LD_LIBRARY_PATH="$work/cuda-check/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+echo "built from commit $(cat "$work/cuda-check/commit")"
+# The driver and NVRTC come from the GPU machine's own installation; add
+# their usual folders when the loader's cache does not know them.
+if ! ldconfig -p 2>/dev/null | grep -q 'libnvrtc\.so'; then
+  for dir in /usr/local/cuda/lib64 /usr/local/cuda/targets/x86_64-linux/lib; do
+    [[ -d $dir ]] && export LD_LIBRARY_PATH="$LD_LIBRARY_PATH:$dir"
+  done
+fi
+if ! ldconfig -p 2>/dev/null | grep -q 'libcuda\.so\.1'; then
+  for dir in /usr/local/nvidia/lib64 /usr/lib/x86_64-linux-gnu/nvidia; do
+    [[ -d $dir ]] && export LD_LIBRARY_PATH="$LD_LIBRARY_PATH:$dir"
+  done
+fi
+command -v nvidia-smi >/dev/null && nvidia-smi -L || true
+
+step "devices"
+"$bin/burn-info" | sed -n '/^Devices:/,$p'
+if ! "$bin/burn-info" | grep -q '^  cuda:0 '; then
+  ((allow_no_gpu)) || die "cuda:0 is not there (burn-info above says why); --allow-no-gpu to go on anyway"
+  echo "no CUDA device: going on (--allow-no-gpu); the cuda cases skip or are absent"
+fi
+
+failed=0
+run_suite() {
+  local name=$1
+  shift
+  step "$name"
+  "$bin/$name" --gtest_brief=1 "$@" | grep -v '^Running main' || { failed=1; echo "gpu-check (cuda): $name FAILED"; }
+}
+# The emulation test runs the kernels on the CPU: CI's work, not the GPU's.
+run_suite burn_cuda_tests --gtest_filter='-CudaKernelsOnTheCpu.*'
+# Parametrised cases are named <device>_<dtype>: keep the cuda ones.
+for s in burn_conformance_tests burn_autodiff_tests burn_nn_tests burn_modules_tests; do
+  run_suite "$s" --gtest_filter='*cuda*:*Cuda*'
+done
+
+elapsed=$(($(date +%s) - started))
+step "done in ${elapsed}s"
+((elapsed <= 600)) || echo "gpu-check (cuda): warning: took more than the ten minutes it should" >&2
+exit "$failed"
