@@ -14,8 +14,10 @@
 #       unpacks the archive, checks that cuda:0 is a GPU, and runs the CUDA
 #       suite (device tests and the NVRTC compile of every kernel), then the
 #       conformance, autodiff, nn and modules suites restricted to their
-#       cuda cases, each compared with the CPU backends in the same process.
-#       Meant to finish within ten minutes on an H200.
+#       cuda cases, each compared with the CPU backends in the same process,
+#       and last the benchmark: burn-cuda-bench next to PyTorch on the same
+#       GPU (bench/cuda_compare.py). Meant to finish within ten minutes on an
+#       H200.
 #
 # Options:
 #   --build-dir DIR   pack: build directory (default build/gpu-check-cuda)
@@ -23,6 +25,8 @@
 #   --bundle FILE     the archive (default build/gpu-bundle/cuda.tar.xz)
 #   --allow-no-gpu    run: go on without a GPU (the cuda cases then skip or are
 #                     absent): for testing this script on a machine without one
+#   --small           run: the benchmark at small sizes
+#   --skip-bench      run: the suites only
 #
 # Exit status: non-zero when the build, the GPU check or a suite fails.
 set -euo pipefail
@@ -40,12 +44,16 @@ build_dir=build/gpu-check-cuda
 jobs=$(nproc)
 bundle=build/gpu-bundle/cuda.tar.xz
 allow_no_gpu=0
+small=0
+skip_bench=0
 while (($#)); do
   case "$1" in
     --build-dir) build_dir=$2; shift ;;
     --jobs) jobs=$2; shift ;;
     --bundle) bundle=$2; shift ;;
     --allow-no-gpu) allow_no_gpu=1 ;;
+    --small) small=1 ;;
+    --skip-bench) skip_bench=1 ;;
     *) echo "gpu-check (cuda): unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
   shift
@@ -63,20 +71,20 @@ if [[ $mode == pack ]]; then
   step "configure $build_dir"
   mkdir -p "$build_dir"
   cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release -DBURN_CUDA=ON -DBURN_LIBTORCH=OFF \
-    -DBURN_VULKAN=OFF -DBURN_WGPU=OFF -DBURN_REMOTE=OFF -DBURN_COLLECTIVE=OFF -DBURN_BUILD_BENCH=OFF \
+    -DBURN_VULKAN=OFF -DBURN_WGPU=OFF -DBURN_REMOTE=OFF -DBURN_COLLECTIVE=OFF -DBURN_BUILD_BENCH=ON \
     -DBURN_BUILD_EXAMPLES=ON >"$build_dir/configure.log" 2>&1 ||
     { tail -20 "$build_dir/configure.log" >&2; die "configuring failed (the CUDA toolkit's headers are needed)"; }
   grep -q 'burn: CUDA backend' "$build_dir/configure.log" ||
     die "the CUDA backend is not in $build_dir (see $build_dir/configure.log)"
 
   step "build (ninja -j$jobs)"
-  ninja -C "$build_dir" -j "$jobs" "${suites[@]}" burn-info | tail -n 1
+  ninja -C "$build_dir" -j "$jobs" "${suites[@]}" burn-info burn-cuda-bench | tail -n 1
 
   step "pack $bundle"
   stage=$(mktemp -d)
   trap 'rm -rf "$stage"' EXIT
   mkdir -p "$stage/cuda-check/bin" "$stage/cuda-check/lib"
-  binaries=("$build_dir/tools/burn-info")
+  binaries=("$build_dir/tools/burn-info" "$build_dir/bench/burn-cuda-bench")
   for s in "${suites[@]}"; do binaries+=("$build_dir/tests/$s"); done
   cp "${binaries[@]}" "$stage/cuda-check/bin/"
   # Every library the binaries load but glibc's (the GPU machine has its
@@ -140,6 +148,20 @@ run_suite burn_cuda_tests --gtest_filter='-CudaKernelsOnTheCpu.*'
 for s in burn_conformance_tests burn_autodiff_tests burn_nn_tests burn_modules_tests; do
   run_suite "$s" --gtest_filter='*cuda*:*Cuda*'
 done
+
+if ((!skip_bench)); then
+  step "benchmark: burn and PyTorch on the same GPU"
+  status=0
+  bench_args=(--burn "$bin/burn-cuda-bench")
+  if ((small)); then bench_args+=(--small); fi
+  python3 bench/cuda_compare.py "${bench_args[@]}" || status=$?
+  if ((status == 2 && allow_no_gpu)); then
+    echo "no CUDA device for one side: benchmark skipped (--allow-no-gpu)"
+  elif ((status != 0)); then
+    failed=1
+    echo "gpu-check (cuda): the benchmark FAILED"
+  fi
+fi
 
 elapsed=$(($(date +%s) - started))
 step "done in ${elapsed}s"
