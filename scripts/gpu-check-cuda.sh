@@ -6,18 +6,20 @@
 #   bash scripts/gpu-check.sh --backend cuda pack [options]     here
 #       builds a Release configuration with BURN_CUDA=ON (flex, ndarray, cpu,
 #       autodiff; no LibTorch, Vulkan, remote or collectives), then packs the
-#       test suites, burn-info and every shared library they load except
-#       glibc's and the driver's into one archive (build/gpu-bundle/
-#       cuda.tar.xz, about 30 MiB), small enough to travel to the GPU machine
-#       with the working tree.
+#       test suites, burn-info, burn-train and every shared library they load
+#       except glibc's and the driver's into one archive (build/gpu-bundle/
+#       cuda.tar.xz, about 22 MiB) and copies Fashion-MNIST (Debian's
+#       dataset-fashion-mnist, 30 MiB) beside it: small enough to travel to
+#       the GPU machine with the working tree (64 MiB in all).
 #   bash scripts/gpu-check.sh --backend cuda run [options]      on the GPU machine
 #       unpacks the archive, checks that cuda:0 is a GPU, and runs the CUDA
-#       suite (device tests and the NVRTC compile of every kernel), then the
-#       conformance, autodiff, nn and modules suites restricted to their
-#       cuda cases, each compared with the CPU backends in the same process,
-#       and last the benchmark: burn-cuda-bench next to PyTorch on the same
-#       GPU (bench/cuda_compare.py). Meant to finish within ten minutes on an
-#       H200.
+#       suite (device tests, the NVRTC compile of every kernel, the fusion
+#       fuzz on cuda:0), then the conformance, autodiff, nn and modules
+#       suites restricted to their cuda cases, each compared with the CPU
+#       backends in the same process, one Fashion-MNIST epoch of burn-train
+#       on cuda:0, and last the benchmark: burn-cuda-bench next to PyTorch on
+#       the same GPU (bench/cuda_compare.py). Meant to finish within ten
+#       minutes on an H200.
 #
 # Options:
 #   --build-dir DIR   pack: build directory (default build/gpu-check-cuda)
@@ -26,7 +28,8 @@
 #   --allow-no-gpu    run: go on without a GPU (the cuda cases then skip or are
 #                     absent): for testing this script on a machine without one
 #   --small           run: the benchmark at small sizes
-#   --skip-bench      run: the suites only
+#   --skip-bench      run: no benchmark
+#   --skip-train      run: no Fashion-MNIST epoch
 #
 # Exit status: non-zero when the build, the GPU check or a suite fails.
 set -euo pipefail
@@ -46,6 +49,7 @@ bundle=build/gpu-bundle/cuda.tar.xz
 allow_no_gpu=0
 small=0
 skip_bench=0
+skip_train=0
 while (($#)); do
   case "$1" in
     --build-dir) build_dir=$2; shift ;;
@@ -54,6 +58,7 @@ while (($#)); do
     --allow-no-gpu) allow_no_gpu=1 ;;
     --small) small=1 ;;
     --skip-bench) skip_bench=1 ;;
+    --skip-train) skip_train=1 ;;
     *) echo "gpu-check (cuda): unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
   shift
@@ -65,9 +70,17 @@ die() { echo "gpu-check (cuda): error: $*" >&2; exit 1; }
 # The suites the run half runs (all of the CUDA suite but its CPU emulation,
 # the cuda cases of the others).
 suites=(burn_cuda_tests burn_conformance_tests burn_autodiff_tests burn_nn_tests burn_modules_tests)
+# The training data travels beside the archive: it is compressed already.
+dataset=$(dirname "$bundle")/fashion-mnist
+# One epoch of the main job must reach this test accuracy (the CPU devices
+# reach about 0.87 after one epoch with the defaults).
+min_epoch_accuracy=0.80
 
 if [[ $mode == pack ]]; then
   for tool in cmake ninja xz ldd; do command -v "$tool" >/dev/null || die "$tool is not installed"; done
+  fashion=/usr/share/datasets/fashion-mnist
+  [[ -f $fashion/train-images-idx3-ubyte.gz ]] ||
+    die "Fashion-MNIST is not in $fashion: apt-get install dataset-fashion-mnist (scripts/install-deps.sh)"
   step "configure $build_dir"
   mkdir -p "$build_dir"
   cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release -DBURN_CUDA=ON -DBURN_LIBTORCH=OFF \
@@ -78,13 +91,13 @@ if [[ $mode == pack ]]; then
     die "the CUDA backend is not in $build_dir (see $build_dir/configure.log)"
 
   step "build (ninja -j$jobs)"
-  ninja -C "$build_dir" -j "$jobs" "${suites[@]}" burn-info burn-cuda-bench | tail -n 1
+  ninja -C "$build_dir" -j "$jobs" "${suites[@]}" burn-info burn-cuda-bench burn-train | tail -n 1
 
   step "pack $bundle"
   stage=$(mktemp -d)
   trap 'rm -rf "$stage"' EXIT
   mkdir -p "$stage/cuda-check/bin" "$stage/cuda-check/lib"
-  binaries=("$build_dir/tools/burn-info" "$build_dir/bench/burn-cuda-bench")
+  binaries=("$build_dir/tools/burn-info" "$build_dir/bench/burn-cuda-bench" "$build_dir/apps/burn-train/burn-train")
   for s in "${suites[@]}"; do binaries+=("$build_dir/tests/$s"); done
   cp "${binaries[@]}" "$stage/cuda-check/bin/"
   # Every library the binaries load but glibc's (the GPU machine has its
@@ -97,9 +110,11 @@ if [[ $mode == pack ]]; then
   mkdir -p "$(dirname "$bundle")"
   tar -C "$stage" -cf - cuda-check | xz -T "$jobs" -6 >"$bundle.part"
   mv "$bundle.part" "$bundle"
+  rm -rf "$dataset"
+  cp -r "$fashion" "$dataset"
   ls "$stage/cuda-check/lib" | tr '\n' ' ' | sed 's/^/libraries: /'
   echo
-  echo "bundle: $bundle, $(($(stat -c %s "$bundle") / 1024 / 1024)) MiB"
+  echo "bundle: $bundle, $(($(stat -c %s "$bundle") / 1024 / 1024)) MiB, and $dataset"
   echo "on the GPU machine (carry $(dirname "$bundle")): bash scripts/gpu-check.sh --backend cuda run"
   step "done"
   exit 0
@@ -142,12 +157,36 @@ run_suite() {
   step "$name"
   "$bin/$name" --gtest_brief=1 "$@" | grep -v '^Running main' || { failed=1; echo "gpu-check (cuda): $name FAILED"; }
 }
-# The emulation test runs the kernels on the CPU: CI's work, not the GPU's.
-run_suite burn_cuda_tests --gtest_filter='-CudaKernelsOnTheCpu.*'
+# The emulation tests run the kernels on the CPU: CI's work, not the GPU's.
+# CudaFusion.* runs the fusion fuzz on cuda:0 against an unfused backend.
+run_suite burn_cuda_tests --gtest_filter='-CudaKernelsOnTheCpu.*:CudaFusionOnTheCpu.*'
 # Parametrised cases are named <device>_<dtype>: keep the cuda ones.
 for s in burn_conformance_tests burn_autodiff_tests burn_nn_tests burn_modules_tests; do
   run_suite "$s" --gtest_filter='*cuda*:*Cuda*'
 done
+
+if ((!skip_train)); then
+  step "Fashion-MNIST: one epoch of burn-train on cuda:0"
+  if [[ ! -f $dataset/train-images-idx3-ubyte.gz ]]; then
+    failed=1
+    echo "gpu-check (cuda): no Fashion-MNIST at $dataset (pack copies it there)"
+  elif ! "$bin/burn-info" | grep -q '^  cuda:0 '; then
+    echo "no CUDA device: the epoch is skipped (--allow-no-gpu)"
+  else
+    log=$work/train.log
+    status=0
+    timeout 300 "$bin/burn-train" --device cuda --epochs 1 --progress lines --data-dir "$dataset" \
+      --summary-json "$work/train.json" --expect-loss-decrease 2>&1 | tee "$log" || status=$?
+    accuracy=$(sed -n 's/^final test accuracy: //p' "$log")
+    if ((status != 0)) || [[ -z $accuracy ]]; then
+      failed=1
+      echo "gpu-check (cuda): the epoch FAILED (status $status)"
+    elif ! awk -v a="$accuracy" -v m="$min_epoch_accuracy" 'BEGIN { exit !(a >= m) }'; then
+      failed=1
+      echo "gpu-check (cuda): the epoch reached $accuracy, below $min_epoch_accuracy"
+    fi
+  fi
+fi
 
 if ((!skip_bench)); then
   step "benchmark: burn and PyTorch on the same GPU"

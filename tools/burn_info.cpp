@@ -4,6 +4,7 @@
 #include <burn/burn.hpp>
 
 #include <iostream>
+#include <string>
 
 int main() {
   std::cout << "burn-cpp " << BURN_VERSION << "\n\nBackends, in default order:\n";
@@ -11,6 +12,9 @@ int main() {
     std::cout << "  " << b.type.name() << ": " << b.device_count() << " device(s)";
     if (b.rank() < 0) std::cout << ", never the default";
     if (b.alias_of) std::cout << ", same backend as " << burn::DeviceType(*b.alias_of).name();
+    if (b.why_no_device) {
+      if (const std::string why = b.why_no_device(); !why.empty()) std::cout << " (" << why << ")";
+    }
     std::cout << "\n";
   }
   std::cout << "\nDevices:\n";

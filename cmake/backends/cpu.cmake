@@ -1,5 +1,6 @@
-# Device::cpu(): the fusion layer (src/fusion/, reusable by any backend) over
-# flex's kernels (src/backends/cpu/). It needs flex in the same build.
+# Device::cpu(): the fusion layer (src/fusion/, part of the core library,
+# shared with cuda) over flex's kernels (src/backends/cpu/). It needs flex in
+# the same build.
 if(BURN_BACKEND_STAGE STREQUAL "options")
   option(BURN_CPU "Device::cpu(): flex behind lazy op fusion (needs BURN_FLEX)" ON)
   return()
@@ -13,7 +14,6 @@ if(NOT BURN_FLEX)
                       "Turn BURN_FLEX on, or BURN_CPU off.")
 endif()
 
-file(GLOB burn_fusion_sources CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/src/fusion/*.cpp
-                                                ${PROJECT_SOURCE_DIR}/src/backends/cpu/*.cpp)
-target_sources(burn PRIVATE ${burn_fusion_sources})
+file(GLOB burn_cpu_sources CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/src/backends/cpu/*.cpp)
+target_sources(burn PRIVATE ${burn_cpu_sources})
 burn_register_backend(cpu_factory)

@@ -332,7 +332,9 @@ void FusionBackend::reset_stats() {
 namespace {
 FusionBackend& fusion_backend_of(const Device& device) {
   auto* b = dynamic_cast<FusionBackend*>(&device.runtime().backend());
-  if (!b) throw Error("fusion::stats", fmt::format("{} is not a fusion device; use Device::cpu()", device.to_string()));
+  if (!b)
+    throw Error("fusion::stats",
+                fmt::format("{} is not a fusion device; use Device::cpu() or Device::cuda()", device.to_string()));
   return *b;
 }
 }  // namespace

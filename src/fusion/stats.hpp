@@ -19,8 +19,8 @@ struct FusionStats {
   std::uint64_t plan_cache_hits = 0;  // drains that reused a cached strategy
 };
 
-/// The counters of a fusion device (Device::cpu()); throws burn::Error for
-/// any other device.
+/// The counters of a fusion device (Device::cpu(), Device::cuda(i)); throws
+/// burn::Error for any other device.
 FusionStats stats(const Device& device);
 void reset_stats(const Device& device);
 

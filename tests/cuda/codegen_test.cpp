@@ -144,6 +144,48 @@ std::vector<ProgramCase> fused_cases() {
   return cases;
 }
 
+/// Row-reduce groups (the row kernel): softmax, a layer norm with its mean
+/// as a second output, and int and bool folds, with per-row results read
+/// back by full-size ops.
+std::vector<ProgramCase> row_cases() {
+  using ir::BinaryOp;
+  using ir::ReduceOp;
+  using ir::UnaryOp;
+  std::vector<ProgramCase> cases;
+  const auto reduce = [](ReduceOp op) { return ir::Reduce{op, 1}; };
+  for (DType d : {DType::F32, DType::F16, DType::BF16, DType::F64}) {
+    const std::string dn(dtype_name(d));
+    cases.push_back(chain("softmax_" + dn, d,
+                          {reduce(ReduceOp::Max), ir::Binary{BinaryOp::Sub, std::nullopt}, ir::Unary{UnaryOp::Exp},
+                           reduce(ReduceOp::Sum), ir::Binary{BinaryOp::Div, std::nullopt}},
+                          {{-1}, {-1, 0}, {1}, {2}, {2, 3}}, 1, {4}));
+    cases.push_back(
+        chain("layer_norm_" + dn, d,
+              {reduce(ReduceOp::Mean), ir::Binary{BinaryOp::Sub, std::nullopt}, ir::Binary{BinaryOp::Mul, std::nullopt},
+               reduce(ReduceOp::Mean), ir::Binary{BinaryOp::Add, Scalar(1e-5)}, ir::Unary{UnaryOp::Sqrt},
+               ir::Binary{BinaryOp::Div, std::nullopt}, ir::Binary{BinaryOp::Mul, std::nullopt},
+               ir::Binary{BinaryOp::Add, std::nullopt}},
+              {{-1}, {-1, 0}, {1, 1}, {2}, {3}, {4}, {1, 5}, {6, -2}, {7, -3}}, 3, {8, 0}));
+    cases.push_back(chain("argmax_prod_min_" + dn, d,
+                          {ir::Unary{UnaryOp::Abs}, reduce(ReduceOp::ArgMax), reduce(ReduceOp::Prod),
+                           reduce(ReduceOp::Min), reduce(ReduceOp::ArgMin)},
+                          {{-1}, {0}, {0}, {-1}, {0}}, 1, {1, 2, 3, 4}));
+  }
+  for (DType d : {DType::I64, DType::I32, DType::I8, DType::U8, DType::Bool}) {
+    const std::string dn(dtype_name(d));
+    if (d == DType::Bool) {
+      cases.push_back(
+          chain("any_all_" + dn, d, {reduce(ReduceOp::Any), reduce(ReduceOp::All)}, {{-1}, {-1}}, 1, {0, 1}));
+      continue;
+    }
+    cases.push_back(chain("int_rows_" + dn, d,
+                          {reduce(ReduceOp::Sum), reduce(ReduceOp::Mean), reduce(ReduceOp::Max),
+                           ir::Binary{BinaryOp::Sub, std::nullopt}, reduce(ReduceOp::Any)},
+                          {{-1}, {-1}, {-1}, {-1, 2}, {3}}, 1, {0, 1, 3, 4}));
+  }
+  return cases;
+}
+
 std::string wrapped(std::string source, std::size_t index) {
   const std::string entry = fmt::format("extern \"C\" __global__ void {}", kKernelEntry);
   const auto at = source.find(entry);
@@ -220,6 +262,7 @@ TEST_F(CudaCodegen, EveryGeneratedKernelCompilesWithoutWarnings) {
     kernels.emplace_back(c.label + "/contiguous", generate_elementwise(c.program, Indexing::Contiguous, 1).source);
     kernels.emplace_back(c.label + "/strided", generate_elementwise(c.program, Indexing::Strided, 2).source);
   }
+  for (const ProgramCase& c : row_cases()) kernels.emplace_back(c.label + "/rows", generate_rows(c.program).source);
   // Every op family on every dtype: 31 unary ops, 23 binary ops twice, 169
   // casts, 3 clamps and 2 masks over 13 dtypes, less what the IR refuses.
   EXPECT_GT(ops, 700u);

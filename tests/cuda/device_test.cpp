@@ -4,6 +4,7 @@
 
 #include <cstdlib>
 
+#include <burn/backend/registry.hpp>
 #include <burn/burn.hpp>
 
 #include "backends/cuda/driver.hpp"
@@ -34,6 +35,11 @@ TEST(CudaWithoutDriver, DefaultDeviceAndEnumerationSkipCuda) {
   EXPECT_NE(Device().type(), DeviceType::Cuda);
   for (const Device& d : Device::enumerate(DeviceFilter{})) EXPECT_NE(d.type(), DeviceType::Cuda) << d.to_string();
   EXPECT_EQ(cuda::driver().device_count, 0u);
+  // burn-info prints the registry's reason next to "cuda: 0 device(s)".
+  const backend::BackendFactory* factory = backend::find_backend(DeviceType::Cuda.kind());
+  ASSERT_NE(factory, nullptr);
+  ASSERT_NE(factory->why_no_device, nullptr);
+  EXPECT_EQ(factory->why_no_device(), "no CUDA device: " + cuda::driver().unavailable);
 }
 
 // Run by the ctest entry burn_cuda_stub_driver with BURN_CUDA_DRIVER set to

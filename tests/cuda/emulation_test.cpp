@@ -1,31 +1,22 @@
 // The CUDA backend's kernels run on the CPU, against flex.
 //
-// No GPU is needed to check what the generated kernels compute: a kernel is
-// C++ apart from a few CUDA built-ins, so this test plans each op exactly as
-// the backend does (plan(), launch.hpp: sources and parameter blocks, with
-// host addresses in place of device ones), compiles every distinct source
-// with the host's C++ compiler over a small shim (one thread walks the
-// whole grid-stride loop; the PTX half conversions become _Float16 ones),
-// runs the launches in order and compares every element with flex running
-// the same op. Covered: each elementwise op on each dtype with broadcast
-// operands and scalars, on "wild" inputs (zeros, extremes, NaN, infinities:
-// error bits and wrapping) and "tame" ones (small positive divisors and
-// shift counts); the layout ops; full and arange; every reduction, scan and
-// sort along each dim; matmul, pooling, convolutions and the conv weight
-// gradient, indexing, resizing (planned_cases.hpp). Results flex computes with its own vectorised math (exp,
-// erf, ...) or in another order (float sums) are compared within a
-// tolerance; the rest must be equal.
-#include <dlfcn.h>
+// No GPU is needed to check what the generated kernels compute: this test
+// plans each op exactly as the backend does (plan(), launch.hpp: sources and
+// parameter blocks, with host addresses in place of device ones), compiles
+// every distinct source for the CPU (host_kernels.hpp), runs the launches in
+// order and compares every element with flex running the same op. Covered:
+// each elementwise op on each dtype with broadcast operands and scalars, on
+// "wild" inputs (zeros, extremes, NaN, infinities: error bits and wrapping)
+// and "tame" ones (small positive divisors and shift counts); the layout ops;
+// full and arange; every reduction, scan and sort along each dim; matmul,
+// pooling, convolutions and the conv weight gradient, indexing, resizing
+// (planned_cases.hpp). Results flex computes with its own vectorised math
+// (exp, erf, ...) or in another order (float sums) are compared within a
+// tolerance; the rest must be equal. Fused chains: fusion_test.cpp.
 #include <gtest/gtest.h>
 
-#include <atomic>
 #include <cmath>
-#include <cstdlib>
-#include <filesystem>
-#include <fstream>
-#include <map>
 #include <random>
-#include <stdexcept>
 #include <tuple>
 
 #include <fmt/format.h>
@@ -36,90 +27,14 @@
 #include "backends/cuda/launch.hpp"
 #include "backends/cuda/philox.hpp"
 #include "device/runtime.hpp"
+#include "host_kernels.hpp"
 #include "planned_cases.hpp"
-
-#ifndef BURN_TEST_CXX
-#error "tests/CMakeLists.txt defines BURN_TEST_CXX, the C++ compiler the kernels are compiled with"
-#endif
 
 namespace burn::cuda {
 namespace {
 
 using testing::Case;
-
-constexpr const char* kShim = R"(#include <math.h>
-#include <string.h>
-#define __global__
-#define __device__
-#define __forceinline__ inline
-struct BurnDim3 { unsigned int x; };
-static const BurnDim3 blockIdx{0}, threadIdx{0}, blockDim{1}, gridDim{1};
-static inline unsigned int atomicOr(unsigned int* p, unsigned int v) { unsigned int o = *p; *p |= v; return o; }
-static inline float __uint_as_float(unsigned int u) { float f; memcpy(&f, &u, 4); return f; }
-static inline unsigned int __float_as_uint(float f) { unsigned int u; memcpy(&u, &f, 4); return u; }
-static inline double __longlong_as_double(long long u) { double f; memcpy(&f, &u, 8); return f; }
-static inline float burn_host_f16_to_f32(unsigned short h) { _Float16 v; memcpy(&v, &h, 2); return (float)v; }
-static inline unsigned short burn_host_f32_to_f16(float f) { _Float16 v = (_Float16)f; unsigned short h; memcpy(&h, &v, 2); return h; }
-)";
-
-void replace_all(std::string& s, std::string_view from, std::string_view to) {
-  for (std::size_t at = s.find(from); at != std::string::npos; at = s.find(from, at + to.size()))
-    s.replace(at, from.size(), to);
-}
-
-/// A kernel's source as host C++ in namespace k<index>, with an entry
-/// burn_run_<index>(const void* params).
-std::string host_version(std::string source, std::size_t index) {
-  replace_all(source, fmt::format("extern \"C\" __global__ void {}", kKernelEntry),
-              fmt::format("void {}", kKernelEntry));
-  replace_all(source, R"(asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(h));)", "f = burn_host_f16_to_f32(h);");
-  replace_all(source, R"(asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h) : "f"(f));)", "h = burn_host_f32_to_f16(f);");
-  EXPECT_EQ(source.find("asm("), std::string::npos) << "inline PTX the shim does not cover:\n" << source;
-  return fmt::format(
-      "namespace k{0} {{\n{1}}}\nextern \"C\" void burn_run_{0}(const void* p) {{ k{0}::{2}(*static_cast<const "
-      "k{0}::Params*>(p)); }}\n",
-      index, source, kKernelEntry);
-}
-
-/// Kernel sources compiled for the CPU into one shared library.
-class HostKernels {
- public:
-  explicit HostKernels(const std::vector<std::string>& sources) {
-    for (const auto& source : sources) index_.emplace(source, index_.size());
-    // A path of its own: dlopen hands back an already loaded library of the same path.
-    static std::atomic<int> libraries{0};
-    const auto dir =
-        std::filesystem::temp_directory_path() / fmt::format("burn-cuda-emulation-{}-{}", ::getpid(), libraries++);
-    std::filesystem::create_directories(dir);
-    const auto source_path = dir / "kernels.cpp";
-    const auto library_path = dir / "kernels.so";
-    {
-      std::ofstream out(source_path);
-      out << kShim;
-      for (const auto& [text, index] : index_) out << host_version(text, index);
-    }
-    const std::string command = fmt::format("{} -std=c++17 -O0 -shared -fPIC -w -o {} {} 2>&1", BURN_TEST_CXX,
-                                            library_path.string(), source_path.string());
-    const int status = std::system(command.c_str());
-    if (status == 0) library_ = ::dlopen(library_path.c_str(), RTLD_NOW | RTLD_LOCAL);
-    std::filesystem::remove_all(dir);
-    if (status != 0) throw std::runtime_error("the kernels did not compile for the CPU: " + command);
-    if (library_ == nullptr) throw std::runtime_error(std::string("dlopen: ") + ::dlerror());
-  }
-  std::size_t size() const noexcept { return index_.size(); }
-
-  void run(const Launch& launch) const {
-    void* symbol = ::dlsym(library_, fmt::format("burn_run_{}", index_.at(launch.source)).c_str());
-    if (symbol == nullptr) throw std::runtime_error("a kernel is missing from the library");
-    void (*entry)(const void*) = nullptr;
-    std::memcpy(&entry, &symbol, sizeof(entry));
-    entry(launch.params.data());
-  }
-
- private:
-  std::map<std::string, std::size_t> index_;
-  void* library_ = nullptr;
-};
+using testing::HostKernels;
 
 // ---- running --------------------------------------------------------------------
 

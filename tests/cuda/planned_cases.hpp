@@ -285,6 +285,13 @@ inline std::vector<Case> all_cases() {
                         fmt::format("sort{}_dim{}_{}", descending ? "_descending" : "", dim, dn)));
       add(make_case(ir::Sort{1, false, DType::I64}, {make_data(Shape{4, 1, 3}, d, ++seed, false)},
                     "sort_single_" + dn));
+      // Lines long enough for the bitonic network: a length that is not a
+      // power of two along a middle dim, and one past a power of two along
+      // the last (the network's padding nearly doubles it).
+      add(make_case(ir::Sort{1, false, DType::I64}, {make_data(Shape{2, 300, 3}, d, ++seed, false)},
+                    "sort_long_dim1_" + dn));
+      add(make_case(ir::Sort{1, true, DType::I32}, {make_data(Shape{3, 129}, d, ++seed, false)},
+                    "sort_long_descending_" + dn));
       // The conv weight gradient (float dtypes): 1-d to 3-d, stride,
       // padding, dilation, groups.
       {

@@ -11,6 +11,7 @@
 #include <memory>
 #include <optional>
 #include <span>
+#include <string>
 
 #include <burn/backend/backend.hpp>
 #include <burn/device.hpp>
@@ -57,6 +58,9 @@ struct BackendFactory {
   /// `index` of it. device_count and create then cover this machine only.
   std::size_t (*hosted_device_count)(const DeviceType& type) = nullptr;
   std::unique_ptr<Backend> (*create_hosted)(const DeviceType& type, std::size_t index) = nullptr;
+  /// Why device_count() is 0, for backends that can say (a missing driver);
+  /// empty when there are devices. burn-info prints it.
+  std::string (*why_no_device)() = nullptr;
 };
 
 /// The compiled-in backends, in Device()'s default order (rank, then name).

@@ -118,14 +118,30 @@ bool CudaBackend::supports_dtype(DType dtype) const {
   return true;
 }
 
-std::shared_ptr<CudaTensor> CudaBackend::allocate(const ir::TensorSpec& spec, std::string_view op) {
+std::shared_ptr<CudaTensor> CudaBackend::new_tensor(const ir::TensorSpec& spec, std::string_view op) {
   return std::make_shared<CudaTensor>(allocator_->allocate(spec.shape.num_elements() * dtype_size(spec.dtype), op));
+}
+
+backend::PrimitivePtr CudaBackend::allocate(const ir::TensorSpec& spec, std::string_view op) {
+  std::lock_guard lock(mutex_);
+  make_current();
+  return new_tensor(spec, op);
+}
+
+std::uint64_t CudaBackend::address_of(const backend::Primitive& tensor) const {
+  return static_cast<const CudaTensor&>(tensor).block->address();
+}
+
+void CudaBackend::enqueue(const Launch& launch, std::string_view op) {
+  std::lock_guard lock(mutex_);
+  make_current();
+  run(launch, op);
 }
 
 backend::PrimitivePtr CudaBackend::from_data(TensorData data) {
   std::lock_guard lock(mutex_);
   make_current();
-  auto t = allocate(ir::TensorSpec{data.shape(), data.dtype()}, "from_data");
+  auto t = new_tensor(ir::TensorSpec{data.shape(), data.dtype()}, "from_data");
   const auto bytes = data.bytes();
   // From pageable memory the copy returns once the bytes are staged, so
   // `data` may go when this returns.
@@ -228,7 +244,7 @@ std::vector<backend::PrimitivePtr> CudaBackend::execute(const ir::Op& op, std::s
   std::vector<backend::PrimitivePtr> results;
   std::vector<Operand> out;
   for (const auto& spec : outputs) {
-    auto t = allocate(spec, name);
+    auto t = new_tensor(spec, name);
     out.push_back({spec, t->block->address()});
     results.push_back(std::move(t));
   }

@@ -1,16 +1,14 @@
 // The CUDA backend: one instance per GPU (cuda:i), holding the device's
 // primary context, one stream all its work is queued on, the caching
-// allocator and the kernels compiled for it so far.
+// allocator and the kernels compiled for it so far. Device::cuda(i) is this
+// backend behind the fusion layer (factory.cpp), which hands it fused
+// elementwise groups through the KernelQueue interface.
 //
 // An op runs as the kernel launches plan() gives (launch.hpp): kernels
 // generated from the op IR, compiled by NVRTC for this GPU and cached by
-// their source. What runs today: data in and out, elementwise ops, layout
-// ops, full, arange and random, reductions and scans, gather/select/scatter,
-// matmul, convolution and pooling (plain kernels; cuBLASLt and cuDNN to
-// come). Sort and interpolate are not written yet: supports_op says so,
-// they are a clear "[op] not supported by the cuda backend" error, and
-// Device() does not pick CUDA until they exist and a GPU has run the
-// suites (docs/cuda.md).
+// their source. Every op of the IR has kernels (plain ones for matmul,
+// convolution and pooling; cuBLASLt and cuDNN to come). Device() does not
+// pick CUDA until a GPU has run the suites (docs/cuda.md).
 #pragma once
 
 #include <cuda.h>
@@ -25,6 +23,7 @@
 #include <burn/backend/backend.hpp>
 
 #include "backends/cuda/allocator.hpp"
+#include "backends/cuda/fused_elementwise.hpp"
 #include "backends/cuda/launch.hpp"
 
 namespace burn::cuda {
@@ -36,7 +35,10 @@ struct CudaTensor final : backend::Primitive {
   CUdeviceptr address() const noexcept { return static_cast<CUdeviceptr>(block->address()); }
 };
 
-class CudaBackend final : public backend::Backend, public backend::Stream, public backend::MemoryManager {
+class CudaBackend final : public backend::Backend,
+                          public backend::Stream,
+                          public backend::MemoryManager,
+                          public KernelQueue {
  public:
   /// Device `index` of the driver's list (< driver().device_count).
   explicit CudaBackend(std::size_t index);
@@ -68,6 +70,12 @@ class CudaBackend final : public backend::Backend, public backend::Stream, publi
   /// Compute capability as 10 * major + minor.
   int capability() const noexcept { return capability_; }
 
+  // KernelQueue: fused plans allocate here and queue on this stream.
+  backend::PrimitivePtr allocate(const ir::TensorSpec& spec, std::string_view op) override;
+  std::uint64_t address_of(const backend::Primitive& tensor) const override;
+  std::uint64_t error_word() const override { return error_word_->address(); }
+  void enqueue(const Launch& launch, std::string_view op) override;
+
  private:
   void make_current() const;
   /// Waits for the stream, then raises what kernels reported in the error word.
@@ -76,7 +84,7 @@ class CudaBackend final : public backend::Backend, public backend::Stream, publi
   CUfunction function(const std::string& source, std::string_view op);
   /// Queues `launch` on the stream.
   void run(const Launch& launch, std::string_view op);
-  std::shared_ptr<CudaTensor> allocate(const ir::TensorSpec& spec, std::string_view op);
+  std::shared_ptr<CudaTensor> new_tensor(const ir::TensorSpec& spec, std::string_view op);
 
   std::size_t index_;
   CUdevice device_ = 0;

@@ -50,6 +50,21 @@ TypeInfo type_info(DType d) {
 
 bool computes_in_double(DType d) { return d == DType::F64; }
 
+/// The lowest and highest values of an int dtype as C literals.
+std::pair<std::string, std::string> int_range(DType d) {
+  switch (d) {
+    case DType::I64: return {"(-9223372036854775807ll - 1)", "9223372036854775807ll"};
+    case DType::I32: return {"(-2147483647 - 1)", "2147483647"};
+    case DType::I16: return {"-32768", "32767"};
+    case DType::I8: return {"-128", "127"};
+    case DType::U64: return {"0ull", "18446744073709551615ull"};
+    case DType::U32: return {"0u", "4294967295u"};
+    case DType::U16: return {"0u", "65535u"};
+    case DType::U8: return {"0u", "255u"};
+    default: return {"0", "1"};
+  }
+}
+
 // The half conversions; bf16 rounds to nearest even by integer arithmetic
 // with NaN kept quiet, the same on every architecture (cvt to bf16 needs
 // sm_80).
@@ -205,7 +220,126 @@ class Generator {
     return {kKernelEntry, std::move(source), std::move(layout_)};
   }
 
+  ElementwiseKernel run_rows() {
+    layout_.indexing = Indexing::Strided;
+    layout_.rows = true;
+    layout_.rank = rank_;
+    layout_.operands = p_.outputs.size() + p_.inputs.size();
+    const std::size_t last = rank_ - 1;
+    // Per-row values: inputs of the statistics' shape, reductions, and the
+    // elementwise results of per-row values only. The rest is per element.
+    Shape stat_shape = p_.shape;
+    {
+      auto dims = stat_shape.dims();
+      dims.back() = 1;
+      stat_shape = Shape(dims);
+    }
+    row_input_.assign(p_.inputs.size(), false);
+    row_value_.assign(p_.values.size(), false);
+    for (std::size_t k = 0; k < p_.inputs.size(); ++k) row_input_[k] = p_.inputs[k].shape == stat_shape;
+    for (const auto& instr : p_.instrs) {
+      bool per_row = std::holds_alternative<ir::Reduce>(p_.ops[instr.op]);
+      if (!per_row) {
+        per_row = true;
+        for (const Arg& a : instr.args) per_row = per_row && per_row_arg(a);
+      }
+      row_value_[instr.result] = per_row;
+    }
+
+    // The row's offsets: every dim but the last, from the row index.
+    std::string body = fmt::format(
+        "    long long roff[{0}] = {{}};\n"
+        "    unsigned long long rest = i;\n"
+        "    for (int d = {1} - 1; d >= 0; --d) {{\n"
+        "      const long long c = (long long)(rest % p.shape[d]);\n"
+        "      rest /= p.shape[d];\n"
+        "      for (int k = 0; k < {0}; ++k) roff[k] += c * p.stride[k][d];\n"
+        "    }}\n"
+        "    const unsigned long long len = p.shape[{1}];\n",
+        layout_.operands, last);
+    for (std::size_t k = 0; k < p_.inputs.size(); ++k)
+      if (row_input_[k]) body += input_load(k, "roff[{0}]");
+    // In program order: per-row instructions at row scope, and for each
+    // reduction a pass over the row computing what its fold reads.
+    for (const auto& instr : p_.instrs) {
+      const ir::Op& op = p_.ops[instr.op];
+      if (const auto* r = std::get_if<ir::Reduce>(&op)) {
+        const DType in = arg_dtype(instr.args[0]);
+        const DType out = p_.values[instr.result].dtype;
+        const std::string name = fmt::format("r{}", instr.result);
+        const LineFold fold = line_fold(r->op, in, out, name, arg(instr.args[0]), "e", "len");
+        body += fold.declare;
+        body += element_pass({instr.args[0]}, fold.step);
+        body += fmt::format("    const {} v{} = {};\n", type_info(out).compute, instr.result, narrow(out, fold.result));
+      } else if (row_value_[instr.result]) {
+        body += instruction(instr);
+      }
+    }
+    // The last pass writes the full-size outputs; per-row outputs are
+    // written once per row (row-major, so at the row's index).
+    std::vector<Arg> full_outputs;
+    std::string stores;
+    for (std::size_t j = 0; j < p_.outputs.size(); ++j) {
+      const std::uint32_t v = p_.outputs[j];
+      const DType d = p_.values[v].dtype;
+      if (row_value_[v]) {
+        body +=
+            fmt::format("    (({}*)p.ptr[{}])[i] = {};\n", type_info(d).storage, j, store(d, fmt::format("v{}", v)));
+        continue;
+      }
+      full_outputs.push_back({false, v});
+      stores += fmt::format("      (({}*)p.ptr[{}])[roff[{}] + (long long)e * p.stride[{}][{}]] = {};\n",
+                            type_info(d).storage, j, j, j, last, store(d, fmt::format("v{}", v)));
+    }
+    if (!full_outputs.empty()) body += element_pass(full_outputs, stores);
+    std::string source = grid_stride_kernel("fused rows", text_.helpers(), fields(), body);
+    return {kKernelEntry, std::move(source), std::move(layout_)};
+  }
+
  private:
+  bool per_row_arg(const Arg& a) const { return a.is_input ? row_input_[a.index] : row_value_[a.index]; }
+
+  /// `const T in<k> = ...;` reading input k at offset `at` ({0}: its operand).
+  std::string input_load(std::size_t k, std::string_view at) {
+    const DType d = p_.inputs[k].dtype;
+    const std::size_t operand = p_.outputs.size() + k;
+    const std::string offset = fmt::format(fmt::runtime(at), operand);
+    return fmt::format("    const {} in{} = {};\n", type_info(d).compute, k,
+                       load(d, fmt::format("((const {}*)p.ptr[{}])[{}]", type_info(d).storage, operand, offset)));
+  }
+
+  /// A loop over the row's elements e computing the per-element values
+  /// `targets` need (and nothing else: NVRTC warns about unused
+  /// variables), then `tail`.
+  std::string element_pass(const std::vector<Arg>& targets, const std::string& tail) {
+    std::vector<bool> input_needed(p_.inputs.size(), false), value_needed(p_.values.size(), false);
+    std::vector<Arg> stack;
+    for (const Arg& a : targets)
+      if (!per_row_arg(a)) stack.push_back(a);
+    while (!stack.empty()) {
+      const Arg a = stack.back();
+      stack.pop_back();
+      if (a.is_input) {
+        input_needed[a.index] = true;
+        continue;
+      }
+      if (value_needed[a.index]) continue;
+      value_needed[a.index] = true;
+      for (const auto& instr : p_.instrs)
+        if (instr.result == a.index)
+          for (const Arg& b : instr.args)
+            if (!per_row_arg(b)) stack.push_back(b);
+    }
+    const std::size_t last = rank_ - 1;
+    std::string s = "    for (unsigned long long e = 0; e < len; ++e) {\n";
+    for (std::size_t k = 0; k < p_.inputs.size(); ++k)
+      if (input_needed[k])
+        s += "  " + input_load(k, fmt::format("roff[{{0}}] + (long long)e * p.stride[{{0}}][{}]", last));
+    for (const auto& instr : p_.instrs)
+      if (value_needed[instr.result]) s += "  " + instruction(instr);
+    return s + tail + "    }\n";
+  }
+
   /// The parameter block after `n`, as ElementwiseLayout orders it.
   std::string fields() const {
     std::string s;
@@ -450,6 +584,8 @@ class Generator {
   std::size_t rank_;
   ElementwiseLayout layout_;
   KernelText text_;
+  /// Row kernels: which inputs and values are per row (run_rows).
+  std::vector<bool> row_input_, row_value_;
 };
 
 }  // namespace
@@ -498,6 +634,67 @@ std::string KernelText::helpers() const {
   return out;
 }
 
+LineFold line_fold(ir::ReduceOp op, DType in, DType out, const std::string& name, const std::string& element,
+                   const std::string& position, const std::string& length) {
+  using ir::ReduceOp;
+  const std::string T = KernelText::compute_type(in);
+  const std::string& a = name;
+  const std::string& v = element;
+  const bool flt = is_float(in);
+  const std::string greater =
+      flt ? fmt::format("({0} == {0}) && ({1} != {1} || {1} > {0})", a, v) : fmt::format("{} > {}", v, a);
+  const std::string less =
+      flt ? fmt::format("({0} == {0}) && ({1} != {1} || {1} < {0})", a, v) : fmt::format("{} < {}", v, a);
+  switch (op) {
+    case ReduceOp::Sum:
+    case ReduceOp::Prod: {
+      const bool sum = op == ReduceOp::Sum;
+      // Float sums in the compute type, float products in double; ints wrap
+      // in their unsigned twin.
+      const std::string acc = flt ? (sum ? T : "double") : KernelText::wrapping_type(in);
+      return {fmt::format("    {} {} = {};\n", acc, a, sum ? "0" : "1"),
+              fmt::format("      {} {}= ({}){};\n", a, sum ? "+" : "*", acc, v), fmt::format("({}){}", T, a)};
+    }
+    case ReduceOp::Mean: {
+      if (flt)
+        return {fmt::format("    {} {} = 0;\n", T, a), fmt::format("      {} += {};\n", a, v),
+                fmt::format("{} / ({}){}", a, T, length)};
+      // Ints sum in 64 bits, then divide truncating toward zero.
+      const std::string A = in <= DType::I8 ? "long long" : "unsigned long long";
+      return {fmt::format("    {} {} = 0;\n", A, a), fmt::format("      {} += ({}){};\n", a, A, v),
+              fmt::format("({0})({1} ? {2} / ({3}){1} : 0)", T, length, a, A)};
+    }
+    case ReduceOp::Max:
+    case ReduceOp::Min: {
+      const bool max = op == ReduceOp::Max;
+      std::string init;
+      if (flt)
+        init = fmt::format(
+            "{}{}", max ? "-" : "",
+            in == DType::F64 ? "__longlong_as_double(0x7ff0000000000000ll)" : "__uint_as_float(0x7f800000u)");
+      else init = max ? int_range(in).first : int_range(in).second;
+      return {fmt::format("    {0} {1} = ({0})({2});\n", T, a, init),
+              fmt::format("      {0} = ({1}) ? {2} : {0};\n", a, max ? greater : less, v), a};
+    }
+    case ReduceOp::ArgMax:
+    case ReduceOp::ArgMin: {
+      const bool max = op == ReduceOp::ArgMax;
+      return {fmt::format("    {0} {1} = 0;\n    long long {1}_at = 0;\n    bool {1}_has = false;\n", T, a),
+              fmt::format("      if (!{0}_has || ({1})) {{ {0} = {2}; {0}_at = (long long)({3}); {0}_has = true; }}\n",
+                          a, max ? greater : less, v, position),
+              fmt::format("({}){}_at", KernelText::compute_type(out), a)};
+    }
+    case ReduceOp::Any:
+    case ReduceOp::All: {
+      const bool any = op == ReduceOp::Any;
+      const std::string zero = in == DType::Bool ? "false" : fmt::format("({})0", T);
+      return {fmt::format("    bool {} = {};\n", a, any ? "false" : "true"),
+              fmt::format("      {0} = {0} {1} ({2} != {3});\n", a, any ? "||" : "&&", v, zero), a};
+    }
+  }
+  throw Error(ir::reduce_name(op), "the CUDA code generator has no fold for this reduction");
+}
+
 bool generates(const ir::Op& op, std::span<const ir::TensorSpec> /*inputs*/) {
   return std::holds_alternative<ir::Unary>(op) || std::holds_alternative<ir::Binary>(op) ||
          std::holds_alternative<ir::Clamp>(op) || std::holds_alternative<ir::Cast>(op) ||
@@ -506,6 +703,16 @@ bool generates(const ir::Op& op, std::span<const ir::TensorSpec> /*inputs*/) {
 
 ElementwiseKernel generate_elementwise(const fusion::ElementwiseProgram& program, Indexing indexing, std::size_t rank) {
   return Generator(program, indexing, rank).run();
+}
+
+bool generates_in_rows(const ir::Op& op, std::span<const ir::TensorSpec> inputs) {
+  return generates(op, inputs) || std::holds_alternative<ir::Reduce>(op);
+}
+
+ElementwiseKernel generate_rows(const fusion::ElementwiseProgram& program) {
+  if (program.shape.rank() == 0)
+    throw Error("fused rows", "a row kernel needs a shape of rank 1 or more (internal error)");
+  return Generator(program, Indexing::Strided, program.shape.rank()).run_rows();
 }
 
 }  // namespace burn::cuda

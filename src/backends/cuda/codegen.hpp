@@ -52,7 +52,7 @@ struct ScalarSlot {
 };
 
 /// The parameter block, as 8-byte words in this order:
-///   n                      elements of the loop
+///   n                      elements of the loop (rows for a row kernel)
 ///   shape[rank]            the loop's shape            (Strided only)
 ///   pointer[operands]      outputs first, then inputs; already offset
 ///   stride[operands][rank] element strides             (Strided only)
@@ -60,6 +60,9 @@ struct ScalarSlot {
 ///   error                  pointer to the 32-bit error word
 struct ElementwiseLayout {
   Indexing indexing = Indexing::Contiguous;
+  /// A row kernel: n counts the rows of the loop's shape (every dim but the
+  /// last), not its elements.
+  bool rows = false;
   std::size_t rank = 0;
   std::size_t operands = 0;
   std::vector<ScalarSlot> scalars;
@@ -105,6 +108,23 @@ class KernelText {
   std::map<std::string, std::string> helpers_;
 };
 
+/// How a reduction folds one line in order, as flex folds it (float sums
+/// in the compute type, float products in double, integer sums and products
+/// wrapping, int means in 64 bits, max/min and their positions with NaN
+/// winning, any/all with NaN counting as true). The eager reduction kernel
+/// and the fused row kernel share it, so both give the same bits.
+struct LineFold {
+  std::string declare;  ///< the accumulator's declarations, before the loop
+  std::string step;     ///< folds in one element
+  std::string result;   ///< the reduction's value, in the output's compute type
+};
+
+/// The fold of `op` from `in` to `out`: its variables start with `name`,
+/// `element` is the element (in the compute type of `in`), `position` its
+/// index in the line and `length` the line's length (expressions).
+LineFold line_fold(ir::ReduceOp op, DType in, DType out, const std::string& name, const std::string& element,
+                   const std::string& position, const std::string& length);
+
 struct ElementwiseKernel {
   std::string name;  ///< the extern "C" __global__ function (kKernelEntry)
   std::string source;
@@ -120,5 +140,18 @@ bool generates(const ir::Op& op, std::span<const ir::TensorSpec> inputs);
 /// with contiguous dimensions merged by the caller; 0 for a single element
 /// works too). Throws Error naming the op when an instruction has no code.
 ElementwiseKernel generate_elementwise(const fusion::ElementwiseProgram& program, Indexing indexing, std::size_t rank);
+
+/// Whether the row kernel takes `op` on `inputs`: every op generates()
+/// takes, and every reduction (over the last dim, as the row fuser offers).
+bool generates_in_rows(const ir::Op& op, std::span<const ir::TensorSpec> inputs);
+
+/// The row kernel of a row-reduce group (fusion/row_reduce.hpp): one thread
+/// per row of the program's shape [..., L]. It folds the row once per
+/// reduction, recomputing the elementwise values a fold reads from the
+/// inputs (they stay in registers, never in memory), computes the row
+/// statistics in between, and makes a last pass writing the full-size
+/// outputs. Strided indexing over the program's shape with the item count
+/// the number of rows (ElementwiseLayout::rows).
+ElementwiseKernel generate_rows(const fusion::ElementwiseProgram& program);
 
 }  // namespace burn::cuda

@@ -1,4 +1,8 @@
-// Registration: the cuda backend family, Device::cuda(i).
+// Registration: the cuda backend family, Device::cuda(i): the CUDA backend
+// behind the fusion layer, which runs chains of elementwise ops, and
+// last-dim reductions with the elementwise work around them, as one
+// generated kernel each (fused_elementwise.hpp), as Device::cpu() does on
+// the CPU.
 #include <fmt/format.h>
 
 #include <burn/backend/registry.hpp>
@@ -7,17 +11,35 @@
 
 #include "backends/cuda/backend.hpp"
 #include "backends/cuda/driver.hpp"
+#include "backends/cuda/fused_elementwise.hpp"
+#include "fusion/fusion_backend.hpp"
 
 namespace burn {
 
 namespace backend {
+namespace {
+
+std::unique_ptr<Backend> create_cuda(std::size_t index) {
+  auto inner = std::make_unique<cuda::CudaBackend>(index);
+  // The fusion backend owns the inner backend, so the compilers' reference
+  // to it lives as long as their plans.
+  auto fusers = cuda::cuda_fusers(*inner);
+  return std::make_unique<fusion::FusionBackend>("cuda", std::move(inner), std::move(fusers));
+}
+
+}  // namespace
 
 BackendFactory cuda_factory() {
-  // Device() does not pick CUDA while the backend lacks op families and has
-  // not run the suites on a GPU (backend.hpp); Device::cuda() and enumerate
-  // reach it.
-  return {DeviceType::Cuda, [] { return default_rank::kNever; }, [] { return cuda::driver().device_count; },
-          [](std::size_t i) -> std::unique_ptr<Backend> { return std::make_unique<cuda::CudaBackend>(i); }};
+  // Device() does not pick CUDA until the suites have run on a GPU
+  // (docs/cuda.md); Device::cuda() and enumerate reach it.
+  BackendFactory factory{DeviceType::Cuda, [] { return default_rank::kNever; },
+                         [] { return cuda::driver().device_count; }, create_cuda};
+  factory.why_no_device = [] {
+    const cuda::Driver& d = cuda::driver();
+    if (!d.unavailable.empty()) return "no CUDA device: " + d.unavailable;
+    return d.device_count == 0 ? std::string("no CUDA device: the driver lists none") : std::string();
+  };
+  return factory;
 }
 
 }  // namespace backend

@@ -49,9 +49,8 @@ std::uint64_t scalar_word(const Scalar& s, DType dtype) {
   return 0;
 }
 
-std::vector<std::uint64_t> parameter_block(const ElementwiseKernel& kernel, const fusion::ElementwiseProgram& program,
-                                           const Shape& loop, std::span<const OperandView> operands,
-                                           std::uint64_t error_word) {
+std::vector<std::uint64_t> parameter_block(const ElementwiseKernel& kernel, const OpAt& op_at, const Shape& loop,
+                                           std::span<const OperandView> operands, std::uint64_t error_word) {
   const ElementwiseLayout& layout = kernel.layout;
   if (operands.size() != layout.operands)
     throw Error("cuda", "a kernel launch got the wrong number of operands (an internal error)");
@@ -59,7 +58,9 @@ std::vector<std::uint64_t> parameter_block(const ElementwiseKernel& kernel, cons
   if (strided && loop.rank() != layout.rank)
     throw Error("cuda", "a strided kernel was launched over a loop of another rank (an internal error)");
   std::vector<std::uint64_t> words(layout.bytes() / 8, 0);
-  words[0] = loop.num_elements();
+  std::uint64_t rows = 1;
+  for (std::size_t d = 0; d + 1 < loop.rank(); ++d) rows *= loop[d];
+  words[0] = layout.rows ? rows : loop.num_elements();
   for (std::size_t k = 0; k < operands.size(); ++k) {
     words[layout.pointer_word() + k] = operands[k].address;
     if (!strided) continue;
@@ -70,7 +71,7 @@ std::vector<std::uint64_t> parameter_block(const ElementwiseKernel& kernel, cons
     for (std::size_t d = 0; d < layout.rank; ++d) words[layout.shape_word() + d] = loop[d];
   for (std::size_t s = 0; s < layout.scalars.size(); ++s) {
     const ScalarSlot& slot = layout.scalars[s];
-    words[layout.scalar_word() + s] = scalar_word(scalar_of(program.ops[slot.op], slot.source), slot.dtype);
+    words[layout.scalar_word() + s] = scalar_word(scalar_of(op_at(slot.op), slot.source), slot.dtype);
   }
   words[layout.error_word()] = error_word;
   return words;

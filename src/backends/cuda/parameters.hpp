@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <vector>
 
@@ -31,11 +32,16 @@ std::vector<std::int64_t> broadcast_strides(const Shape& shape, const Shape& loo
 /// rounded to their dtype first, as the CPU backends apply a scalar.
 std::uint64_t scalar_word(const Scalar& s, DType dtype);
 
+/// The op a kernel's scalar slot reads: ScalarSlot::op indexes the
+/// program's ops, whose scalar values may differ from run to run of one
+/// compiled program.
+using OpAt = std::function<const ir::Op&(std::uint32_t)>;
+
 /// The words of `kernel`'s parameter block for a launch over `loop`:
 /// `operands` are the program's outputs then its inputs, scalars come from
-/// the program's ops, `error_word` is the device address of the error word.
-std::vector<std::uint64_t> parameter_block(const ElementwiseKernel& kernel, const fusion::ElementwiseProgram& program,
-                                           const Shape& loop, std::span<const OperandView> operands,
-                                           std::uint64_t error_word);
+/// the ops `op_at` gives, `error_word` is the device address of the error
+/// word.
+std::vector<std::uint64_t> parameter_block(const ElementwiseKernel& kernel, const OpAt& op_at, const Shape& loop,
+                                           std::span<const OperandView> operands, std::uint64_t error_word);
 
 }  // namespace burn::cuda

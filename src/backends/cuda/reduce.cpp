@@ -6,7 +6,6 @@
 // running sums and products in double, integer sums and products wrapping,
 // max/min and their positions with NaN winning (first NaN, first of equal
 // values), any/all with NaN counting as true.
-#include <limits>
 #include <variant>
 
 #include <fmt/format.h>
@@ -21,21 +20,6 @@ namespace {
 
 using ir::CumulativeOp;
 using ir::ReduceOp;
-
-/// The lowest and highest values of an int dtype as C literals.
-std::pair<std::string, std::string> int_range(DType d) {
-  switch (d) {
-    case DType::I64: return {"(-9223372036854775807ll - 1)", "9223372036854775807ll"};
-    case DType::I32: return {"(-2147483647 - 1)", "2147483647"};
-    case DType::I16: return {"-32768", "32767"};
-    case DType::I8: return {"-128", "127"};
-    case DType::U64: return {"0ull", "18446744073709551615ull"};
-    case DType::U32: return {"0u", "4294967295u"};
-    case DType::U16: return {"0u", "65535u"};
-    case DType::U8: return {"0u", "255u"};
-    default: return {"0", "1"};
-  }
-}
 
 struct Line {
   std::uint64_t outer = 1, len = 1, inner = 1;
@@ -63,74 +47,18 @@ std::string line_kernel(std::string_view what, const KernelText& text, std::stri
 }
 
 std::string reduce_body(ReduceOp op, DType in, DType out, KernelText& text) {
-  const std::string T = text.compute_type(in);
   const std::string src = fmt::format("(({}*)p.src)", text.storage_type(in));
   const std::string dst = fmt::format("(({}*)p.dst)", text.storage_type(out));
-  const std::string value = text.load(in, src + "[base + k * p.inner]");
-  const bool flt = is_float(in);
-  const bool wide = in == DType::F64;
-  const std::string loop = "    for (unsigned long long k = 0; k < p.len; ++k) {\n";
-  const std::string nan_guard_max = flt ? "(a == a) && (v != v || v > a)" : "v > a";
-  const std::string nan_guard_min = flt ? "(a == a) && (v != v || v < a)" : "v < a";
-  switch (op) {
-    case ReduceOp::Sum:
-    case ReduceOp::Prod: {
-      const bool sum = op == ReduceOp::Sum;
-      if (flt) {
-        const std::string acc = sum ? T : "double";
-        return fmt::format("    {0} a = {1};\n{2}      a {3}= ({0}){4};\n    }}\n    {5}[i] = {6};\n", acc,
-                           sum ? "0" : "1", loop, sum ? "+" : "*", value, dst,
-                           text.store(out, fmt::format("({})a", T)));
-      }
-      const std::string U = KernelText::wrapping_type(in);
-      return fmt::format("    {0} a = {1};\n{2}      a {3}= ({0}){4};\n    }}\n    {5}[i] = {6};\n", U, sum ? "0" : "1",
-                         loop, sum ? "+" : "*", value, dst, text.store(out, fmt::format("({})a", T)));
-    }
-    case ReduceOp::Mean: {
-      if (flt)
-        return fmt::format("    {0} a = 0;\n{1}      a += {2};\n    }}\n    {3}[i] = {4};\n", T, loop, value, dst,
-                           text.store(out, fmt::format("a / ({})p.len", T)));
-      // Ints sum in 64 bits, then divide truncating toward zero.
-      const bool is_signed = in <= DType::I8;
-      const std::string A = is_signed ? "long long" : "unsigned long long";
-      return fmt::format("    {0} a = 0;\n{1}      a += ({0}){2};\n    }}\n    {3}[i] = {4};\n", A, loop, value, dst,
-                         text.store(out, fmt::format("({})(p.len ? a / ({})p.len : 0)", T, A)));
-    }
-    case ReduceOp::Max:
-    case ReduceOp::Min: {
-      const bool max = op == ReduceOp::Max;
-      std::string init;
-      if (flt)
-        init = fmt::format("{}{}", max ? "-" : "",
-                           wide ? "__longlong_as_double(0x7ff0000000000000ll)" : "__uint_as_float(0x7f800000u)");
-      else init = max ? int_range(in).first : int_range(in).second;
-      return fmt::format(
-          "    {0} a = ({0})({1});\n{2}      const {0} v = {3};\n      a = ({4}) ? v : a;\n    }}\n"
-          "    {5}[i] = {6};\n",
-          T, init, loop, value, max ? nan_guard_max : nan_guard_min, dst, text.store(out, "a"));
-    }
-    case ReduceOp::ArgMax:
-    case ReduceOp::ArgMin: {
-      const bool max = op == ReduceOp::ArgMax;
-      return fmt::format(
-          "    {0} a = 0;\n    long long at = 0;\n    bool has = false;\n{1}"
-          "      const {0} v = {2};\n"
-          "      if (!has || ({3})) {{ a = v; at = (long long)k; has = true; }}\n    }}\n"
-          "    {4}[i] = {5};\n",
-          T, loop, value, max ? nan_guard_max : nan_guard_min, dst,
-          text.store(out, fmt::format("({})at", text.compute_type(out))));
-    }
-    case ReduceOp::Any:
-    case ReduceOp::All: {
-      const bool any = op == ReduceOp::Any;
-      const std::string zero = in == DType::Bool ? "false" : fmt::format("({})0", T);
-      return fmt::format(
-          "    bool a = {0};\n{1}      const bool b = {2} != {3};\n      a = a {4} b;\n    }}\n"
-          "    {5}[i] = {6};\n",
-          any ? "false" : "true", loop, value, zero, any ? "||" : "&&", dst, text.store(out, "a"));
-    }
-  }
-  return {};
+  const LineFold fold = line_fold(op, in, out, "a", "v", "k", "p.len");
+  return fmt::format(
+      "{0}"
+      "    for (unsigned long long k = 0; k < p.len; ++k) {{\n"
+      "      const {1} v = {2};\n"
+      "{3}"
+      "    }}\n"
+      "    {4}[i] = {5};\n",
+      fold.declare, text.compute_type(in), text.load(in, src + "[base + k * p.inner]"), fold.step, dst,
+      text.store(out, fold.result));
 }
 
 std::string scan_body(CumulativeOp op, DType d, KernelText& text) {
