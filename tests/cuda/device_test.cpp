@@ -8,6 +8,7 @@
 #include <burn/burn.hpp>
 
 #include "backends/cuda/driver.hpp"
+#include "device/runtime.hpp"
 
 namespace burn {
 namespace {
@@ -115,6 +116,31 @@ TEST_F(CudaDevice, BatchedMatmulMatchesFlex) {
   const auto got = a.to_device(Device::cuda()).matmul(b.to_device(Device::cuda())).to_data().to_vec<float>();
   ASSERT_EQ(got.size(), want.size());
   for (std::size_t i = 0; i < want.size(); ++i) EXPECT_NEAR(got[i], want[i], 1e-4f) << i;
+}
+
+// Through cuBLASLt (the description says whether it is in use): f32, f16
+// and bf16, batched with one side broadcast, against flex.
+TEST_F(CudaDevice, MatmulByCublasLtMatchesFlex) {
+  const std::string description = Device::cuda().runtime().backend().description();
+  EXPECT_NE(description.find("matmul by cuBLASLt"), std::string::npos) << description;
+  const Device cpu = Device::flex();
+  cpu.seed(11);
+  const auto a = Tensor<3>::random(Shape{3, 64, 96}, Distribution::uniform(-1.0, 1.0), cpu);
+  const auto b = Tensor<3>::random(Shape{1, 96, 80}, Distribution::uniform(-1.0, 1.0), cpu);
+  for (const DType d : {DType::F32, DType::F16, DType::BF16}) {
+    const auto want = a.cast(d).matmul(b.cast(d)).cast(DType::F32).to_data().to_vec<float>();
+    const auto got = a.cast(d)
+                         .to_device(Device::cuda())
+                         .matmul(b.cast(d).to_device(Device::cuda()))
+                         .cast(DType::F32)
+                         .to_data()
+                         .to_vec<float>();
+    ASSERT_EQ(got.size(), want.size());
+    // Sums of 96 products in f32 either way; the half types round the result.
+    const float tolerance = d == DType::F32 ? 1e-4f : d == DType::F16 ? 2e-2f : 1.5e-1f;
+    for (std::size_t i = 0; i < want.size(); ++i)
+      ASSERT_NEAR(got[i], want[i], tolerance) << dtype_name(d) << " element " << i;
+  }
 }
 
 TEST_F(CudaDevice, RandomDrawsRepeatAfterTheSameSeed) {

@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <random>
+#include <string_view>
 #include <variant>
 
 #include <fmt/format.h>
@@ -40,6 +42,19 @@ class DriverMemory final : public DeviceMemory {
   CUcontext context_;
 };
 
+/// BURN_CUDA_ALLOW_TF32=1 lets f32 matmuls round their inputs to TF32 (10
+/// mantissa bits) on the tensor cores, as torch.backends.cuda.matmul.
+/// allow_tf32 does: faster, less exact. Off by default.
+bool allow_tf32() {
+  const char* value = std::getenv("BURN_CUDA_ALLOW_TF32");
+  if (value == nullptr || *value == '\0' || std::string_view(value) == "0") return false;
+  if (std::string_view(value) == "1") return true;
+  throw ConfigurationError("Device::cuda",
+                           fmt::format("BURN_CUDA_ALLOW_TF32 must be 0 or 1, got '{}'; unset it for exact f32 "
+                                       "matmuls",
+                                       value));
+}
+
 int attribute(CUdevice device, CUdevice_attribute which) {
   int value = 0;
   check(driver().api.device_get_attribute(&value, which, device), "Device::cuda", "cuDeviceGetAttribute");
@@ -72,6 +87,11 @@ CudaBackend::CudaBackend(std::size_t index) : index_(index) {
   std::random_device entropy;
   random_.seed = (std::uint64_t{entropy()} << 32) | entropy();
   allocator_ = CachingAllocator::create(std::make_unique<DriverMemory>(context_));
+  try {
+    lt_ = std::make_unique<LtMatmul>(stream_, allow_tf32());
+  } catch (const Error& e) {
+    lt_missing_ = e.what();  // matmul runs on the generated kernel
+  }
   error_word_ = allocator_->allocate(sizeof(std::uint32_t), op);
   check(api.memset_d32_async(static_cast<CUdeviceptr>(error_word_->address()), 0, 1, stream_), op, "cuMemsetD32Async");
 }
@@ -80,6 +100,7 @@ CudaBackend::~CudaBackend() {
   const DriverApi& api = driver().api;
   if (api.ctx_set_current(context_) == CUDA_SUCCESS) {
     (void)api.stream_synchronize(stream_);
+    lt_.reset();
     for (CUmodule m : modules_) (void)api.module_unload(m);
     (void)api.stream_destroy(stream_);
   }
@@ -93,9 +114,17 @@ void CudaBackend::make_current() const { check(driver().api.ctx_set_current(cont
 
 std::string CudaBackend::description() const {
   const int version = driver().version;
-  return fmt::format("CUDA {} (compute capability {}.{}, {:.1f} GiB, driver API {}.{})", gpu_name_, capability_ / 10,
-                     capability_ % 10, static_cast<double>(total_memory_) / (1 << 30), version / 1000,
-                     version % 1000 / 10);
+  std::string matmul;
+  if (lt_) {
+    const std::size_t v = cublaslt_version();
+    matmul = fmt::format("matmul by cuBLASLt {}.{}.{}{}", v / 10000, v / 100 % 100, v % 100,
+                         lt_->allow_tf32() ? " (TF32 allowed)" : "");
+  } else {
+    matmul = "matmul by generated kernels: " + lt_missing_;
+  }
+  return fmt::format("CUDA {} (compute capability {}.{}, {:.1f} GiB, driver API {}.{}; {})", gpu_name_,
+                     capability_ / 10, capability_ % 10, static_cast<double>(total_memory_) / (1 << 30), version / 1000,
+                     version % 1000 / 10, matmul);
 }
 
 PhysicalIdentity CudaBackend::identity() const {
@@ -248,10 +277,20 @@ std::vector<backend::PrimitivePtr> CudaBackend::execute(const ir::Op& op, std::s
     out.push_back({spec, t->block->address()});
     results.push_back(std::move(t));
   }
+  if (std::holds_alternative<ir::Matmul>(op) && matmul_by_library(in, out)) return results;
   RandomStream random;
   if (std::holds_alternative<ir::Random>(op)) random = {random_.seed, random_.draw++};
   for (const Launch& launch : plan(op, in, out, error_word_->address(), random)) run(launch, name);
   return results;
+}
+
+bool CudaBackend::matmul_by_library(std::span<const Operand> inputs, std::span<const Operand> outputs) {
+  if (!lt_ || !cublaslt_takes(inputs[0].spec, inputs[1].spec, outputs[0].spec)) return false;
+  // Back to the cache when this returns: the next user of the block is
+  // queued on the same stream, after the matmul.
+  const auto workspace = allocator_->allocate(LtMatmul::kWorkspaceBytes, "matmul");
+  return lt_->run(lt_problem(inputs[0].spec, inputs[1].spec, outputs[0].spec), inputs[0].address, inputs[1].address,
+                  outputs[0].address, workspace->address());
 }
 
 }  // namespace burn::cuda

@@ -6,8 +6,8 @@
 //
 // An op runs as the kernel launches plan() gives (launch.hpp): kernels
 // generated from the op IR, compiled by NVRTC for this GPU and cached by
-// their source. Every op of the IR has kernels (plain ones for matmul,
-// convolution and pooling; cuBLASLt and cuDNN to come). Device() does not
+// their source. Every op of the IR has kernels (plain ones for convolution
+// and pooling; cuDNN to come); matmul goes to cuBLASLt where it takes it. Device() does not
 // pick CUDA until a GPU has run the suites (docs/cuda.md).
 #pragma once
 
@@ -23,6 +23,7 @@
 #include <burn/backend/backend.hpp>
 
 #include "backends/cuda/allocator.hpp"
+#include "backends/cuda/cublaslt.hpp"
 #include "backends/cuda/fused_elementwise.hpp"
 #include "backends/cuda/launch.hpp"
 
@@ -85,6 +86,9 @@ class CudaBackend final : public backend::Backend,
   /// Queues `launch` on the stream.
   void run(const Launch& launch, std::string_view op);
   std::shared_ptr<CudaTensor> new_tensor(const ir::TensorSpec& spec, std::string_view op);
+  /// Queues a matmul through cuBLASLt; false when cuBLASLt does not take it
+  /// (the generated kernel computes it then).
+  bool matmul_by_library(std::span<const Operand> inputs, std::span<const Operand> outputs);
 
   std::size_t index_;
   CUdevice device_ = 0;
@@ -102,6 +106,9 @@ class CudaBackend final : public backend::Backend,
   std::vector<CUmodule> modules_;
   /// Random ops draw from Philox with this seed; each op is the next draw.
   RandomStream random_;
+  /// Matmul through cuBLASLt, or null with the reason in lt_missing_.
+  std::unique_ptr<LtMatmul> lt_;
+  std::string lt_missing_;
 };
 
 }  // namespace burn::cuda
