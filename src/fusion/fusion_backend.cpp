@@ -319,6 +319,11 @@ void FusionBackend::flush() {
   if (auto* inner = inner_->stream()) inner->flush();
 }
 
+std::unique_ptr<backend::DeviceClockWindow> FusionBackend::open_profile_window() {
+  auto* inner = inner_->stream();
+  return inner ? inner->open_profile_window() : nullptr;
+}
+
 FusionStats FusionBackend::stats() const {
   std::lock_guard lock(mutex_);
   return stats_;

@@ -63,6 +63,10 @@ class FusionBackend final : public backend::Backend,
                                                        const ir::TensorSpec& spec) override;
   void sync() override;
   void flush() override;
+  /// The inner backend's device clock, where it has one. Queued ops are not
+  /// drained: those that drain inside the window run inside it (Device::
+  /// profile's flush option drains before the window closes).
+  std::unique_ptr<backend::DeviceClockWindow> open_profile_window() override;
 
   FusionStats stats() const;
   void reset_stats();

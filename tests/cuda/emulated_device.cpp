@@ -1,5 +1,8 @@
 #include "emulated_device.hpp"
 
+#include <algorithm>
+#include <chrono>
+#include <future>
 #include <mutex>
 #include <variant>
 
@@ -90,6 +93,15 @@ class EmulatedCudaBackend final : public backend::Backend, public backend::Strea
   }
   void flush() override {}
 
+  /// The emulated device clock ticks kKernelTime per kernel run, so a
+  /// window measures how many kernels its work took. As on the device, work
+  /// owed when the window opens falls in it.
+  static constexpr std::chrono::nanoseconds kKernelTime{1000};
+  std::unique_ptr<backend::DeviceClockWindow> open_profile_window() override {
+    std::lock_guard lock(mutex_);
+    return std::make_unique<Window>(*this, kernels_run_);
+  }
+
   // KernelQueue
   backend::PrimitivePtr allocate(const ir::TensorSpec& spec, std::string_view) override {
     std::lock_guard lock(mutex_);
@@ -128,7 +140,10 @@ class EmulatedCudaBackend final : public backend::Backend, public backend::Strea
     for (const Launch& launch : pending_) sources.push_back(launch.source);
     kernels_.add(sources);
     for (const Launch& launch : pending_)
-      if (launch.items() > 0) kernels_.run(launch);
+      if (launch.items() > 0) {
+        kernels_.run(launch);
+        ++kernels_run_;
+      }
     pending_.clear();
     in_use_.clear();
     if (error_bits_ == 0) return;
@@ -137,8 +152,36 @@ class EmulatedCudaBackend final : public backend::Backend, public backend::Strea
     throw ExecutionError(op, fmt::format("a kernel on the emulated CUDA device reported error bits {:#x}", bits));
   }
 
+  class Window final : public backend::DeviceClockWindow {
+   public:
+    Window(EmulatedCudaBackend& device, std::uint64_t begin) : device_(device), begin_(begin) {}
+    std::shared_future<std::optional<ProfileTicks>> close() override {
+      std::uint64_t end = 0;
+      {
+        std::lock_guard lock(device_.mutex_);
+        end = device_.kernels_run_ + device_.launches_pending();
+      }
+      return std::async(std::launch::deferred,
+                        [&device = device_, begin = begin_, end]() -> std::optional<ProfileTicks> {
+                          device.sync();
+                          return ProfileTicks(kKernelTime * static_cast<std::int64_t>(end - begin));
+                        })
+          .share();
+    }
+
+   private:
+    EmulatedCudaBackend& device_;
+    std::uint64_t begin_;
+  };
+
+  std::uint64_t launches_pending() const {
+    return static_cast<std::uint64_t>(
+        std::count_if(pending_.begin(), pending_.end(), [](const Launch& l) { return l.items() > 0; }));
+  }
+
   mutable std::mutex mutex_;
   std::vector<Launch> pending_;
+  std::uint64_t kernels_run_ = 0;
   mutable std::vector<std::shared_ptr<HostBuffer>> in_use_;
   HostKernels kernels_;
   mutable std::uint32_t error_bits_ = 0;

@@ -172,5 +172,26 @@ TEST(CudaFusionOnTheCpu, SoftmaxAndLayerNormAreOneRowKernelEach) {
   }
 }
 
+// Device::profile reaches the device's clock through the fusion layer. The
+// emulated clock ticks once per kernel, so a window around five elementwise
+// ops measures one kernel fused and five eager; without the flush option,
+// work still queued in the fusion layer stays out of the window.
+TEST(CudaFusionOnTheCpu, ProfileWindowsUseTheDeviceClock) {
+  const auto kernel_time = [](const Device& d, bool flush) {
+    const auto x = Tensor<1>::from_data(TensorData(std::vector<float>(100, 0.5f), {100}), d);
+    d.sync();
+    auto [y, duration] =
+        d.profile_with(ProfileOptions{}.flush(flush), [&] { return ((x * 2.0f + 1.0f).exp() - x).abs(); });
+    const auto ticks = duration.resolve().get();
+    EXPECT_TRUE(ticks.has_value());
+    (void)y.to_data();
+    return ticks ? ticks->duration() : std::chrono::nanoseconds(-1);
+  };
+  using std::chrono::microseconds;
+  EXPECT_EQ(kernel_time(testing::emulated_cuda_device(true), true), microseconds(1));
+  EXPECT_EQ(kernel_time(testing::emulated_cuda_device(false), true), microseconds(5));
+  EXPECT_EQ(kernel_time(testing::emulated_cuda_device(true), false), microseconds(0));
+}
+
 }  // namespace
 }  // namespace burn::cuda

@@ -1,8 +1,11 @@
 #include "backends/cuda/backend.hpp"
 
 #include <algorithm>
+#include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <future>
 #include <random>
 #include <string_view>
 #include <variant>
@@ -63,6 +66,62 @@ int attribute(CUdevice device, CUdevice_attribute which) {
 
 }  // namespace
 
+/// An event recorded on a device's stream, destroyed with its last holder
+/// (a profile window may outlive the sync cycle it began in).
+struct CudaEvent {
+  CudaEvent(CUcontext c, CUstream stream, std::string_view op) : context(c) {
+    const DriverApi& api = driver().api;
+    check(api.event_create(&event, CU_EVENT_DEFAULT), op, "cuEventCreate");
+    check(api.event_record(event, stream), op, "cuEventRecord");
+  }
+  ~CudaEvent() {
+    const DriverApi& api = driver().api;
+    if (api.ctx_set_current(context) == CUDA_SUCCESS) (void)api.event_destroy(event);
+  }
+  CudaEvent(const CudaEvent&) = delete;
+  CudaEvent& operator=(const CudaEvent&) = delete;
+
+  CUcontext context;
+  CUevent event = nullptr;
+};
+
+namespace {
+
+class EventWindow final : public backend::DeviceClockWindow {
+ public:
+  EventWindow(std::shared_ptr<CudaEvent> begin, CUstream stream, std::string label)
+      : begin_(std::move(begin)), stream_(stream), label_(std::move(label)) {}
+
+  std::shared_future<std::optional<ProfileTicks>> close() override {
+    check(driver().api.ctx_set_current(begin_->context), "Device::profile", "cuCtxSetCurrent");
+    auto end = std::make_shared<CudaEvent>(begin_->context, stream_, "Device::profile");
+    // Resolving waits for the device; closing does not.
+    return std::async(std::launch::deferred,
+                      [begin = begin_, end, label = label_]() -> std::optional<ProfileTicks> {
+                        const DriverApi& api = driver().api;
+                        float ms = 0;
+                        CUresult r = api.ctx_set_current(end->context);
+                        if (r == CUDA_SUCCESS) r = api.event_synchronize(end->event);
+                        if (r == CUDA_SUCCESS) r = api.event_elapsed_time(&ms, begin->event, end->event);
+                        if (r != CUDA_SUCCESS)
+                          throw ExecutionError("Device::profile",
+                                               fmt::format("{}: the window's work failed or the device went "
+                                                           "away, so it has no measurement ({}); sync() reports "
+                                                           "the device's error",
+                                                           label, describe(api, r)));
+                        return ProfileTicks(std::chrono::nanoseconds(std::llround(double{ms} * 1e6)));
+                      })
+        .share();
+  }
+
+ private:
+  std::shared_ptr<CudaEvent> begin_;
+  CUstream stream_;
+  std::string label_;
+};
+
+}  // namespace
+
 CudaBackend::CudaBackend(std::size_t index) : index_(index) {
   const Driver& d = driver();
   if (!d.unavailable.empty())
@@ -101,6 +160,7 @@ CudaBackend::~CudaBackend() {
   if (api.ctx_set_current(context_) == CUDA_SUCCESS) {
     (void)api.stream_synchronize(stream_);
     lt_.reset();
+    owed_since_.reset();
     for (CUmodule m : modules_) (void)api.module_unload(m);
     (void)api.stream_destroy(stream_);
   }
@@ -174,6 +234,7 @@ backend::PrimitivePtr CudaBackend::from_data(TensorData data) {
   const auto bytes = data.bytes();
   // From pageable memory the copy returns once the bytes are staged, so
   // `data` may go when this returns.
+  if (!bytes.empty()) mark_owed_work();
   if (!bytes.empty())
     check(driver().api.memcpy_htod_async(t->address(), bytes.data(), bytes.size(), stream_), "from_data",
           "cuMemcpyHtoDAsync");
@@ -207,6 +268,7 @@ void CudaBackend::sync_locked(std::string_view op) {
   const DriverApi& api = driver().api;
   // A kernel that faulted poisons the context: every later call fails too,
   // and the message says so.
+  owed_since_.reset();  // a window opened from now on begins at the next work
   if (const CUresult r = api.stream_synchronize(stream_); r != CUDA_SUCCESS)
     throw ExecutionError(
         op, fmt::format("the CUDA device {} failed while running queued work: {}", index_, describe(api, r)));
@@ -243,9 +305,21 @@ CUfunction CudaBackend::function(const std::string& source, std::string_view op)
   return fn;
 }
 
+void CudaBackend::mark_owed_work() {
+  if (!owed_since_) owed_since_ = std::make_shared<CudaEvent>(context_, stream_, "cuda");
+}
+
+std::unique_ptr<backend::DeviceClockWindow> CudaBackend::open_profile_window() {
+  std::lock_guard lock(mutex_);
+  make_current();
+  auto begin = owed_since_ ? owed_since_ : std::make_shared<CudaEvent>(context_, stream_, "Device::profile");
+  return std::make_unique<EventWindow>(std::move(begin), stream_, fmt::format("cuda:{}", index_));
+}
+
 void CudaBackend::run(const Launch& launch, std::string_view op) {
   const std::uint64_t items = launch.items();
   if (items == 0) return;
+  mark_owed_work();
   const CUfunction fn = function(launch.source, op);
   // The kernels loop over their items, so the grid only needs to fill the
   // GPU: a few blocks per multiprocessor.
@@ -289,6 +363,7 @@ bool CudaBackend::matmul_by_library(std::span<const Operand> inputs, std::span<c
   // Back to the cache when this returns: the next user of the block is
   // queued on the same stream, after the matmul.
   const auto workspace = allocator_->allocate(LtMatmul::kWorkspaceBytes, "matmul");
+  mark_owed_work();
   return lt_->run(lt_problem(inputs[0].spec, inputs[1].spec, outputs[0].spec), inputs[0].address, inputs[1].address,
                   outputs[0].address, workspace->address());
 }

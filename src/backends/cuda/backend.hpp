@@ -29,6 +29,9 @@
 
 namespace burn::cuda {
 
+/// An event recorded on a device's stream (backend.cpp).
+struct CudaEvent;
+
 /// A tensor on a CUDA device: row-major elements in one block.
 struct CudaTensor final : backend::Primitive {
   explicit CudaTensor(std::shared_ptr<CachingAllocator::Block> b) : block(std::move(b)) {}
@@ -63,6 +66,10 @@ class CudaBackend final : public backend::Backend,
   backend::MemoryManager* memory() override { return this; }
   void sync() override;
   void flush() override {}
+  /// A window timed by CUDA events: it begins where the work owed since the
+  /// last sync begins (or now, when none is owed) and ends where the stream
+  /// is when it closes.
+  std::unique_ptr<backend::DeviceClockWindow> open_profile_window() override;
   void cleanup() override { allocator_->cleanup(); }
   std::optional<std::vector<SlicedPoolReport>> pool_report() const override { return allocator_->report(); }
   std::optional<MemoryPoolUsage> pool_usage() const override { return allocator_->usage(); }
@@ -85,6 +92,9 @@ class CudaBackend final : public backend::Backend,
   CUfunction function(const std::string& source, std::string_view op);
   /// Queues `launch` on the stream.
   void run(const Launch& launch, std::string_view op);
+  /// Call before queueing work: the first work after a sync records the
+  /// event profile windows opened before the next sync begin at.
+  void mark_owed_work();
   std::shared_ptr<CudaTensor> new_tensor(const ir::TensorSpec& spec, std::string_view op);
   /// Queues a matmul through cuBLASLt; false when cuBLASLt does not take it
   /// (the generated kernel computes it then).
@@ -101,6 +111,9 @@ class CudaBackend final : public backend::Backend,
   std::string pci_bus_id_;
   std::shared_ptr<CachingAllocator> allocator_;
   std::shared_ptr<CachingAllocator::Block> error_word_;
+  /// Recorded on the stream before the first work queued since the last
+  /// sync; null while nothing is owed.
+  std::shared_ptr<CudaEvent> owed_since_;
   std::mutex mutex_;
   std::unordered_map<std::string, CUfunction> functions_;
   std::vector<CUmodule> modules_;
