@@ -1,6 +1,7 @@
 #include "backends/cuda/backend.hpp"
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -43,6 +44,53 @@ class DriverMemory final : public DeviceMemory {
 
  private:
   CUcontext context_;
+};
+
+/// The driver's side of the staging buffers: pinned memory from
+/// cuMemHostAlloc, copies on the device's stream, one event per buffer.
+class DriverStaging final : public StagingDevice {
+ public:
+  DriverStaging(CUcontext context, CUstream stream) : context_(context), stream_(stream) {}
+  ~DriverStaging() override {
+    const DriverApi& api = driver().api;
+    if (api.ctx_set_current(context_) != CUDA_SUCCESS) return;
+    for (CUevent e : events_)
+      if (e) (void)api.event_destroy(e);
+  }
+  DriverStaging(const DriverStaging&) = delete;
+  DriverStaging& operator=(const DriverStaging&) = delete;
+
+  std::byte* allocate_pinned(std::size_t bytes) override {
+    void* pinned = nullptr;
+    if (driver().api.mem_host_alloc(&pinned, bytes, 0) != CUDA_SUCCESS) return nullptr;
+    return static_cast<std::byte*>(pinned);
+  }
+  void free_pinned(std::byte* pinned) noexcept override { (void)driver().api.mem_free_host(pinned); }
+  void copy_to_device(std::uint64_t dst, const std::byte* src, std::size_t bytes) override {
+    check(driver().api.memcpy_htod_async(static_cast<CUdeviceptr>(dst), src, bytes, stream_), "from_data",
+          "cuMemcpyHtoDAsync");
+  }
+  void copy_to_host(std::byte* dst, std::uint64_t src, std::size_t bytes) override {
+    check(driver().api.memcpy_dtoh_async(dst, static_cast<CUdeviceptr>(src), bytes, stream_), "to_data",
+          "cuMemcpyDtoHAsync");
+  }
+  void mark(std::size_t slot) override {
+    const DriverApi& api = driver().api;
+    if (events_.at(slot) == nullptr)
+      check(api.event_create(&events_[slot], CU_EVENT_DISABLE_TIMING), "cuda", "cuEventCreate");
+    check(api.event_record(events_[slot], stream_), "cuda", "cuEventRecord");
+    marked_.at(slot) = true;
+  }
+  void wait(std::size_t slot) override {
+    if (!marked_.at(slot)) return;
+    check(driver().api.event_synchronize(events_[slot]), "cuda", "cuEventSynchronize (a staged copy)");
+  }
+
+ private:
+  CUcontext context_;
+  CUstream stream_;
+  std::array<CUevent, 2> events_{};
+  std::array<bool, 2> marked_{};
 };
 
 /// BURN_CUDA_ALLOW_TF32=1 lets f32 matmuls round their inputs to TF32 (10
@@ -146,6 +194,8 @@ CudaBackend::CudaBackend(std::size_t index) : index_(index) {
   std::random_device entropy;
   random_.seed = (std::uint64_t{entropy()} << 32) | entropy();
   allocator_ = CachingAllocator::create(std::make_unique<DriverMemory>(context_));
+  staging_device_ = std::make_unique<DriverStaging>(context_, stream_);
+  staging_ = std::make_unique<StagedCopies>(*staging_device_);
   try {
     lt_ = std::make_unique<LtMatmul>(stream_, allow_tf32());
   } catch (const Error& e) {
@@ -161,6 +211,8 @@ CudaBackend::~CudaBackend() {
     (void)api.stream_synchronize(stream_);
     lt_.reset();
     owed_since_.reset();
+    staging_.reset();
+    staging_device_.reset();
     for (CUmodule m : modules_) (void)api.module_unload(m);
     (void)api.stream_destroy(stream_);
   }
@@ -232,10 +284,12 @@ backend::PrimitivePtr CudaBackend::from_data(TensorData data) {
   make_current();
   auto t = new_tensor(ir::TensorSpec{data.shape(), data.dtype()}, "from_data");
   const auto bytes = data.bytes();
-  // From pageable memory the copy returns once the bytes are staged, so
-  // `data` may go when this returns.
   if (!bytes.empty()) mark_owed_work();
-  if (!bytes.empty())
+  // Large tensors through the pinned buffers; from pageable memory the copy
+  // returns once the bytes are staged. Either way `data` may go when this
+  // returns.
+  if (bytes.size() >= StagedCopies::kMinStagedBytes && staging_->available()) staging_->to_device(t->address(), bytes);
+  else if (!bytes.empty())
     check(driver().api.memcpy_htod_async(t->address(), bytes.data(), bytes.size(), stream_), "from_data",
           "cuMemcpyHtoDAsync");
   return t;
@@ -246,6 +300,12 @@ TensorData CudaBackend::to_data(const backend::PrimitivePtr& primitive, const ir
   make_current();
   const auto& t = static_cast<const CudaTensor&>(*primitive);
   std::vector<std::byte> bytes(spec.shape.num_elements() * dtype_size(spec.dtype));
+  if (bytes.size() >= StagedCopies::kMinStagedBytes && staging_->available()) {
+    // The queued work first, so a kernel's error is raised before any read.
+    sync_locked("to_data");
+    staging_->to_host(bytes, t.address());
+    return TensorData(std::move(bytes), spec.shape, spec.dtype);
+  }
   if (!bytes.empty())
     check(driver().api.memcpy_dtoh_async(bytes.data(), t.address(), bytes.size(), stream_), "to_data",
           "cuMemcpyDtoHAsync");

@@ -26,6 +26,7 @@
 #include "backends/cuda/cublaslt.hpp"
 #include "backends/cuda/fused_elementwise.hpp"
 #include "backends/cuda/launch.hpp"
+#include "backends/cuda/staging.hpp"
 
 namespace burn::cuda {
 
@@ -119,6 +120,9 @@ class CudaBackend final : public backend::Backend,
   std::vector<CUmodule> modules_;
   /// Random ops draw from Philox with this seed; each op is the next draw.
   RandomStream random_;
+  /// Large from_data/to_data copies through pinned buffers (staging.hpp).
+  std::unique_ptr<StagingDevice> staging_device_;
+  std::unique_ptr<StagedCopies> staging_;
   /// Matmul through cuBLASLt, or null with the reason in lt_missing_.
   std::unique_ptr<LtMatmul> lt_;
   std::string lt_missing_;
