@@ -22,6 +22,7 @@
 #include <burn/module/ops.hpp>
 
 #include "mlp_step.hpp"
+#include "resnet18.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -132,6 +133,12 @@ std::vector<Workload> workloads(bool small) {
                           static_cast<double>(mlp.in * mlp.hidden + mlp.hidden * mlp.hidden + mlp.hidden * mlp.classes);
   w.push_back({"mlp_train_step", mlp_flop, "flop", 10, 3, [mlp](const Device& d) {
                  auto step = std::make_shared<burn_bench::MlpStep>(d, mlp);
+                 return std::function<void()>([step] { step->step(); });
+               }});
+  // ResNet-18, batch 32 of 224x224 images (bench/resnet18.hpp).
+  const burn_bench::ResNetShape resnet = small ? burn_bench::kSmallResNet : burn_bench::ResNetShape{};
+  w.push_back({"resnet18_train_step", burn_bench::resnet18_train_flop(resnet), "flop", 5, 3, [resnet](const Device& d) {
+                 auto step = std::make_shared<burn_bench::ResNetStep>(d, resnet);
                  return std::function<void()>([step] { step->step(); });
                }});
   return w;

@@ -11,6 +11,7 @@ the target each row has (docs/cuda.md, "Performance"):
   gelu(x*w + b)              >= 1.5x PyTorch eager
   softmax, layer norm        >= PyTorch
   MLP training step          >= PyTorch eager
+  ResNet-18 training step    >= PyTorch eager (batch 32, 224x224)
 
 Timing on both sides: one warm-up run, then `reps` repetitions of `iters`
 runs, each ending in a device synchronisation; the figure is the median over
@@ -38,6 +39,7 @@ WORKLOADS = {
     "softmax": (5, 3),
     "layer_norm": (5, 3),
     "mlp_train_step": (10, 3),
+    "resnet18_train_step": (5, 3),
 }
 
 
@@ -141,6 +143,48 @@ def torch_side(torch, small, wanted):
                     p.grad = None
         return step
     run("mlp_train_step", "mlp_train_step", mlp)
+
+    def resnet18():
+        # bench/resnet18.hpp in PyTorch: torchvision's ResNet-18 written out
+        # (torchvision may not be installed), SGD momentum 0.9, lr 0.01.
+        nn = torch.nn
+        batch, image, classes = (2, 64, 10) if small else (32, 224, 1000)
+
+        class Block(nn.Module):
+            def __init__(self, cin, cout, stride):
+                super().__init__()
+                self.conv1 = nn.Conv2d(cin, cout, 3, stride, 1, bias=False)
+                self.bn1 = nn.BatchNorm2d(cout)
+                self.conv2 = nn.Conv2d(cout, cout, 3, 1, 1, bias=False)
+                self.bn2 = nn.BatchNorm2d(cout)
+                self.down = None
+                if stride != 1 or cin != cout:
+                    self.down = nn.Sequential(nn.Conv2d(cin, cout, 1, stride, bias=False), nn.BatchNorm2d(cout))
+
+            def forward(self, x):
+                y = self.bn2(self.conv2(torch.relu(self.bn1(self.conv1(x)))))
+                return torch.relu(y + (self.down(x) if self.down is not None else x))
+
+        layers = [nn.Conv2d(3, 64, 7, 2, 3, bias=False), nn.BatchNorm2d(64), nn.ReLU(), nn.MaxPool2d(3, 2, 1)]
+        cin = 64
+        for width in (64, 128, 256, 512):
+            for b in range(2):
+                layers.append(Block(cin, width, 2 if b == 0 and width != 64 else 1))
+                cin = width
+        layers += [nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(512, classes)]
+        model = nn.Sequential(*layers).to(dev)
+        opt = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
+        images = torch.randn(batch, 3, image, image, device=dev)
+        labels = torch.tensor([(i * 7) % classes for i in range(batch)], device=dev).unsqueeze(1)
+
+        def step():
+            logits = model(images)
+            loss = -torch.log_softmax(logits, 1).gather(1, labels).mean()
+            opt.zero_grad(set_to_none=True)
+            loss.backward()
+            opt.step()
+        return step
+    run("resnet18_train_step", "resnet18_train_step", resnet18)
 
     # The HBM bandwidth the elementwise rows are held to: a 1 GiB copy.
     src = torch.empty(1 << 28, device=dev)
