@@ -136,6 +136,18 @@ if ! ldconfig -p 2>/dev/null | grep -q 'libnvrtc\.so'; then
     [[ -d $dir ]] && export LD_LIBRARY_PATH="$LD_LIBRARY_PATH:$dir"
   done
 fi
+# cuBLASLt and cuDNN (and NVRTC) also come with PyTorch's wheels
+# (site-packages/nvidia/*/lib): the fallback where the system lacks them.
+wheel_dirs=$(python3 -c 'import glob, os, nvidia; print("\n".join(d for r in nvidia.__path__ for d in glob.glob(os.path.join(r, "*", "lib"))))' 2>/dev/null || true)
+for lib in libnvrtc.so libcublasLt.so libcudnn.so; do
+  ldconfig -p 2>/dev/null | grep -q "$lib" && continue
+  for dir in $wheel_dirs; do
+    if compgen -G "$dir/$lib.*" >/dev/null; then
+      export LD_LIBRARY_PATH="$LD_LIBRARY_PATH:$dir"
+      break
+    fi
+  done
+done
 if ! ldconfig -p 2>/dev/null | grep -q 'libcuda\.so\.1'; then
   for dir in /usr/local/nvidia/lib64 /usr/lib/x86_64-linux-gnu/nvidia; do
     [[ -d $dir ]] && export LD_LIBRARY_PATH="$LD_LIBRARY_PATH:$dir"

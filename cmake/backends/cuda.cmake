@@ -44,6 +44,11 @@ target_include_directories(burn PRIVATE ${BURN_CUDA_INCLUDE_DIR})
 # driver's is fixed.
 target_compile_definitions(burn PRIVATE BURN_CUDA_NVRTC_LIBRARY="libnvrtc.so.${CUDAToolkit_VERSION_MAJOR}"
                                         BURN_CUDA_CUBLASLT_LIBRARY="libcublasLt.so.${CUDAToolkit_VERSION_MAJOR}")
+# cuDNN is versioned on its own (9 for CUDA 12 and 13) and installed apart
+# from the toolkit; built without its header (cudnn.cpp checks), the
+# convolutions run on burn's kernels.
+set_source_files_properties(${PROJECT_SOURCE_DIR}/src/backends/cuda/cudnn.cpp PROPERTIES COMPILE_DEFINITIONS
+                            BURN_CUDA_CUDNN_LIBRARY="libcudnn.so.9")
 target_link_libraries(burn PRIVATE ${CMAKE_DL_LIBS})
 burn_register_backend(cuda_factory)
 message(STATUS "burn: CUDA backend (headers of CUDA ${CUDAToolkit_VERSION}; driver and NVRTC loaded at run time)")

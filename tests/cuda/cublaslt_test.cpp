@@ -7,11 +7,12 @@
 #include <burn/burn.hpp>
 
 #include "backends/cuda/cublaslt.hpp"
+#include "tensor_spec.hpp"
 
 namespace burn::cuda {
 namespace {
 
-ir::TensorSpec spec(Shape shape, DType dtype = DType::F32) { return {std::move(shape), dtype}; }
+using testing::spec;
 
 TEST(CudaCublasLt, LoadsWithEveryFunctionTheBackendCalls) {
   // The toolkit these tests are built with carries libcublasLt.so.<major>.

@@ -143,6 +143,55 @@ TEST_F(CudaDevice, MatmulByCublasLtMatchesFlex) {
   }
 }
 
+// Through cuDNN (the description says whether it is in use): a grouped,
+// strided 2-d convolution with bias in f32 and f16, a 1-d one, a transposed
+// one with output padding, and the weight gradient autodiff asks for,
+// against flex.
+TEST_F(CudaDevice, ConvolutionsByCudnnMatchFlex) {
+  const std::string description = Device::cuda().runtime().backend().description();
+  EXPECT_NE(description.find("convolutions by cuDNN"), std::string::npos) << description;
+  const Device cpu = Device::flex();
+  cpu.seed(13);
+  const auto uniform = Distribution::uniform(-1.0, 1.0);
+  const auto x = Tensor<4>::random(Shape{2, 4, 17, 15}, uniform, cpu);
+  const auto w = Tensor<4>::random(Shape{6, 2, 3, 3}, uniform, cpu);
+  const auto b = Tensor<1>::random(Shape{6}, uniform, cpu);
+  const module::ConvOptions<2> strided{{2, 1}, {1, 1}, {1, 2}, 2};
+  const auto near = [](const TensorData& got, const TensorData& want, float tolerance, const char* what) {
+    const auto g = got.convert(DType::F32).to_vec<float>();
+    const auto v = want.convert(DType::F32).to_vec<float>();
+    ASSERT_EQ(g.size(), v.size()) << what;
+    for (std::size_t i = 0; i < v.size(); ++i) ASSERT_NEAR(g[i], v[i], tolerance) << what << " element " << i;
+  };
+  const Device gpu = Device::cuda();
+  for (const DType d : {DType::F32, DType::F16}) {
+    const float tolerance = d == DType::F32 ? 1e-4f : 3e-2f;
+    const auto want = module::conv2d(x.cast(d), w.cast(d), b.cast(d), strided).to_data();
+    const auto got =
+        module::conv2d(x.cast(d).to_device(gpu), w.cast(d).to_device(gpu), b.cast(d).to_device(gpu), strided);
+    near(got.to_data(), want, tolerance, "conv2d");
+  }
+  const auto x1 = Tensor<3>::random(Shape{3, 5, 40}, uniform, cpu);
+  const auto w1 = Tensor<3>::random(Shape{7, 5, 4}, uniform, cpu);
+  const module::ConvOptions<1> one{{3}, {2}, {1}, 1};
+  near(module::conv1d(x1.to_device(gpu), w1.to_device(gpu), std::nullopt, one).to_data(),
+       module::conv1d(x1, w1, std::nullopt, one).to_data(), 1e-4f, "conv1d");
+  const auto wt = Tensor<4>::random(Shape{4, 3, 3, 3}, uniform, cpu);
+  const auto bt = Tensor<1>::random(Shape{3}, uniform, cpu);
+  const module::ConvTransposeOptions<2> up{{2, 2}, {1, 1}, {1, 0}, {1, 1}, 1};
+  near(module::conv_transpose2d(x.to_device(gpu), wt.to_device(gpu), bt.to_device(gpu), up).to_data(),
+       module::conv_transpose2d(x, wt, bt, up).to_data(), 1e-4f, "conv_transpose2d");
+  // The weight gradient (ConvWeightGrad) through autodiff.
+  const auto weight_grad = [&](const Device& d) {
+    const Device ad = d.autodiff();
+    const auto wg = w.to_device(ad).require_grad();
+    const auto y = module::conv2d(x.to_device(ad), wg, std::nullopt, strided);
+    const auto grads = (y * y).sum().backward();
+    return wg.grad(grads)->to_data();
+  };
+  near(weight_grad(gpu), weight_grad(cpu), 1e-3f, "conv weight gradient");
+}
+
 TEST_F(CudaDevice, RandomDrawsRepeatAfterTheSameSeed) {
   const Device gpu = Device::cuda();
   const auto draw = [&] {

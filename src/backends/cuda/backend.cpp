@@ -93,18 +93,20 @@ class DriverStaging final : public StagingDevice {
   std::array<bool, 2> marked_{};
 };
 
-/// BURN_CUDA_ALLOW_TF32=1 lets f32 matmuls round their inputs to TF32 (10
-/// mantissa bits) on the tensor cores, as torch.backends.cuda.matmul.
-/// allow_tf32 does: faster, less exact. Off by default.
-bool allow_tf32() {
-  const char* value = std::getenv("BURN_CUDA_ALLOW_TF32");
-  if (value == nullptr || *value == '\0' || std::string_view(value) == "0") return false;
+/// An environment switch: 0 or 1, `fallback` when unset; anything else is
+/// a ConfigurationError naming it.
+bool env_switch(const char* name, bool fallback, std::string_view meaning) {
+  const char* value = std::getenv(name);
+  if (value == nullptr || *value == '\0') return fallback;
+  if (std::string_view(value) == "0") return false;
   if (std::string_view(value) == "1") return true;
-  throw ConfigurationError("Device::cuda",
-                           fmt::format("BURN_CUDA_ALLOW_TF32 must be 0 or 1, got '{}'; unset it for exact f32 "
-                                       "matmuls",
-                                       value));
+  throw ConfigurationError("Device::cuda", fmt::format("{} must be 0 or 1 ({}), got '{}'", name, meaning, value));
 }
+
+/// BURN_CUDA_ALLOW_TF32=1 lets f32 matmuls and convolutions round their
+/// inputs to TF32 (10 mantissa bits) on the tensor cores, as PyTorch's
+/// allow_tf32 does: faster, less exact. Off by default.
+bool allow_tf32() { return env_switch("BURN_CUDA_ALLOW_TF32", false, "1 lets f32 matmuls and convolutions use TF32"); }
 
 int attribute(CUdevice device, CUdevice_attribute which) {
   int value = 0;
@@ -196,10 +198,26 @@ CudaBackend::CudaBackend(std::size_t index) : index_(index) {
   allocator_ = CachingAllocator::create(std::make_unique<DriverMemory>(context_));
   staging_device_ = std::make_unique<DriverStaging>(context_, stream_);
   staging_ = std::make_unique<StagedCopies>(*staging_device_);
-  try {
-    lt_ = std::make_unique<LtMatmul>(stream_, allow_tf32());
-  } catch (const Error& e) {
-    lt_missing_ = e.what();  // matmul runs on the generated kernel
+  // The libraries are optional: without one, its ops run on the generated
+  // kernels. BURN_CUDA_CUBLASLT=0 and BURN_CUDA_CUDNN=0 leave one out.
+  const bool tf32 = allow_tf32();
+  if (env_switch("BURN_CUDA_CUBLASLT", true, "0 runs matmul on burn's own kernel")) {
+    try {
+      lt_ = std::make_unique<LtMatmul>(stream_, tf32);
+    } catch (const Error& e) {
+      lt_missing_ = e.what();
+    }
+  } else {
+    lt_missing_ = "BURN_CUDA_CUBLASLT=0";
+  }
+  if (env_switch("BURN_CUDA_CUDNN", true, "0 runs convolutions on burn's own kernels")) {
+    try {
+      dnn_ = std::make_unique<DnnConv>(stream_, tf32);
+    } catch (const Error& e) {
+      dnn_missing_ = e.what();
+    }
+  } else {
+    dnn_missing_ = "BURN_CUDA_CUDNN=0";
   }
   error_word_ = allocator_->allocate(sizeof(std::uint32_t), op);
   check(api.memset_d32_async(static_cast<CUdeviceptr>(error_word_->address()), 0, 1, stream_), op, "cuMemsetD32Async");
@@ -210,6 +228,7 @@ CudaBackend::~CudaBackend() {
   if (api.ctx_set_current(context_) == CUDA_SUCCESS) {
     (void)api.stream_synchronize(stream_);
     lt_.reset();
+    dnn_.reset();
     owed_since_.reset();
     staging_.reset();
     staging_device_.reset();
@@ -233,6 +252,12 @@ std::string CudaBackend::description() const {
                          lt_->allow_tf32() ? " (TF32 allowed)" : "");
   } else {
     matmul = "matmul by generated kernels: " + lt_missing_;
+  }
+  if (dnn_) {
+    const std::size_t v = cudnn_version();
+    matmul += fmt::format(", convolutions by cuDNN {}.{}.{}", v / 10000, v / 100 % 100, v % 100);
+  } else {
+    matmul += ", convolutions by generated kernels: " + dnn_missing_;
   }
   return fmt::format("CUDA {} (compute capability {}.{}, {:.1f} GiB, driver API {}.{}; {})", gpu_name_,
                      capability_ / 10, capability_ % 10, static_cast<double>(total_memory_) / (1 << 30), version / 1000,
@@ -412,10 +437,27 @@ std::vector<backend::PrimitivePtr> CudaBackend::execute(const ir::Op& op, std::s
     results.push_back(std::move(t));
   }
   if (std::holds_alternative<ir::Matmul>(op) && matmul_by_library(in, out)) return results;
+  if (convolution_by_library(op, in, out)) return results;
   RandomStream random;
   if (std::holds_alternative<ir::Random>(op)) random = {random_.seed, random_.draw++};
   for (const Launch& launch : plan(op, in, out, error_word_->address(), random)) run(launch, name);
   return results;
+}
+
+bool CudaBackend::convolution_by_library(const ir::Op& op, std::span<const Operand> inputs,
+                                         std::span<const Operand> outputs) {
+  if (!dnn_) return false;
+  std::vector<ir::TensorSpec> in, out;
+  for (const Operand& o : inputs) in.push_back(o.spec);
+  for (const Operand& o : outputs) out.push_back(o.spec);
+  if (!cudnn_takes(op, in, out)) return false;
+  std::size_t bytes = 0;
+  if (!dnn_->prepare(op, inputs, outputs, bytes)) return false;
+  // Back to the cache when this returns, as the matmul's workspace.
+  const auto workspace = bytes > 0 ? allocator_->allocate(bytes, ir::op_name(op)) : nullptr;
+  mark_owed_work();
+  dnn_->run(op, inputs, outputs, workspace ? workspace->address() : 0);
+  return true;
 }
 
 bool CudaBackend::matmul_by_library(std::span<const Operand> inputs, std::span<const Operand> outputs) {

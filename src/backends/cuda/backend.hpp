@@ -6,8 +6,8 @@
 //
 // An op runs as the kernel launches plan() gives (launch.hpp): kernels
 // generated from the op IR, compiled by NVRTC for this GPU and cached by
-// their source. Every op of the IR has kernels (plain ones for convolution
-// and pooling; cuDNN to come); matmul goes to cuBLASLt where it takes it. Device() does not
+// their source. Every op of the IR has kernels; matmul goes to cuBLASLt and
+// convolutions to cuDNN where they take them. Device() does not
 // pick CUDA until a GPU has run the suites (docs/cuda.md).
 #pragma once
 
@@ -24,6 +24,7 @@
 
 #include "backends/cuda/allocator.hpp"
 #include "backends/cuda/cublaslt.hpp"
+#include "backends/cuda/cudnn.hpp"
 #include "backends/cuda/fused_elementwise.hpp"
 #include "backends/cuda/launch.hpp"
 #include "backends/cuda/staging.hpp"
@@ -100,6 +101,8 @@ class CudaBackend final : public backend::Backend,
   /// Queues a matmul through cuBLASLt; false when cuBLASLt does not take it
   /// (the generated kernel computes it then).
   bool matmul_by_library(std::span<const Operand> inputs, std::span<const Operand> outputs);
+  /// Queues a convolution through cuDNN; false when cuDNN does not take it.
+  bool convolution_by_library(const ir::Op& op, std::span<const Operand> inputs, std::span<const Operand> outputs);
 
   std::size_t index_;
   CUdevice device_ = 0;
@@ -126,6 +129,9 @@ class CudaBackend final : public backend::Backend,
   /// Matmul through cuBLASLt, or null with the reason in lt_missing_.
   std::unique_ptr<LtMatmul> lt_;
   std::string lt_missing_;
+  /// Convolutions through cuDNN, or null with the reason in dnn_missing_.
+  std::unique_ptr<DnnConv> dnn_;
+  std::string dnn_missing_;
 };
 
 }  // namespace burn::cuda
