@@ -122,7 +122,10 @@ struct CudaEvent {
   CudaEvent(CUcontext c, CUstream stream, std::string_view op) : context(c) {
     const DriverApi& api = driver().api;
     check(api.event_create(&event, CU_EVENT_DEFAULT), op, "cuEventCreate");
-    check(api.event_record(event, stream), op, "cuEventRecord");
+    if (const CUresult r = api.event_record(event, stream); r != CUDA_SUCCESS) {
+      (void)api.event_destroy(event);  // the destructor does not run for a throwing constructor
+      check(r, op, "cuEventRecord");
+    }
   }
   ~CudaEvent() {
     const DriverApi& api = driver().api;

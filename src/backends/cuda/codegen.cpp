@@ -8,6 +8,8 @@
 
 #include <burn/error.hpp>
 
+#include "fusion/row_reduce.hpp"
+
 namespace burn::cuda {
 namespace {
 
@@ -228,12 +230,7 @@ class Generator {
     const std::size_t last = rank_ - 1;
     // Per-row values: inputs of the statistics' shape, reductions, and the
     // elementwise results of per-row values only. The rest is per element.
-    Shape stat_shape = p_.shape;
-    {
-      auto dims = stat_shape.dims();
-      dims.back() = 1;
-      stat_shape = Shape(dims);
-    }
+    const Shape stat_shape = fusion::row_stat_shape(p_.shape);
     row_input_.assign(p_.inputs.size(), false);
     row_value_.assign(p_.values.size(), false);
     for (std::size_t k = 0; k < p_.inputs.size(); ++k) row_input_[k] = p_.inputs[k].shape == stat_shape;
