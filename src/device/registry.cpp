@@ -99,10 +99,13 @@ std::shared_ptr<DeviceRuntime> runtime_for(const DispatchDevice& id) {
     created = factory->create_hosted(id.type, id.index);
   } else {
     const std::size_t count = factory->device_count();
-    if (id.index >= count)
+    if (id.index >= count) {
+      // A backend that knows why it has no device (a missing driver) says so.
+      const std::string why = count == 0 && factory->why_no_device ? factory->why_no_device() : std::string();
       throw DeviceError(DeviceErrorKind::NotAvailable, "Device",
-                        fmt::format("{}:{} does not exist: this machine has {} {} device(s)", id.type.name(), id.index,
-                                    count, id.type.name()));
+                        fmt::format("{}:{} does not exist: this machine has {} {} device(s){}", id.type.name(),
+                                    id.index, count, id.type.name(), why.empty() ? "" : " (" + why + ")"));
+    }
     std::lock_guard lock(runtimes_mutex());
     if (auto it = runtimes().find(key); it != runtimes().end()) return it->second;
     auto runtime = std::make_shared<DeviceRuntime>(id, factory->create(id.index));

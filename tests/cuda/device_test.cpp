@@ -27,7 +27,14 @@ TEST(CudaWithoutDriver, DeviceCudaIsAClearDeviceError) {
     EXPECT_NE(what.find(cuda::driver().unavailable), std::string::npos) << what;
   }
   EXPECT_THROW((void)Device::cuda(1), DeviceError);
-  EXPECT_THROW((void)Device::parse("cuda:0"), DeviceError);
+  // Parsed (burn-train --device cuda, BURN_DEVICE=cuda), the error says why too.
+  try {
+    (void)Device::parse("cuda:0");
+    FAIL() << "Device::parse(\"cuda:0\") succeeded without a driver";
+  } catch (const DeviceError& e) {
+    EXPECT_NE(std::string(e.what()).find("no CUDA device: " + cuda::driver().unavailable), std::string::npos)
+        << e.what();
+  }
 }
 
 TEST(CudaWithoutDriver, DefaultDeviceAndEnumerationSkipCuda) {
