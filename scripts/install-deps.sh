@@ -28,6 +28,7 @@ packages=(
   libboost-dev                       # Boost.Beast/Asio (header-only): the remote backend's websocket transport
   libssl-dev                         # OpenSSL: TLS for the remote backend's connections
   libgloo-dev                        # Gloo: the collectives of data-parallel training (burn::collective)
+  libonnx-dev libprotobuf-dev        # ONNX's schema, checker and shape inference (burn::onnx export and import)
   libtorch-dev                       # LibTorch: Device::libtorch() (preset `full`, which CI tests with)
   libvulkan-dev glslc                # Vulkan backend: loader and headers, GLSL -> SPIR-V at build time
   mesa-vulkan-drivers                # lavapipe: the CPU Vulkan driver the Vulkan tests run on

@@ -256,7 +256,8 @@ void Device::configure(const DeviceConfig& config) { runtime_->configure(config)
 Devices Device::enumerate(const DeviceFilter& filter) {
   std::vector<Device> out;
   for (const auto& factory : backend::registered_backends()) {
-    bool wanted = filter.types().empty();
+    // A recording family (capture) computes nothing: listed only when named.
+    bool wanted = filter.types().empty() && !factory.records_only;
     std::vector<DeviceType> hosts;  // the hosts named for a family that lives elsewhere (remote)
     for (const auto& t : filter.types()) {
       if (t.kind() != factory.type.kind()) continue;

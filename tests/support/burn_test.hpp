@@ -16,12 +16,13 @@ namespace burn::testing {
 /// Device 0 of every backend in the build that has one on this machine, in
 /// the registry's default order (a Vulkan backend runs every suite where an
 /// adapter exists). An alias family (wgpu, which is Vulkan on Linux) is left
-/// out when the backend it names is in the list too. With BURN_TEST_REMOTE
+/// out when the backend it names is in the list too, and so is capture,
+/// which records instead of computing. With BURN_TEST_REMOTE
 /// set ("127.0.0.1:PORT/flex:0"), that server's device comes last.
 inline std::vector<Device> all_devices() {
   std::vector<Device> out;
   for (const auto& backend : backend::registered_backends()) {
-    if (backend.alias_of) continue;
+    if (backend.alias_of || backend.records_only) continue;
     if (backend.device_count() > 0) out.push_back(Device(DispatchDevice{backend.type, 0}));
   }
 #if BURN_HAS_REMOTE

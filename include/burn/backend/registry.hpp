@@ -61,6 +61,10 @@ struct BackendFactory {
   /// Why device_count() is 0, for backends that can say (a missing driver);
   /// empty when there are devices. burn-info prints it.
   std::string (*why_no_device)() = nullptr;
+  /// A family whose devices record operations instead of computing them
+  /// (capture): never the default, listed by Device::enumerate only when a
+  /// filter names it, and left out of the test suites' device list.
+  bool records_only = false;
 };
 
 /// The compiled-in backends, in Device()'s default order (rank, then name).

@@ -1,0 +1,408 @@
+// ONNX import: a model file becomes a program of steps (one per node, each an
+// import_ops.cpp function) over named values, and its float initializers
+// become parameters.
+//
+// Values known on the host (integer initializers, Constant nodes, Shape of a
+// tensor, and whatever is computed only from those: the shape arithmetic
+// exporters write around Reshape) are computed on the host and never sent
+// to the model's device; the nodes that depend only on constants are
+// computed once, at load.
+#include <algorithm>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <set>
+#include <unordered_map>
+
+#include <burn/autodiff.hpp>
+#include <burn/detail/ops.hpp>
+#include <burn/error.hpp>
+#include <burn/onnx.hpp>
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <onnx/checker.h>
+
+#include "onnx/import_ops.hpp"
+
+namespace burn::onnx {
+
+using detail::TensorRef;
+
+AnyTensor AnyTensor::detach() const { return AnyTensor(burn::detail::detach(ref_)); }
+
+struct Model::Program {
+  ::onnx::ModelProto proto;
+  std::string source;
+  Device device;  // where load put the parameters
+  std::vector<std::string> inputs, outputs;
+  struct InputSpec {
+    std::optional<DType> dtype;
+    bool has_shape = false;
+    std::vector<std::optional<std::size_t>> dims;  // nullopt: symbolic
+  };
+  std::vector<InputSpec> input_specs;
+  std::vector<std::string> param_names;
+  /// Host values: integer initializers, Constant nodes, nodes folded at load.
+  std::unordered_map<std::string, TensorData> constants;
+  struct Step {
+    const ::onnx::NodeProto* node = nullptr;
+    ImportFn fn = nullptr;  // nullptr for Shape
+    std::unordered_map<std::string, const ::onnx::AttributeProto*> attrs;
+    bool folded = false;  // computed at load: its outputs are constants
+  };
+  std::vector<Step> steps;
+};
+
+namespace {
+
+TensorKind kind_for(DType dtype) {
+  if (is_float(dtype)) return TensorKind::Float;
+  if (is_bool(dtype)) return TensorKind::Bool;
+  return TensorKind::Int;
+}
+
+/// The device host values are computed on: the reference CPU backend where
+/// it is built, else the model's own device.
+Device fold_device(const Device& model_device) {
+#if BURN_HAS_NDARRAY
+  (void)model_device;
+  return Device::ndarray();
+#elif BURN_HAS_FLEX
+  (void)model_device;
+  return Device::flex();
+#else
+  return model_device;
+#endif
+}
+
+/// A value during a run: a tensor on the model's device, a host value, or both.
+struct Value {
+  std::optional<TensorRef> tensor;
+  const TensorData* host = nullptr;
+};
+
+/// The outputs of a Shape node (start and end attributes of opset 15).
+TensorData shape_value(const Shape& shape,
+                       const std::unordered_map<std::string, const ::onnx::AttributeProto*>& attrs) {
+  const auto r = static_cast<std::int64_t>(shape.rank());
+  auto get = [&](const char* name, std::int64_t fallback) {
+    auto it = attrs.find(name);
+    std::int64_t v = it == attrs.end() ? fallback : it->second->i();
+    if (v < 0) v += r;
+    return std::clamp<std::int64_t>(v, 0, r);
+  };
+  const std::int64_t start = get("start", 0), end = get("end", r);
+  std::vector<std::int64_t> dims;
+  for (std::int64_t d = start; d < end; ++d)
+    dims.push_back(static_cast<std::int64_t>(shape[static_cast<std::size_t>(d)]));
+  return TensorData(dims);
+}
+
+/// A Constant node's value.
+TensorData constant_value(const ::onnx::NodeProto& node, const std::string& source) {
+  if (node.attribute_size() != 1)
+    throw Error(kLoadOp,
+                fmt::format("{}: Constant node '{}' must have exactly one value attribute", source, node.name()));
+  const auto& a = node.attribute(0);
+  const std::string& n = a.name();
+  if (n == "value") return read_tensor(a.t(), kLoadOp);
+  if (n == "value_float") return TensorData(std::vector<float>{a.f()}, Shape{});
+  if (n == "value_int") return TensorData(std::vector<std::int64_t>{a.i()}, Shape{});
+  if (n == "value_floats") return TensorData(std::vector<float>(a.floats().begin(), a.floats().end()));
+  if (n == "value_ints") return TensorData(std::vector<std::int64_t>(a.ints().begin(), a.ints().end()));
+  throw Error(kLoadOp,
+              fmt::format("{}: Constant node '{}' has a {} value, which burn cannot hold", source, node.name(), n));
+}
+
+/// Runs one step: on the host when every input is a host value, else on the
+/// inputs' device. Returns the node's outputs in order (absent optional ones empty).
+std::vector<Value> run_step(const Model::Program& program, const Model::Program::Step& step, std::vector<Value>& inputs,
+                            const Device& device, std::vector<std::unique_ptr<TensorData>>& host_store) {
+  const auto& node = *step.node;
+  std::vector<Value> out(static_cast<std::size_t>(node.output_size()));
+  if (!step.fn) {  // Shape
+    const Value& x = inputs.at(0);
+    const Shape& shape = x.tensor ? (*x.tensor)->spec.shape : x.host->shape();
+    host_store.push_back(std::make_unique<TensorData>(shape_value(shape, step.attrs)));
+    out[0].host = host_store.back().get();
+    return out;
+  }
+  bool all_host = node.input_size() > 0;
+  for (const auto& v : inputs) all_host &= v.host != nullptr || (!v.tensor && !v.host);
+  const Device target = all_host ? fold_device(device) : device;
+  std::vector<std::optional<TensorRef>> refs;
+  std::vector<const TensorData*> host;
+  for (auto& v : inputs) {
+    host.push_back(v.host);
+    if (!v.tensor && v.host && !all_host) {
+      // A host value the device needs: sent once per run.
+      v.tensor = detail::from_data(*v.host, TensorCreationOptions(target, v.host->dtype()), kind_for(v.host->dtype()));
+    }
+    if (all_host && v.host) {
+      refs.emplace_back(
+          detail::from_data(*v.host, TensorCreationOptions(target, v.host->dtype()), kind_for(v.host->dtype())));
+    } else {
+      refs.push_back(v.tensor);
+    }
+  }
+  std::vector<TensorRef> results;
+  try {
+    results = step.fn(NodeArgs(node, step.attrs, std::move(refs), std::move(host), target));
+  } catch (const Error& e) {
+    if (e.op() == kRunOp) throw;
+    throw Error(kRunOp, fmt::format("node '{}' ({}) in {}: {}", node.name(), node.op_type(), program.source, e.what()));
+  }
+  for (std::size_t i = 0; i < out.size() && i < results.size(); ++i) {
+    if (all_host) {
+      host_store.push_back(std::make_unique<TensorData>(detail::to_data(results[i])));
+      out[i].host = host_store.back().get();
+    } else {
+      out[i].tensor = results[i];
+    }
+  }
+  return out;
+}
+
+std::shared_ptr<Model::Program> prepare(::onnx::ModelProto proto, const std::string& source, const Device& device,
+                                        std::vector<std::pair<std::string, TensorData>>& float_initializers) {
+  auto program =
+      std::make_shared<Model::Program>(Model::Program{std::move(proto), source, device, {}, {}, {}, {}, {}, {}});
+  const auto& model = program->proto;
+  const auto& graph = model.graph();
+
+  // The operator set: the default domain, opsets 13 to kOpsetVersion.
+  std::int64_t opset = 0;
+  for (const auto& o : model.opset_import())
+    if (o.domain().empty() || o.domain() == "ai.onnx") opset = o.version();
+  if (opset > kOpsetVersion || opset < 13)
+    throw Error(kLoadOp, fmt::format("{}: the model uses ONNX opset {}; this version reads opsets 13 to {} (convert "
+                                     "it with onnx.version_converter, or export it with opset_version={})",
+                                     source, opset, kOpsetVersion, kOpsetVersion));
+
+  // Every operator must be one import runs: list those that are not.
+  std::set<std::string> missing;
+  for (const auto& n : graph.node()) {
+    const bool default_domain = n.domain().empty() || n.domain() == "ai.onnx";
+    if (!default_domain) {
+      missing.insert(fmt::format("{}::{} (node '{}')", n.domain(), n.op_type(), n.name()));
+    } else if (n.op_type() != "Constant" && n.op_type() != "Shape" && !find_import(n.op_type())) {
+      missing.insert(fmt::format("{} (node '{}')", n.op_type(), n.name()));
+    }
+  }
+  if (!missing.empty()) {
+    std::string list, supported;
+    for (const auto& m : missing) list += (list.empty() ? "" : ", ") + m;
+    for (const auto& s : supported_operators()) supported += (supported.empty() ? "" : ", ") + s;
+    throw Error(kLoadOp, fmt::format("{}: unsupported operators: {}. Supported (ONNX default domain): {}", source, list,
+                                     supported));
+  }
+
+  // Initializers: float tensors are parameters; integers, bools and float
+  // scalars (an exporter's literal constants) are host constants.
+  std::set<std::string> initializer_names;
+  for (const auto& init : graph.initializer()) {
+    TensorData data = read_tensor(init, kLoadOp);
+    initializer_names.insert(init.name());
+    if (is_float(data.dtype()) && data.shape().rank() > 0) {
+      program->param_names.push_back(init.name());
+      float_initializers.emplace_back(init.name(), std::move(data));
+    } else {
+      program->constants.emplace(init.name(), std::move(data));
+    }
+  }
+  // Inputs (IR < 4 lists initializers among them: those are not inputs).
+  for (const auto& in : graph.input()) {
+    if (initializer_names.count(in.name())) continue;
+    program->inputs.push_back(in.name());
+    Model::Program::InputSpec spec;
+    if (in.type().has_tensor_type()) {
+      const auto& tt = in.type().tensor_type();
+      spec.dtype = burn_dtype(tt.elem_type());
+      if (tt.has_shape()) {
+        spec.has_shape = true;
+        for (const auto& d : tt.shape().dim())
+          spec.dims.push_back(d.has_dim_value() ? std::optional<std::size_t>(static_cast<std::size_t>(d.dim_value()))
+                                                : std::nullopt);
+      }
+    }
+    program->input_specs.push_back(spec);
+  }
+  for (const auto& out : graph.output()) program->outputs.push_back(out.name());
+
+  for (const auto& n : graph.node()) {
+    Model::Program::Step step;
+    step.node = &n;
+    for (const auto& a : n.attribute()) step.attrs.emplace(a.name(), &a);
+    if (n.op_type() == "Constant") {
+      program->constants.emplace(n.output(0), constant_value(n, source));
+      step.folded = true;
+    } else if (n.op_type() != "Shape") {
+      step.fn = find_import(n.op_type());
+    }
+    program->steps.push_back(std::move(step));
+  }
+  return program;
+}
+
+/// Computes, once, the steps whose inputs are all constants.
+void fold_constants(Model::Program& program) {
+  std::vector<std::unique_ptr<TensorData>> store;
+  for (auto& step : program.steps) {
+    if (step.folded || step.node->input_size() == 0) continue;
+    std::vector<Value> inputs;
+    bool constant = true;
+    for (const auto& name : step.node->input()) {
+      if (name.empty()) {
+        inputs.emplace_back();
+        continue;
+      }
+      auto it = program.constants.find(name);
+      if (it == program.constants.end()) {
+        constant = false;
+        break;
+      }
+      inputs.push_back({std::nullopt, &it->second});
+    }
+    if (!constant) continue;
+    auto outputs = run_step(program, step, inputs, program.device, store);
+    for (std::size_t i = 0; i < outputs.size(); ++i)
+      if (!step.node->output(static_cast<int>(i)).empty() && outputs[i].host)
+        program.constants.emplace(step.node->output(static_cast<int>(i)), *outputs[i].host);
+    step.folded = true;
+  }
+}
+
+std::vector<std::byte> read_whole_file(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  if (!f) throw Error(kLoadOp, fmt::format("cannot open '{}': check the path", path));
+  std::vector<char> chars((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  if (f.bad()) throw Error(kLoadOp, fmt::format("reading '{}' failed", path));
+  std::vector<std::byte> bytes(chars.size());
+  std::memcpy(bytes.data(), chars.data(), chars.size());
+  return bytes;
+}
+
+}  // namespace
+
+Model::Model(std::shared_ptr<const Program> program, std::vector<module::Param<AnyTensor>> params)
+    : program_(std::move(program)), params_(std::move(params)) {}
+
+Model Model::load(const std::string& path, const Device& device, bool trainable) {
+  const auto bytes = read_whole_file(path);
+  return from_bytes(bytes, device, trainable, path);
+}
+
+Model Model::from_bytes(std::span<const std::byte> bytes, const Device& device, bool trainable,
+                        const std::string& source) {
+  ::onnx::ModelProto proto;
+  if (bytes.size() > static_cast<std::size_t>(std::numeric_limits<int>::max()))
+    throw Error(kLoadOp, fmt::format("{}: {} bytes is beyond protobuf's 2 GiB limit (models this large keep "
+                                     "their data in external files, which this version does not read)",
+                                     source, bytes.size()));
+  if (bytes.empty() || !proto.ParseFromArray(bytes.data(), static_cast<int>(bytes.size())) || !proto.has_graph())
+    throw Error(kLoadOp, fmt::format("{} is not an ONNX model ({} bytes that do not parse as an ONNX ModelProto "
+                                     "with a graph): the file is truncated, corrupt or of another format",
+                                     source, bytes.size()));
+  try {
+    ::onnx::checker::check_model(proto);
+  } catch (const std::exception& e) {
+    throw Error(kLoadOp, fmt::format("{} fails ONNX's model checker: {}", source, e.what()));
+  }
+  std::vector<std::pair<std::string, TensorData>> float_initializers;
+  auto program = prepare(std::move(proto), source, device, float_initializers);
+  fold_constants(*program);
+  std::vector<module::Param<AnyTensor>> params;
+  params.reserve(float_initializers.size());
+  for (auto& [name, data] : float_initializers) {
+    const DType dtype = data.dtype();
+    params.emplace_back(
+        AnyTensor(detail::from_data(std::move(data), TensorCreationOptions(device, dtype), TensorKind::Float)),
+        trainable);
+  }
+  return Model(std::move(program), std::move(params));
+}
+
+const std::vector<std::string>& Model::input_names() const { return program_->inputs; }
+const std::vector<std::string>& Model::output_names() const { return program_->outputs; }
+
+void Model::visit_fields(module::Visitor& v, const std::string& prefix) {
+  for (std::size_t i = 0; i < params_.size(); ++i)
+    module::detail::visit_field(v, module::detail::join_path(prefix, program_->param_names[i]), params_[i]);
+}
+
+std::vector<TensorRef> Model::forward(const std::vector<TensorRef>& inputs) const {
+  const Program& p = *program_;
+  if (inputs.size() != p.inputs.size())
+    throw Error(kRunOp, fmt::format("{} takes {} input(s) ({}), got {}", p.source, p.inputs.size(),
+                                    fmt::join(p.inputs, ", "), inputs.size()));
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    const auto& spec = p.input_specs[i];
+    const auto& got = inputs[i]->spec;
+    if (spec.dtype && *spec.dtype != got.dtype)
+      throw Error(kRunOp, fmt::format("input '{}' must be {}, got {}", p.inputs[i], dtype_name(*spec.dtype),
+                                      dtype_name(got.dtype)));
+    bool ok = !spec.has_shape || spec.dims.size() == got.shape.rank();
+    for (std::size_t d = 0; ok && d < spec.dims.size(); ++d) ok = !spec.dims[d] || *spec.dims[d] == got.shape[d];
+    if (!ok) {
+      std::vector<std::string> want;
+      for (const auto& d : spec.dims) want.push_back(d ? std::to_string(*d) : "?");
+      throw Error(kRunOp, fmt::format("input '{}' must have shape [{}], got {}", p.inputs[i], fmt::join(want, ", "),
+                                      got.shape.to_string()));
+    }
+  }
+  const Device& device = inputs.empty() ? p.device : inputs[0]->device;
+
+  std::unordered_map<std::string, Value> env;
+  for (const auto& [name, data] : p.constants) env[name].host = &data;
+  for (std::size_t i = 0; i < params_.size(); ++i) env[p.param_names[i]].tensor = params_[i].ref();
+  for (std::size_t i = 0; i < inputs.size(); ++i) env[p.inputs[i]] = {inputs[i], nullptr};
+
+  std::vector<std::unique_ptr<TensorData>> host_store;
+  for (const auto& step : p.steps) {
+    if (step.folded) continue;
+    std::vector<Value> in;
+    for (const auto& name : step.node->input()) {
+      if (name.empty()) {
+        in.emplace_back();
+        continue;
+      }
+      auto it = env.find(name);
+      if (it == env.end())
+        throw Error(kRunOp, fmt::format("{}: node '{}' reads '{}', which nothing before it defines", p.source,
+                                        step.node->name(), name));
+      in.push_back(it->second);
+    }
+    auto out = run_step(p, step, in, device, host_store);
+    // Host values sent to the device stay sent for later readers.
+    for (std::size_t i = 0; i < in.size(); ++i)
+      if (in[i].tensor && !step.node->input(static_cast<int>(i)).empty())
+        env[step.node->input(static_cast<int>(i))].tensor = in[i].tensor;
+    for (std::size_t i = 0; i < out.size(); ++i)
+      if (!step.node->output(static_cast<int>(i)).empty()) env[step.node->output(static_cast<int>(i))] = out[i];
+  }
+  std::vector<TensorRef> results;
+  for (const auto& name : p.outputs) {
+    auto it = env.find(name);
+    if (it == env.end()) throw Error(kRunOp, fmt::format("{}: the output '{}' is never computed", p.source, name));
+    const Value& v = it->second;
+    if (v.tensor) {
+      results.push_back(*v.tensor);
+    } else {
+      results.push_back(
+          detail::from_data(*v.host, TensorCreationOptions(device, v.host->dtype()), kind_for(v.host->dtype())));
+    }
+  }
+  return results;
+}
+
+std::vector<TensorData> Model::run(const std::vector<TensorData>& inputs) const {
+  const Device device = params_.empty() ? program_->device : params_[0].ref()->device;
+  std::vector<TensorRef> refs;
+  for (const auto& d : inputs)
+    refs.push_back(detail::from_data(d, TensorCreationOptions(device, d.dtype()), kind_for(d.dtype())));
+  std::vector<TensorData> out;
+  for (const auto& r : forward(refs)) out.push_back(detail::to_data(r));
+  return out;
+}
+
+}  // namespace burn::onnx

@@ -1,0 +1,856 @@
+// The ONNX operators import runs (opsets 13 to 17), grouped as ONNX's
+// operator list groups them: elementwise, activations, matmul, reductions,
+// shape and layout, indexing, creation, neural-network layers.
+//
+// ONNX broadcasts across ranks; burn's elementwise ops take equal ranks, so
+// operands are first given leading unit dims (align_ranks).
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <numeric>
+
+#include <burn/activation.hpp>
+#include <burn/detail/ops.hpp>
+#include <burn/error.hpp>
+#include <burn/module/ops.hpp>
+#include <fmt/format.h>
+
+#include "onnx/import_ops.hpp"
+
+namespace burn::onnx {
+
+// ---- NodeArgs -------------------------------------------------------------------------------
+
+using detail::TensorRef;
+using I64s = std::vector<std::int64_t>;
+
+void NodeArgs::fail(std::string_view message) const {
+  throw Error(kRunOp, fmt::format("node '{}' ({}): {}", node_.name(), node_.op_type(), message));
+}
+
+const TensorRef& NodeArgs::in(std::size_t i) const {
+  if (!has(i)) fail(fmt::format("input {} is required but missing", i));
+  return *inputs_[i];
+}
+
+std::vector<std::int64_t> NodeArgs::ints(std::size_t i) const {
+  const TensorData data = i < host_.size() && host_[i] ? *host_[i] : detail::to_data(in(i));
+  if (is_float(data.dtype()) || is_bool(data.dtype()))
+    fail(fmt::format("input {} must hold integers, it is {}", i, dtype_name(data.dtype())));
+  return data.convert(DType::I64).to_vec<std::int64_t>();
+}
+
+double NodeArgs::scalar(std::size_t i) const {
+  const TensorData data = i < host_.size() && host_[i] ? *host_[i] : detail::to_data(in(i));
+  if (data.num_elements() != 1)
+    fail(fmt::format("input {} must hold one value, it has shape {}", i, data.shape().to_string()));
+  return data.value_as_double(0);
+}
+
+const ::onnx::AttributeProto* NodeArgs::attr(std::string_view name) const {
+  auto it = attrs_.find(std::string(name));
+  return it == attrs_.end() ? nullptr : it->second;
+}
+bool NodeArgs::has_attr(std::string_view name) const { return attr(name) != nullptr; }
+std::int64_t NodeArgs::attr_int(std::string_view name, std::int64_t fallback) const {
+  const auto* a = attr(name);
+  return a ? a->i() : fallback;
+}
+float NodeArgs::attr_float(std::string_view name, float fallback) const {
+  const auto* a = attr(name);
+  return a ? a->f() : fallback;
+}
+std::string NodeArgs::attr_string(std::string_view name, std::string_view fallback) const {
+  const auto* a = attr(name);
+  return a ? a->s() : std::string(fallback);
+}
+std::optional<std::vector<std::int64_t>> NodeArgs::attr_ints(std::string_view name) const {
+  const auto* a = attr(name);
+  if (!a) return std::nullopt;
+  return std::vector<std::int64_t>(a->ints().begin(), a->ints().end());
+}
+std::optional<TensorData> NodeArgs::attr_tensor(std::string_view name) const {
+  const auto* a = attr(name);
+  if (!a) return std::nullopt;
+  return read_tensor(a->t(), kRunOp);
+}
+
+namespace {
+
+// ---- helpers ----------------------------------------------------------------------------------
+
+std::size_t rank_of(const TensorRef& t) { return t->spec.shape.rank(); }
+const Shape& shape_of(const TensorRef& t) { return t->spec.shape; }
+DType dtype_of(const TensorRef& t) { return t->spec.dtype; }
+
+std::size_t axis(const NodeArgs& a, std::int64_t axis, std::size_t rank) {
+  const auto r = static_cast<std::int64_t>(rank);
+  if (axis < -r || axis >= r) a.fail(fmt::format("axis {} is out of range for rank {}", axis, rank));
+  return static_cast<std::size_t>(axis < 0 ? axis + r : axis);
+}
+
+/// Leading unit dims up to `rank`.
+TensorRef with_rank(const TensorRef& t, std::size_t rank) {
+  if (rank_of(t) >= rank) return t;
+  I64s dims(rank - rank_of(t), 1);
+  for (auto d : shape_of(t).dims()) dims.push_back(static_cast<std::int64_t>(d));
+  return detail::reshape(t, dims);
+}
+
+std::pair<TensorRef, TensorRef> align_ranks(const TensorRef& a, const TensorRef& b) {
+  const std::size_t r = std::max(rank_of(a), rank_of(b));
+  return {with_rank(a, r), with_rank(b, r)};
+}
+
+TensorRef broadcast_binary(ir::BinaryOp op, const TensorRef& x, const TensorRef& y) {
+  auto [l, r] = align_ranks(x, y);
+  if (dtype_of(r) != dtype_of(l)) r = detail::cast(r, dtype_of(l));  // Pow's exponent may differ
+  return detail::binary(op, l, r);
+}
+
+std::vector<TensorRef> one(TensorRef t) { return {std::move(t)}; }
+
+template <ir::BinaryOp Op>
+std::vector<TensorRef> binary_op(const NodeArgs& a) {
+  return one(broadcast_binary(Op, a.in(0), a.in(1)));
+}
+
+/// Max, Min, Sum, Mean: any number of inputs, broadcast together.
+template <ir::BinaryOp Op>
+std::vector<TensorRef> variadic(const NodeArgs& a) {
+  TensorRef acc = a.in(0);
+  for (std::size_t i = 1; i < a.num_inputs(); ++i) acc = broadcast_binary(Op, acc, a.in(i));
+  return one(acc);
+}
+
+std::vector<TensorRef> mean_op(const NodeArgs& a) {
+  TensorRef acc = variadic<ir::BinaryOp::Add>(a)[0];
+  return one(detail::binary_scalar(ir::BinaryOp::Div, acc, static_cast<double>(a.num_inputs())));
+}
+
+template <ir::UnaryOp Op>
+std::vector<TensorRef> unary_op(const NodeArgs& a) {
+  return one(detail::unary(Op, a.in(0)));
+}
+
+std::vector<TensorRef> identity(const NodeArgs& a) { return one(a.in(0)); }
+
+std::vector<TensorRef> mod(const NodeArgs& a) {
+  const TensorRef& x = a.in(0);
+  const TensorRef& y = a.in(1);
+  if (a.attr_int("fmod", 0) == 0) {
+    if (is_float(dtype_of(x))) a.fail("fmod = 0 is for integers; floats need fmod = 1");
+    return one(broadcast_binary(ir::BinaryOp::Rem, x, y));
+  }
+  // fmod = 1: the dividend's sign (C fmod): x - trunc(x / y) * y.
+  TensorRef q = broadcast_binary(ir::BinaryOp::Div, x, y);
+  if (is_float(dtype_of(q))) q = detail::unary(ir::UnaryOp::Trunc, q);
+  return one(broadcast_binary(ir::BinaryOp::Sub, x, broadcast_binary(ir::BinaryOp::Mul, q, y)));
+}
+
+std::vector<TensorRef> clip(const NodeArgs& a) {
+  std::optional<Scalar> lo, hi;
+  const bool ints = !is_float(dtype_of(a.in(0)));
+  auto bound = [&](std::size_t i) -> std::optional<Scalar> {
+    if (!a.has(i)) return std::nullopt;
+    const double v = a.scalar(i);
+    return ints ? Scalar(static_cast<std::int64_t>(v)) : Scalar(v);
+  };
+  lo = bound(1);
+  hi = bound(2);
+  if (!lo && !hi) return one(a.in(0));
+  return one(detail::clamp(a.in(0), lo, hi));
+}
+
+std::vector<TensorRef> cast(const NodeArgs& a) {
+  const auto to = burn_dtype(static_cast<std::int32_t>(a.attr_int("to", 0)));
+  if (!to)
+    a.fail(fmt::format("cast to {} is not supported: burn has no such dtype",
+                       onnx_type_name(static_cast<std::int32_t>(a.attr_int("to", 0)))));
+  return one(detail::cast(a.in(0), *to));
+}
+
+std::vector<TensorRef> is_inf(const NodeArgs& a) {
+  const bool neg = a.attr_int("detect_negative", 1) != 0, pos = a.attr_int("detect_positive", 1) != 0;
+  TensorRef inf = detail::unary(ir::UnaryOp::IsInf, a.in(0));
+  if (neg && pos) return one(inf);
+  if (!neg && !pos) return one(detail::binary_scalar(ir::BinaryOp::LogicalAnd, inf, false));
+  const TensorRef sign = detail::binary_scalar(pos ? ir::BinaryOp::Greater : ir::BinaryOp::Less, a.in(0), 0.0);
+  return one(detail::binary(ir::BinaryOp::LogicalAnd, inf, sign));
+}
+
+std::vector<TensorRef> where(const NodeArgs& a) {
+  // Broadcast all three to one shape, then take x where the condition holds.
+  const std::size_t r = std::max({rank_of(a.in(0)), rank_of(a.in(1)), rank_of(a.in(2))});
+  TensorRef c = with_rank(a.in(0), r), x = with_rank(a.in(1), r), y = with_rank(a.in(2), r);
+  Shape out = ir::broadcast_shapes("Where", ir::broadcast_shapes("Where", shape_of(c), shape_of(x)), shape_of(y));
+  const I64s dims(out.dims().begin(), out.dims().end());
+  if (dtype_of(c) != DType::Bool) a.fail("the condition must be bool");
+  return one(detail::mask_where(detail::expand(y, dims), detail::expand(c, dims), detail::expand(x, dims)));
+}
+
+// ---- activations ------------------------------------------------------------------------------
+
+std::vector<TensorRef> relu(const NodeArgs& a) { return one(detail::relu(a.in(0))); }
+std::vector<TensorRef> sigmoid(const NodeArgs& a) { return one(detail::sigmoid(a.in(0))); }
+std::vector<TensorRef> leaky_relu(const NodeArgs& a) {
+  return one(detail::leaky_relu(a.in(0), a.attr_float("alpha", 0.01F)));
+}
+std::vector<TensorRef> softplus(const NodeArgs& a) { return one(detail::softplus(a.in(0), 1.0)); }
+std::vector<TensorRef> hard_sigmoid(const NodeArgs& a) {
+  return one(detail::hard_sigmoid(a.in(0), a.attr_float("alpha", 0.2F), a.attr_float("beta", 0.5F)));
+}
+std::vector<TensorRef> softmax(const NodeArgs& a) {
+  const auto ax = static_cast<std::int64_t>(axis(a, a.attr_int("axis", -1), rank_of(a.in(0))));
+  return one(detail::softmax(a.in(0), ax));
+}
+std::vector<TensorRef> log_softmax(const NodeArgs& a) {
+  const auto ax = static_cast<std::int64_t>(axis(a, a.attr_int("axis", -1), rank_of(a.in(0))));
+  return one(detail::log_softmax(a.in(0), ax));
+}
+
+// ---- matmul -----------------------------------------------------------------------------------
+
+TensorRef matmul(const NodeArgs& a, TensorRef x, TensorRef y) {
+  // numpy's rules: a 1-D left operand is a row, a 1-D right one a column, removed again after.
+  const bool x_vec = rank_of(x) == 1, y_vec = rank_of(y) == 1;
+  if (rank_of(x) == 0 || rank_of(y) == 0) a.fail("matmul operands must have at least one dim");
+  if (x_vec) x = detail::unsqueeze_dim(x, 0);
+  if (y_vec) y = detail::unsqueeze_dim(y, 1);
+  auto [l, r] = align_ranks(x, y);
+  TensorRef out = detail::matmul(l, r);
+  if (y_vec) out = detail::squeeze_dim(out, -1);
+  if (x_vec) out = detail::squeeze_dim(out, y_vec ? -1 : -2);
+  return out;
+}
+
+std::vector<TensorRef> matmul_op(const NodeArgs& a) { return one(matmul(a, a.in(0), a.in(1))); }
+
+std::vector<TensorRef> gemm(const NodeArgs& a) {
+  TensorRef x = a.in(0), y = a.in(1);
+  if (rank_of(x) != 2 || rank_of(y) != 2) a.fail("Gemm takes 2-D A and B");
+  if (a.attr_int("transA", 0)) x = detail::swap_dims(x, 0, 1);
+  if (a.attr_int("transB", 0)) y = detail::swap_dims(y, 0, 1);
+  TensorRef out = detail::matmul(x, y);
+  const double alpha = a.attr_float("alpha", 1.0F), beta = a.attr_float("beta", 1.0F);
+  if (alpha != 1.0) out = detail::binary_scalar(ir::BinaryOp::Mul, out, alpha);
+  if (a.has(2) && beta != 0.0) {
+    TensorRef c = a.in(2);
+    if (beta != 1.0) c = detail::binary_scalar(ir::BinaryOp::Mul, c, beta);
+    out = broadcast_binary(ir::BinaryOp::Add, out, c);
+  }
+  return one(out);
+}
+
+// ---- reductions -------------------------------------------------------------------------------
+
+TensorRef reduce(const NodeArgs& a, ir::ReduceOp op, const TensorRef& x, std::optional<I64s> axes, bool keepdims) {
+  const std::size_t r = rank_of(x);
+  std::vector<std::size_t> dims;
+  if (!axes || axes->empty()) {
+    dims.resize(r);
+    std::iota(dims.begin(), dims.end(), 0);
+  } else {
+    for (auto ax : *axes) dims.push_back(axis(a, ax, r));
+  }
+  std::sort(dims.begin(), dims.end());
+  dims.erase(std::unique(dims.begin(), dims.end()), dims.end());
+  TensorRef out = x;
+  for (auto d : dims) out = detail::reduce_dim(op, out, static_cast<std::int64_t>(d));
+  if (!keepdims) {
+    I64s shape;
+    for (std::size_t d = 0; d < r; ++d)
+      if (!std::binary_search(dims.begin(), dims.end(), d)) shape.push_back(static_cast<std::int64_t>(shape_of(x)[d]));
+    out = detail::reshape(out, shape);
+  }
+  return out;
+}
+
+template <ir::ReduceOp Op>
+std::vector<TensorRef> reduce_attr(const NodeArgs& a) {
+  return one(reduce(a, Op, a.in(0), a.attr_ints("axes"), a.attr_int("keepdims", 1) != 0));
+}
+
+std::vector<TensorRef> reduce_sum(const NodeArgs& a) {
+  std::optional<I64s> axes;
+  if (a.has(1)) axes = a.ints(1);
+  if ((!axes || axes->empty()) && a.attr_int("noop_with_empty_axes", 0)) return one(a.in(0));
+  return one(reduce(a, ir::ReduceOp::Sum, a.in(0), axes, a.attr_int("keepdims", 1) != 0));
+}
+
+template <ir::ReduceOp Op>
+std::vector<TensorRef> arg_reduce(const NodeArgs& a) {
+  if (a.attr_int("select_last_index", 0)) a.fail("select_last_index = 1 is not supported (burn picks the first)");
+  const std::size_t d = axis(a, a.attr_int("axis", 0), rank_of(a.in(0)));
+  return one(reduce(a, Op, a.in(0), I64s{static_cast<std::int64_t>(d)}, a.attr_int("keepdims", 1) != 0));
+}
+
+std::vector<TensorRef> cumsum(const NodeArgs& a) {
+  const std::size_t d = axis(a, a.ints(1).at(0), rank_of(a.in(0)));
+  const I64s flip_axes{static_cast<std::int64_t>(d)};
+  TensorRef x = a.in(0);
+  const bool reverse = a.attr_int("reverse", 0) != 0;
+  if (reverse) x = detail::flip(x, flip_axes);
+  TensorRef out = detail::cumulative(ir::CumulativeOp::Sum, x, static_cast<std::int64_t>(d));
+  if (a.attr_int("exclusive", 0)) out = detail::binary(ir::BinaryOp::Sub, out, x);
+  if (reverse) out = detail::flip(out, flip_axes);
+  return one(out);
+}
+
+std::vector<TensorRef> topk(const NodeArgs& a) {
+  const std::size_t d = axis(a, a.attr_int("axis", -1), rank_of(a.in(0)));
+  const I64s k = a.ints(1);
+  if (k.size() != 1 || k[0] < 0 || static_cast<std::size_t>(k[0]) > shape_of(a.in(0))[d])
+    a.fail(fmt::format("K must be one value in [0, {}]", shape_of(a.in(0))[d]));
+  auto [values, indices] =
+      detail::topk(a.in(0), static_cast<std::size_t>(k[0]), static_cast<std::int64_t>(d), a.attr_int("largest", 1));
+  return {values, detail::cast(indices, DType::I64)};
+}
+
+// ---- shape and layout -------------------------------------------------------------------------
+
+std::vector<TensorRef> reshape(const NodeArgs& a) {
+  const TensorRef& x = a.in(0);
+  I64s dims = a.ints(1);
+  const bool allowzero = a.attr_int("allowzero", 0) != 0;
+  for (std::size_t i = 0; i < dims.size(); ++i) {
+    if (dims[i] == 0 && !allowzero) {
+      if (i >= rank_of(x)) a.fail(fmt::format("shape entry {} is 0 (copy) past the input's rank", i));
+      dims[i] = static_cast<std::int64_t>(shape_of(x)[i]);
+    }
+  }
+  // burn's reshape reads 0 as "keep": with allowzero, an empty dim is given as an exact shape.
+  if (allowzero && std::find(dims.begin(), dims.end(), 0) != dims.end()) {
+    std::vector<std::size_t> exact;
+    for (auto d : dims) {
+      if (d < 0) a.fail("allowzero with -1 in the shape is ambiguous");
+      exact.push_back(static_cast<std::size_t>(d));
+    }
+    return one(detail::reshape_exact(x, Shape(exact)));
+  }
+  return one(detail::reshape(x, dims));
+}
+
+std::vector<TensorRef> flatten(const NodeArgs& a) {
+  const TensorRef& x = a.in(0);
+  const std::size_t r = rank_of(x);
+  const auto ax = a.attr_int("axis", 1);
+  const std::size_t split = ax == static_cast<std::int64_t>(r) ? r : axis(a, ax, r);
+  std::int64_t outer = 1, inner = 1;
+  for (std::size_t d = 0; d < r; ++d) (d < split ? outer : inner) *= static_cast<std::int64_t>(shape_of(x)[d]);
+  return one(detail::reshape(x, I64s{outer, inner}));
+}
+
+std::vector<TensorRef> transpose(const NodeArgs& a) {
+  const std::size_t r = rank_of(a.in(0));
+  I64s perm;
+  if (auto p = a.attr_ints("perm")) {
+    perm = *p;
+  } else {
+    for (std::size_t d = r; d-- > 0;) perm.push_back(static_cast<std::int64_t>(d));
+  }
+  return one(detail::permute(a.in(0), perm));
+}
+
+std::vector<TensorRef> expand(const NodeArgs& a) {
+  const I64s target = a.ints(1);
+  Shape t;
+  for (auto d : target) {
+    if (d < 0) a.fail("the shape must not be negative");
+    t.dims().push_back(static_cast<std::size_t>(d));
+  }
+  const std::size_t r = std::max(rank_of(a.in(0)), t.rank());
+  const TensorRef x = with_rank(a.in(0), r);
+  while (t.rank() < r) t.dims().insert(t.dims().begin(), 1);
+  const Shape out = ir::broadcast_shapes("Expand", shape_of(x), t);
+  return one(detail::expand(x, I64s(out.dims().begin(), out.dims().end())));
+}
+
+std::vector<TensorRef> squeeze(const NodeArgs& a) {
+  const TensorRef& x = a.in(0);
+  std::vector<bool> drop(rank_of(x), false);
+  if (a.has(1)) {
+    for (auto ax : a.ints(1)) {
+      const std::size_t d = axis(a, ax, rank_of(x));
+      if (shape_of(x)[d] != 1) a.fail(fmt::format("cannot squeeze dim {} of size {}", d, shape_of(x)[d]));
+      drop[d] = true;
+    }
+  } else {
+    for (std::size_t d = 0; d < drop.size(); ++d) drop[d] = shape_of(x)[d] == 1;
+  }
+  I64s dims;
+  for (std::size_t d = 0; d < drop.size(); ++d)
+    if (!drop[d]) dims.push_back(static_cast<std::int64_t>(shape_of(x)[d]));
+  return one(detail::reshape(x, dims));
+}
+
+std::vector<TensorRef> unsqueeze(const NodeArgs& a) {
+  const TensorRef& x = a.in(0);
+  const I64s axes = a.ints(1);
+  const std::size_t out_rank = rank_of(x) + axes.size();
+  std::vector<bool> inserted(out_rank, false);
+  for (auto ax : axes) {
+    const std::size_t d = axis(a, ax, out_rank);
+    if (inserted[d]) a.fail("an axis is listed twice");
+    inserted[d] = true;
+  }
+  I64s dims;
+  std::size_t next = 0;
+  for (std::size_t d = 0; d < out_rank; ++d)
+    dims.push_back(inserted[d] ? 1 : static_cast<std::int64_t>(shape_of(x)[next++]));
+  return one(detail::reshape(x, dims));
+}
+
+std::vector<TensorRef> concat(const NodeArgs& a) {
+  std::vector<TensorRef> parts;
+  for (std::size_t i = 0; i < a.num_inputs(); ++i) parts.push_back(a.in(i));
+  return one(detail::cat(parts, static_cast<std::int64_t>(axis(a, a.attr_int("axis", 0), rank_of(parts[0])))));
+}
+
+std::vector<TensorRef> split(const NodeArgs& a) {
+  const TensorRef& x = a.in(0);
+  const std::size_t d = axis(a, a.attr_int("axis", 0), rank_of(x));
+  const std::size_t n = a.num_outputs();
+  std::vector<std::size_t> sizes;
+  if (a.has(1)) {
+    for (auto s : a.ints(1)) {
+      if (s < 0) a.fail("split sizes must not be negative");
+      sizes.push_back(static_cast<std::size_t>(s));
+    }
+  } else {
+    const std::size_t len = shape_of(x)[d];
+    const std::size_t each = (len + n - 1) / n;  // the last part may be smaller
+    for (std::size_t i = 0, left = len; i < n; ++i) {
+      sizes.push_back(std::min(each, left));
+      left -= sizes.back();
+    }
+  }
+  if (sizes.size() != n) a.fail(fmt::format("{} split sizes for {} outputs", sizes.size(), n));
+  return detail::split_with_sizes(x, sizes, static_cast<std::int64_t>(d));
+}
+
+std::vector<TensorRef> slice(const NodeArgs& a) {
+  const TensorRef& x = a.in(0);
+  const std::size_t r = rank_of(x);
+  const I64s starts = a.ints(1), ends = a.ints(2);
+  I64s axes, steps;
+  if (a.has(3)) {
+    axes = a.ints(3);
+  } else {
+    for (std::size_t i = 0; i < starts.size(); ++i) axes.push_back(static_cast<std::int64_t>(i));
+  }
+  steps = a.has(4) ? a.ints(4) : I64s(starts.size(), 1);
+  if (ends.size() != starts.size() || axes.size() != starts.size() || steps.size() != starts.size())
+    a.fail("starts, ends, axes and steps must have one entry each per sliced axis");
+  ir::Slice op;
+  for (std::size_t d = 0; d < r; ++d) op.ranges.push_back({0, shape_of(x)[d], 1});
+  for (std::size_t i = 0; i < axes.size(); ++i) {
+    const std::size_t d = axis(a, axes[i], r);
+    const auto dim = static_cast<std::int64_t>(shape_of(x)[d]);
+    const std::int64_t step = steps[i];
+    if (step == 0) a.fail("a step is 0");
+    // ONNX's clamping: negative positions count from the end; then starts
+    // and ends clamp to [0, dim] (step > 0) or [-1, dim - 1] (step < 0).
+    std::int64_t s = starts[i] < 0 ? starts[i] + dim : starts[i];
+    std::int64_t e = ends[i] < 0 ? ends[i] + dim : ends[i];
+    if (step > 0) {
+      s = std::clamp<std::int64_t>(s, 0, dim);
+      e = std::clamp<std::int64_t>(e, 0, dim);
+    } else {
+      s = std::clamp<std::int64_t>(s, -1, dim - 1);
+      e = std::clamp<std::int64_t>(e, -1, dim - 1);
+    }
+    const std::int64_t span = step > 0 ? e - s : s - e;
+    const std::int64_t mag = step > 0 ? step : -step;
+    const std::int64_t len = span <= 0 ? 0 : (span + mag - 1) / mag;
+    op.ranges[d] = {len == 0 ? 0 : static_cast<std::size_t>(s), static_cast<std::size_t>(len), step};
+  }
+  return one(detail::execute1(op, {x}));
+}
+
+// ---- indexing ---------------------------------------------------------------------------------
+
+/// Negative indices count from the end of `dim_size`.
+TensorRef wrap_indices(const TensorRef& idx, std::size_t dim_size) {
+  TensorRef i = dtype_of(idx) == DType::I64 ? idx : detail::cast(idx, DType::I64);
+  const TensorRef negative = detail::binary_scalar(ir::BinaryOp::Less, i, std::int64_t{0});
+  const TensorRef shifted = detail::binary_scalar(ir::BinaryOp::Add, i, static_cast<std::int64_t>(dim_size));
+  return detail::mask_where(i, negative, shifted);
+}
+
+std::vector<TensorRef> gather(const NodeArgs& a) {
+  const TensorRef& x = a.in(0);
+  const std::size_t d = axis(a, a.attr_int("axis", 0), rank_of(x));
+  const TensorRef& idx = a.in(1);
+  const std::size_t n = shape_of(idx).num_elements();
+  const TensorRef flat = detail::reshape(wrap_indices(idx, shape_of(x)[d]), I64s{static_cast<std::int64_t>(n)});
+  const TensorRef picked = detail::select(x, static_cast<std::int64_t>(d), flat);
+  // data.shape[:axis] + indices.shape + data.shape[axis + 1:]
+  I64s dims;
+  for (std::size_t i = 0; i < d; ++i) dims.push_back(static_cast<std::int64_t>(shape_of(x)[i]));
+  for (auto s : shape_of(idx).dims()) dims.push_back(static_cast<std::int64_t>(s));
+  for (std::size_t i = d + 1; i < rank_of(x); ++i) dims.push_back(static_cast<std::int64_t>(shape_of(x)[i]));
+  return one(detail::reshape(picked, dims));
+}
+
+std::vector<TensorRef> gather_elements(const NodeArgs& a) {
+  const TensorRef& x = a.in(0);
+  const std::size_t d = axis(a, a.attr_int("axis", 0), rank_of(x));
+  return one(detail::gather(x, static_cast<std::int64_t>(d), wrap_indices(a.in(1), shape_of(x)[d])));
+}
+
+std::vector<TensorRef> scatter_elements(const NodeArgs& a) {
+  const TensorRef& x = a.in(0);
+  const std::size_t d = axis(a, a.attr_int("axis", 0), rank_of(x));
+  const std::string reduction = a.attr_string("reduction", "none");
+  ir::IndexReduce mode = ir::IndexReduce::Assign;
+  if (reduction == "add") {
+    mode = ir::IndexReduce::Add;
+  } else if (reduction != "none") {
+    a.fail(fmt::format("reduction '{}' is not supported (none and add are)", reduction));
+  }
+  return one(detail::scatter(x, static_cast<std::int64_t>(d), wrap_indices(a.in(1), shape_of(x)[d]), a.in(2), mode));
+}
+
+// ---- creation ---------------------------------------------------------------------------------
+
+std::vector<TensorRef> constant_of_shape(const NodeArgs& a) {
+  Shape shape;
+  for (auto d : a.ints(0)) {
+    if (d < 0) a.fail("the shape must not be negative");
+    shape.dims().push_back(static_cast<std::size_t>(d));
+  }
+  TensorData value = a.attr_tensor("value").value_or(TensorData(std::vector<float>{0.0F}));
+  if (value.num_elements() != 1) a.fail("value must hold one element");
+  const DType dtype = value.dtype();
+  const Scalar s = is_float(dtype)  ? Scalar(value.value_as_double(0))
+                   : is_bool(dtype) ? Scalar(value.value_as_double(0) != 0.0)
+                                    : Scalar(static_cast<std::int64_t>(value.value_as_double(0)));
+  const TensorKind kind = is_float(dtype) ? TensorKind::Float : is_bool(dtype) ? TensorKind::Bool : TensorKind::Int;
+  return one(detail::full(shape, s, TensorCreationOptions(a.device(), dtype), kind));
+}
+
+std::vector<TensorRef> range(const NodeArgs& a) {
+  const DType dtype = dtype_of(a.in(0));
+  if (!is_float(dtype)) {
+    const auto start = static_cast<std::int64_t>(a.scalar(0)), limit = static_cast<std::int64_t>(a.scalar(1)),
+               delta = static_cast<std::int64_t>(a.scalar(2));
+    if (delta == 0) a.fail("delta is 0");
+    return one(detail::arange(start, limit, delta, TensorCreationOptions(a.device(), dtype), TensorKind::Int));
+  }
+  const double start = a.scalar(0), limit = a.scalar(1), delta = a.scalar(2);
+  if (delta == 0.0) a.fail("delta is 0");
+  const double count = std::max(0.0, std::ceil((limit - start) / delta));
+  if (count > 1e9) a.fail("the range is too long");
+  std::vector<double> values(static_cast<std::size_t>(count));
+  for (std::size_t i = 0; i < values.size(); ++i) values[i] = start + static_cast<double>(i) * delta;
+  return one(detail::from_data(TensorData(values).convert(dtype), TensorCreationOptions(a.device(), dtype),
+                               TensorKind::Float));
+}
+
+// ---- neural-network layers --------------------------------------------------------------------
+
+/// Symmetric pads per spatial dim from ONNX's [begin..., end...]; asymmetric ones are an error.
+std::vector<std::size_t> spatial_pads(const NodeArgs& a, std::size_t n) {
+  const std::string auto_pad = a.attr_string("auto_pad", "NOTSET");
+  if (auto_pad != "NOTSET" && auto_pad != "VALID")
+    a.fail(fmt::format("auto_pad {} is not supported: export with explicit pads", auto_pad));
+  std::vector<std::size_t> pads(n, 0);
+  if (auto p = a.attr_ints("pads"); p && auto_pad == "NOTSET") {
+    if (p->size() != 2 * n) a.fail(fmt::format("pads has {} entries for {} spatial dims", p->size(), n));
+    for (std::size_t i = 0; i < n; ++i) {
+      if ((*p)[i] != (*p)[i + n] || (*p)[i] < 0)
+        a.fail("asymmetric (or negative) padding is not supported: pad with a Pad node first");
+      pads[i] = static_cast<std::size_t>((*p)[i]);
+    }
+  }
+  return pads;
+}
+
+std::vector<std::size_t> spatial(const NodeArgs& a, std::string_view name, std::size_t n, std::size_t fallback) {
+  std::vector<std::size_t> out(n, fallback);
+  if (auto v = a.attr_ints(name)) {
+    if (v->size() != n) a.fail(fmt::format("{} has {} entries for {} spatial dims", name, v->size(), n));
+    for (std::size_t i = 0; i < n; ++i) {
+      if ((*v)[i] < 1) a.fail(fmt::format("{} entries must be at least 1", name));
+      out[i] = static_cast<std::size_t>((*v)[i]);
+    }
+  }
+  return out;
+}
+
+std::vector<TensorRef> conv(const NodeArgs& a) {
+  const TensorRef& x = a.in(0);
+  if (rank_of(x) < 3) a.fail("the input needs a batch, a channel and at least one spatial dim");
+  const std::size_t n = rank_of(x) - 2;
+  std::optional<TensorRef> bias;
+  if (a.has(2)) bias = a.in(2);
+  return one(detail::conv(x, a.in(1), bias, spatial(a, "strides", n, 1), spatial_pads(a, n),
+                          spatial(a, "dilations", n, 1), static_cast<std::size_t>(a.attr_int("group", 1))));
+}
+
+std::vector<TensorRef> conv_transpose(const NodeArgs& a) {
+  const TensorRef& x = a.in(0);
+  if (rank_of(x) < 3) a.fail("the input needs a batch, a channel and at least one spatial dim");
+  if (a.has_attr("output_shape")) a.fail("output_shape is not supported: export with pads and output_padding");
+  const std::size_t n = rank_of(x) - 2;
+  std::optional<TensorRef> bias;
+  if (a.has(2)) bias = a.in(2);
+  std::vector<std::size_t> out_pad(n, 0);
+  if (auto v = a.attr_ints("output_padding"))
+    for (std::size_t i = 0; i < n && i < v->size(); ++i) out_pad[i] = static_cast<std::size_t>((*v)[i]);
+  return one(detail::conv_transpose(x, a.in(1), bias, spatial(a, "strides", n, 1), spatial_pads(a, n), out_pad,
+                                    spatial(a, "dilations", n, 1), static_cast<std::size_t>(a.attr_int("group", 1))));
+}
+
+std::vector<TensorRef> max_pool(const NodeArgs& a) {
+  const TensorRef& x = a.in(0);
+  const std::size_t n = rank_of(x) - 2;
+  if (a.output_wanted(1)) a.fail("the Indices output is not supported (ONNX numbers them over the whole tensor)");
+  if (a.attr_int("storage_order", 0) != 0) a.fail("storage_order = 1 is not supported");
+  auto kernel = a.attr_ints("kernel_shape");
+  if (!kernel) a.fail("kernel_shape is required");
+  const auto k = spatial(a, "kernel_shape", n, 1);
+  return one(detail::max_pool(x, k, spatial(a, "strides", n, 1), spatial_pads(a, n), spatial(a, "dilations", n, 1),
+                              a.attr_int("ceil_mode", 0) != 0, false)
+                 .first);
+}
+
+std::vector<TensorRef> average_pool(const NodeArgs& a) {
+  const TensorRef& x = a.in(0);
+  const std::size_t n = rank_of(x) - 2;
+  if (!a.has_attr("kernel_shape")) a.fail("kernel_shape is required");
+  return one(detail::avg_pool(x, spatial(a, "kernel_shape", n, 1), spatial(a, "strides", n, 1), spatial_pads(a, n),
+                              a.attr_int("count_include_pad", 0) != 0, a.attr_int("ceil_mode", 0) != 0));
+}
+
+std::vector<TensorRef> global_average_pool(const NodeArgs& a) {
+  const std::vector<std::size_t> ones(rank_of(a.in(0)) - 2, 1);
+  return one(detail::adaptive_avg_pool(a.in(0), ones));
+}
+
+std::vector<TensorRef> global_max_pool(const NodeArgs& a) {
+  I64s axes;
+  for (std::size_t d = 2; d < rank_of(a.in(0)); ++d) axes.push_back(static_cast<std::int64_t>(d));
+  return one(reduce(a, ir::ReduceOp::Max, a.in(0), axes, true));
+}
+
+/// [C] -> [1, C, 1, ...] for a rank-`rank` input.
+TensorRef per_channel(const TensorRef& v, std::size_t rank) {
+  I64s dims(rank, 1);
+  dims[1] = -1;
+  return detail::reshape(v, dims);
+}
+
+std::vector<TensorRef> batch_norm(const NodeArgs& a) {
+  if (a.attr_int("training_mode", 0)) a.fail("training_mode = 1 is not supported: export the model in eval mode");
+  const TensorRef& x = a.in(0);
+  const std::size_t r = rank_of(x);
+  const double eps = a.attr_float("epsilon", 1e-5F);
+  const TensorRef scale =
+      detail::binary(ir::BinaryOp::Mul, a.in(1),
+                     detail::unary(ir::UnaryOp::Rsqrt, detail::binary_scalar(ir::BinaryOp::Add, a.in(4), eps)));
+  const TensorRef shift = detail::binary(ir::BinaryOp::Sub, a.in(2), detail::binary(ir::BinaryOp::Mul, a.in(3), scale));
+  return one(detail::binary(ir::BinaryOp::Add, detail::binary(ir::BinaryOp::Mul, x, per_channel(scale, r)),
+                            per_channel(shift, r)));
+}
+
+std::vector<TensorRef> layer_norm(const NodeArgs& a) {
+  const TensorRef& x = a.in(0);
+  const std::size_t r = rank_of(x);
+  const std::size_t first = axis(a, a.attr_int("axis", -1), r);
+  if (a.output_wanted(1) || a.output_wanted(2)) a.fail("the Mean and InvStdDev outputs are not supported");
+  const double eps = a.attr_float("epsilon", 1e-5F);
+  // Normalise over dims first.. as one flattened dim.
+  I64s flat;
+  for (std::size_t d = 0; d < first; ++d) flat.push_back(static_cast<std::int64_t>(shape_of(x)[d]));
+  flat.push_back(-1);
+  const TensorRef xf = detail::reshape(x, flat);
+  const auto last = static_cast<std::int64_t>(first);
+  auto [var, mean] = detail::var_mean_dim(xf, last, 0);
+  const TensorRef norm =
+      detail::binary(ir::BinaryOp::Mul, detail::binary(ir::BinaryOp::Sub, xf, mean),
+                     detail::unary(ir::UnaryOp::Rsqrt, detail::binary_scalar(ir::BinaryOp::Add, var, eps)));
+  const I64s back(shape_of(x).dims().begin(), shape_of(x).dims().end());
+  TensorRef y = broadcast_binary(ir::BinaryOp::Mul, detail::reshape(norm, back), a.in(1));
+  if (a.has(2)) y = broadcast_binary(ir::BinaryOp::Add, y, a.in(2));
+  return one(y);
+}
+
+std::vector<TensorRef> resize(const NodeArgs& a) {
+  const TensorRef& x = a.in(0);
+  if (rank_of(x) != 4) a.fail("only 4-D (N, C, H, W) inputs are resized");
+  std::vector<std::size_t> out(2);
+  if (a.has(3)) {
+    const I64s sizes = a.ints(3);
+    if (sizes.size() != 4 || sizes[0] != static_cast<std::int64_t>(shape_of(x)[0]) ||
+        sizes[1] != static_cast<std::int64_t>(shape_of(x)[1]))
+      a.fail("sizes must keep N and C");
+    out = {static_cast<std::size_t>(sizes[2]), static_cast<std::size_t>(sizes[3])};
+  } else if (a.has(2)) {
+    const TensorData scales = detail::to_data(detail::cast(a.in(2), DType::F64));
+    if (scales.num_elements() != 4 || scales.value_as_double(0) != 1.0 || scales.value_as_double(1) != 1.0)
+      a.fail("scales must keep N and C");
+    for (std::size_t i = 0; i < 2; ++i)
+      out[i] =
+          static_cast<std::size_t>(std::floor(static_cast<double>(shape_of(x)[2 + i]) * scales.value_as_double(2 + i)));
+  } else {
+    a.fail("either scales or sizes is required");
+  }
+  const std::string mode = a.attr_string("mode", "nearest");
+  const std::string ctm = a.attr_string("coordinate_transformation_mode", "half_pixel");
+  module::InterpolateMode m{};
+  bool align = false;
+  if (mode == "nearest") {
+    if (ctm != "asymmetric" || a.attr_string("nearest_mode", "round_prefer_floor") != "floor")
+      a.fail(
+          "nearest resizing is supported with coordinate_transformation_mode asymmetric and nearest_mode floor "
+          "(PyTorch's 'nearest')");
+    m = module::InterpolateMode::Nearest;
+  } else if (mode == "linear" || mode == "cubic") {
+    m = mode == "linear" ? module::InterpolateMode::Bilinear : module::InterpolateMode::Bicubic;
+    if (ctm == "align_corners") {
+      align = true;
+    } else if (ctm != "pytorch_half_pixel" && ctm != "half_pixel") {
+      a.fail(fmt::format("coordinate_transformation_mode {} is not supported", ctm));
+    }
+    if (mode == "cubic" && a.attr_float("cubic_coeff_a", -0.75F) != -0.75F) a.fail("cubic_coeff_a must be -0.75");
+  } else {
+    a.fail(fmt::format("mode {} is not supported", mode));
+  }
+  return one(detail::interpolate(x, out, m, align));
+}
+
+std::vector<TensorRef> dropout(const NodeArgs& a) {
+  if (a.output_wanted(1)) a.fail("the mask output is not supported");
+  if (a.has(2) && a.scalar(2) != 0.0) a.fail("training_mode = true is not supported: export in eval mode");
+  return one(a.in(0));
+}
+
+const std::map<std::string, ImportFn, std::less<>>& table() {
+  using B = ir::BinaryOp;
+  using U = ir::UnaryOp;
+  using R = ir::ReduceOp;
+  static const std::map<std::string, ImportFn, std::less<>> t{
+      // elementwise
+      {"Add", binary_op<B::Add>},
+      {"Sub", binary_op<B::Sub>},
+      {"Mul", binary_op<B::Mul>},
+      {"Div", binary_op<B::Div>},
+      {"Pow", binary_op<B::Pow>},
+      {"Mod", mod},
+      {"Max", variadic<B::Max>},
+      {"Min", variadic<B::Min>},
+      {"Sum", variadic<B::Add>},
+      {"Mean", mean_op},
+      {"And", binary_op<B::LogicalAnd>},
+      {"Or", binary_op<B::LogicalOr>},
+      {"Xor", binary_op<B::LogicalXor>},
+      {"Equal", binary_op<B::Equal>},
+      {"Greater", binary_op<B::Greater>},
+      {"GreaterOrEqual", binary_op<B::GreaterEqual>},
+      {"Less", binary_op<B::Less>},
+      {"LessOrEqual", binary_op<B::LessEqual>},
+      {"Neg", unary_op<U::Neg>},
+      {"Abs", unary_op<U::Abs>},
+      {"Sign", unary_op<U::Sign>},
+      {"Reciprocal", unary_op<U::Recip>},
+      {"Exp", unary_op<U::Exp>},
+      {"Log", unary_op<U::Log>},
+      {"Sqrt", unary_op<U::Sqrt>},
+      {"Sin", unary_op<U::Sin>},
+      {"Cos", unary_op<U::Cos>},
+      {"Tan", unary_op<U::Tan>},
+      {"Asin", unary_op<U::Asin>},
+      {"Acos", unary_op<U::Acos>},
+      {"Atan", unary_op<U::Atan>},
+      {"Sinh", unary_op<U::Sinh>},
+      {"Cosh", unary_op<U::Cosh>},
+      {"Tanh", unary_op<U::Tanh>},
+      {"Asinh", unary_op<U::Asinh>},
+      {"Acosh", unary_op<U::Acosh>},
+      {"Atanh", unary_op<U::Atanh>},
+      {"Erf", unary_op<U::Erf>},
+      {"Round", unary_op<U::Round>},
+      {"Floor", unary_op<U::Floor>},
+      {"Ceil", unary_op<U::Ceil>},
+      {"IsNaN", unary_op<U::IsNan>},
+      {"IsInf", is_inf},
+      {"Not", unary_op<U::LogicalNot>},
+      {"Clip", clip},
+      {"Cast", cast},
+      {"Where", where},
+      {"Identity", identity},
+      {"Dropout", dropout},
+      // activations
+      {"Relu", relu},
+      {"Sigmoid", sigmoid},
+      {"LeakyRelu", leaky_relu},
+      {"Softplus", softplus},
+      {"HardSigmoid", hard_sigmoid},
+      {"Softmax", softmax},
+      {"LogSoftmax", log_softmax},
+      // matmul
+      {"MatMul", matmul_op},
+      {"Gemm", gemm},
+      // reductions
+      {"ReduceSum", reduce_sum},
+      {"ReduceMean", reduce_attr<R::Mean>},
+      {"ReduceMax", reduce_attr<R::Max>},
+      {"ReduceMin", reduce_attr<R::Min>},
+      {"ReduceProd", reduce_attr<R::Prod>},
+      {"ArgMax", arg_reduce<R::ArgMax>},
+      {"ArgMin", arg_reduce<R::ArgMin>},
+      {"CumSum", cumsum},
+      {"TopK", topk},
+      // shape and layout
+      {"Reshape", reshape},
+      {"Flatten", flatten},
+      {"Transpose", transpose},
+      {"Expand", expand},
+      {"Squeeze", squeeze},
+      {"Unsqueeze", unsqueeze},
+      {"Concat", concat},
+      {"Split", split},
+      {"Slice", slice},
+      // indexing
+      {"Gather", gather},
+      {"GatherElements", gather_elements},
+      {"ScatterElements", scatter_elements},
+      // creation
+      {"ConstantOfShape", constant_of_shape},
+      {"Range", range},
+      // neural-network layers
+      {"Conv", conv},
+      {"ConvTranspose", conv_transpose},
+      {"MaxPool", max_pool},
+      {"AveragePool", average_pool},
+      {"GlobalAveragePool", global_average_pool},
+      {"GlobalMaxPool", global_max_pool},
+      {"BatchNormalization", batch_norm},
+      {"LayerNormalization", layer_norm},
+      {"Resize", resize},
+  };
+  return t;
+}
+
+}  // namespace
+
+ImportFn find_import(std::string_view op_type) {
+  const auto& t = table();
+  auto it = t.find(op_type);
+  return it == t.end() ? nullptr : it->second;
+}
+
+std::vector<std::string> supported_operators() {
+  std::vector<std::string> out;
+  for (const auto& [name, fn] : table()) out.push_back(name);
+  // Handled by the loader itself (their values are known on the host).
+  out.emplace_back("Constant");
+  out.emplace_back("Shape");
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+}  // namespace burn::onnx

@@ -1,0 +1,77 @@
+// The ONNX operators import runs (import_ops.cpp), each a function from a
+// node's inputs and attributes to its outputs, written with burn's tensor
+// operations so they run on every device and record for autodiff.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include <burn/detail/tensor_ref.hpp>
+#include <burn/device.hpp>
+#include <burn/tensor_data.hpp>
+
+#include "onnx/proto.hpp"
+
+namespace burn::onnx {
+
+inline constexpr std::string_view kLoadOp = "onnx::Model::load";
+inline constexpr std::string_view kRunOp = "onnx::Model::forward";
+
+/// One node being run: its inputs (on one device), what is known of them on
+/// the host, and its attributes.
+class NodeArgs {
+ public:
+  NodeArgs(const ::onnx::NodeProto& node, const std::unordered_map<std::string, const ::onnx::AttributeProto*>& attrs,
+           std::vector<std::optional<detail::TensorRef>> inputs, std::vector<const TensorData*> host,
+           const Device& device)
+      : node_(node), attrs_(attrs), inputs_(std::move(inputs)), host_(std::move(host)), device_(device) {}
+
+  const ::onnx::NodeProto& node() const { return node_; }
+  /// The device new tensors go to (the inputs').
+  const Device& device() const { return device_; }
+  std::size_t num_inputs() const { return inputs_.size(); }
+  /// Whether optional input i is given (present and not the empty name).
+  bool has(std::size_t i) const { return i < inputs_.size() && inputs_[i].has_value(); }
+  /// Input i; an error naming the node when it is missing.
+  const detail::TensorRef& in(std::size_t i) const;
+  /// Input i's values as integers (shapes, axes, pads): from the host when
+  /// the value is a constant or shape arithmetic, else read from the device.
+  std::vector<std::int64_t> ints(std::size_t i) const;
+  /// Input i's single value as a double (Clip bounds, Range ends).
+  double scalar(std::size_t i) const;
+  /// How many outputs the node names (trailing optional ones may be absent).
+  std::size_t num_outputs() const { return static_cast<std::size_t>(node_.output_size()); }
+  bool output_wanted(std::size_t i) const { return i < num_outputs() && !node_.output(static_cast<int>(i)).empty(); }
+
+  bool has_attr(std::string_view name) const;
+  std::int64_t attr_int(std::string_view name, std::int64_t fallback) const;
+  float attr_float(std::string_view name, float fallback) const;
+  std::string attr_string(std::string_view name, std::string_view fallback) const;
+  std::optional<std::vector<std::int64_t>> attr_ints(std::string_view name) const;
+  std::optional<TensorData> attr_tensor(std::string_view name) const;
+
+  /// An error about this node: "[onnx::Model::forward] node 'name' (Op): message".
+  [[noreturn]] void fail(std::string_view message) const;
+
+ private:
+  const ::onnx::AttributeProto* attr(std::string_view name) const;
+
+  const ::onnx::NodeProto& node_;
+  const std::unordered_map<std::string, const ::onnx::AttributeProto*>& attrs_;
+  std::vector<std::optional<detail::TensorRef>> inputs_;
+  std::vector<const TensorData*> host_;
+  const Device& device_;
+};
+
+using ImportFn = std::vector<detail::TensorRef> (*)(const NodeArgs& args);
+
+/// The function for an operator of the default domain, or nullptr.
+ImportFn find_import(std::string_view op_type);
+/// Every operator import runs, sorted (for error messages and docs/onnx.md).
+std::vector<std::string> supported_operators();
+
+}  // namespace burn::onnx

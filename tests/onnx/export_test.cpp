@@ -1,0 +1,217 @@
+// ONNX export: models recorded on Device::capture(), written as ONNX, checked
+// by ONNX's own checker (in export), read back with the protobuf classes and
+// run again through import on flex.
+#include <burn/onnx.hpp>
+#include <gtest/gtest.h>
+
+#include "onnx_models.hpp"
+
+namespace burn {
+namespace {
+
+using namespace onnx_test;
+
+std::vector<std::string> initializer_names(const ::onnx::ModelProto& m) {
+  std::vector<std::string> names;
+  for (const auto& i : m.graph().initializer()) names.push_back(i.name());
+  return names;
+}
+
+bool has_name(const std::vector<std::string>& names, const std::string& n) {
+  return std::find(names.begin(), names.end(), n) != names.end();
+}
+
+TEST(OnnxExport, MlpIsMatMulAddReluWithTheModulesParameterNames) {
+  const Device device = Device::flex();
+  device.seed(3);
+  const Mlp model = make_mlp(device);
+  const auto x = Tensor<2>::random({4, 6}, Distribution::normal(0, 1), device);
+  const std::string path = temp_path("mlp.onnx");
+  onnx::export_model(model, x, path, {.input_names = {"x"}, .output_names = {"y"}});
+
+  const auto m = read_model(path);
+  ASSERT_EQ(m.opset_import_size(), 1);
+  EXPECT_EQ(m.opset_import(0).version(), onnx::kOpsetVersion);
+  EXPECT_EQ(m.producer_name(), "burn-cpp");
+  ASSERT_EQ(m.graph().input_size(), 1);
+  EXPECT_EQ(m.graph().input(0).name(), "x");
+  const auto& in_shape = m.graph().input(0).type().tensor_type().shape();
+  ASSERT_EQ(in_shape.dim_size(), 2);
+  EXPECT_EQ(in_shape.dim(0).dim_value(), 4);
+  EXPECT_EQ(in_shape.dim(1).dim_value(), 6);
+  ASSERT_EQ(m.graph().output_size(), 1);
+  EXPECT_EQ(m.graph().output(0).name(), "y");
+  EXPECT_EQ(count_nodes(m, "MatMul"), 2);
+  EXPECT_EQ(count_nodes(m, "Relu"), 1);
+  const auto names = initializer_names(m);
+  for (const char* n : {"fc1.weight", "fc1.bias", "fc2.weight", "fc2.bias"}) EXPECT_TRUE(has_name(names, n)) << n;
+
+  // The file's weights are the module's, bit for bit.
+  for (const auto& init : m.graph().initializer()) {
+    if (init.name() != "fc1.weight") continue;
+    EXPECT_EQ(init.raw_data().size(), 6u * 16u * 4u);
+    const auto w = model.fc1.weight->to_data().to_vec<float>();
+    EXPECT_EQ(std::memcmp(init.raw_data().data(), w.data(), init.raw_data().size()), 0);
+  }
+
+  // Imported back: the same ops on the same device give the same bits.
+  const auto imported = onnx::Model::load(path, device);
+  EXPECT_EQ(imported.input_names(), std::vector<std::string>{"x"});
+  EXPECT_EQ(imported.output_names(), std::vector<std::string>{"y"});
+  const auto out = imported.run({x.to_data()});
+  ASSERT_EQ(out.size(), 1u);
+  out[0].assert_eq(model.forward(x).to_data());
+}
+
+TEST(OnnxExport, CnnWithADynamicBatchRunsAtAnyBatchSize) {
+  const Device device = Device::flex();
+  device.seed(5);
+  const Cnn model = make_cnn(device).valid();
+  const auto example = Tensor<4>::zeros({2, 1, 12, 12}, device);
+  const std::string path = temp_path("cnn.onnx");
+  onnx::export_model(model, example, path,
+                     {.input_names = {"pixels"}, .output_names = {"logits"}, .dynamic_batch = true});
+
+  const auto m = read_model(path);
+  const auto& in = m.graph().input(0).type().tensor_type().shape();
+  EXPECT_EQ(in.dim(0).dim_param(), "batch");
+  EXPECT_EQ(in.dim(1).dim_value(), 1);
+  const auto& out_shape = m.graph().output(0).type().tensor_type().shape();
+  EXPECT_EQ(out_shape.dim(0).dim_param(), "batch");
+  EXPECT_EQ(out_shape.dim(1).dim_value(), 10);
+  EXPECT_EQ(count_nodes(m, "Conv"), 2);
+  EXPECT_EQ(count_nodes(m, "MaxPool"), 2);
+  EXPECT_EQ(count_nodes(m, "Dropout"), 0);  // evaluation mode: dropout records nothing
+  // The flatten's batch is ONNX's "copy this dim" (0), not the example's 2.
+  bool flatten_copies_batch = false;
+  for (const auto& node : m.graph().node())
+    if (node.op_type() == "Reshape")
+      for (const auto& init : m.graph().initializer())
+        if (init.name() == node.input(1)) {
+          std::int64_t first = 0;
+          std::memcpy(&first, init.raw_data().data(), 8);
+          flatten_copies_batch |= first == 0;
+        }
+  EXPECT_TRUE(flatten_copies_batch);
+
+  const auto imported = onnx::Model::load(path, device);
+  for (std::size_t batch : {1u, 2u, 5u}) {
+    const auto x = Tensor<4>::random({batch, 1, 12, 12}, Distribution::uniform(0, 1), device);
+    const auto out = imported.run({x.to_data()});
+    ASSERT_EQ(out[0].shape(), Shape({batch, 10}));
+    out[0].assert_eq(model.forward(x).to_data());
+  }
+}
+
+TEST(OnnxExport, AttentionBlockWithLayerNormGeluAndSoftmaxRoundTrips) {
+  const Device device = Device::flex();
+  device.seed(7);
+  const AttentionBlock model = make_attention(device);
+  const std::string path = temp_path("attention.onnx");
+  const auto x = Tensor<3>::random({3, 5, 8}, Distribution::normal(0, 1), device);
+  onnx::export_model(model, Tensor<3>::zeros({2, 5, 8}, device), path, {.dynamic_batch = true});
+
+  const auto m = read_model(path);
+  EXPECT_EQ(m.graph().input(0).name(), "input_0");
+  EXPECT_EQ(m.graph().output(0).name(), "output_0");
+  EXPECT_GE(count_nodes(m, "Erf"), 1);  // gelu
+  EXPECT_GE(count_nodes(m, "Exp"), 1);  // softmax
+  const auto imported = onnx::Model::load(path, device);
+  imported.run({x.to_data()})[0].assert_eq(model.forward(x).to_data());
+}
+
+TEST(OnnxExport, AnOpOnnxCannotExpressIsNamed) {
+  const auto fn = [](std::span<const detail::TensorRef> in) -> std::vector<detail::TensorRef> {
+    return {Tensor<2>(in[0]).unfold<3>(1, 2, 1).ref()};
+  };
+  const std::vector<TensorData> examples{TensorData::zeros(Shape{2, 4}, DType::F32)};
+  try {
+    onnx::export_graph(fn, examples, {}, temp_path("unfold.onnx"));
+    FAIL() << "exporting unfold should fail";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.op(), "onnx::export");
+    EXPECT_NE(std::string(e.what()).find("unfold"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("cannot be exported"), std::string::npos) << e.what();
+  }
+  EXPECT_FALSE(std::filesystem::exists(temp_path("unfold.onnx")));
+}
+
+TEST(OnnxExport, AFunctionThatBranchesOnTheBatchSizeCannotHaveADynamicBatch) {
+  const auto fn = [](std::span<const detail::TensorRef> in) -> std::vector<detail::TensorRef> {
+    const Tensor<2> x(in[0]);
+    return {(x.dims()[0] == 2 ? x + 1.0 : x * 2.0).ref()};
+  };
+  const std::vector<TensorData> examples{TensorData::zeros(Shape{2, 4}, DType::F32)};
+  onnx::ExportOptions options;
+  options.dynamic_batch = true;
+  EXPECT_THROW(
+      {
+        try {
+          onnx::export_graph(fn, examples, {}, temp_path("branch.onnx"), options);
+        } catch (const Error& e) {
+          EXPECT_NE(std::string(e.what()).find("at two batch sizes"), std::string::npos) << e.what();
+          throw;
+        }
+      },
+      Error);
+  // Without a dynamic batch the same function exports.
+  onnx::export_graph(fn, examples, {}, temp_path("branch.onnx"));
+  EXPECT_EQ(count_nodes(read_model(temp_path("branch.onnx")), "Add"), 1);
+}
+
+TEST(OnnxExport, ElementwiseOpsWithoutASingleOnnxOperatorAreComposedExactly) {
+  // log1p, expm1, rsqrt, trunc, float remainder, not-equal and clamp, run
+  // back through import on flex: ONNX's compositions give flex's values.
+  const Device device = Device::flex();
+  const auto fn = [](std::span<const detail::TensorRef> in) -> std::vector<detail::TensorRef> {
+    const Tensor<1> x(in[0]);
+    const Tensor<1> y(in[1]);
+    return {x.log1p().ref(),          x.expm1().ref(),      x.abs().rsqrt().ref(),
+            (x * 3.0).trunc().ref(),  x.remainder(y).ref(), x.not_equal(y).ref(),
+            x.clamp(-0.5, 0.5).ref(), x.sum_dim(0).ref(),   x.argmax(0).ref()};
+  };
+  const TensorData x(std::vector<float>{-2.5F, -0.75F, 0.0F, 0.5F, 1.25F, 3.0F});
+  const TensorData y(std::vector<float>{0.7F, -0.6F, 1.0F, 0.5F, -2.0F, 3.0F});
+  const std::string path = temp_path("elementwise.onnx");
+  const std::vector<TensorData> examples{x, y};
+  onnx::export_graph(fn, examples, {}, path);
+  const auto imported = onnx::Model::load(path, device);
+  const auto got = imported.run({x, y});
+  const auto in =
+      std::vector<detail::TensorRef>{Tensor<1>::from_data(x, device).ref(), Tensor<1>::from_data(y, device).ref()};
+  const auto want = fn(in);
+  ASSERT_EQ(got.size(), want.size());
+  for (std::size_t i = 0; i < got.size(); ++i) got[i].assert_approx_eq(detail::to_data(want[i]), {1e-6, 1e-6});
+}
+
+TEST(CaptureDevice, RecordsShapesWithoutComputingValues) {
+  const Device capture = Device::capture();
+  const auto a = Tensor<2>::ones({2, 3}, capture);
+  const auto b = Tensor<2>::ones({3, 4}, capture);
+  const auto c = (a.matmul(b) + 1.0).exp();
+  EXPECT_EQ(c.dims(), (std::array<std::size_t, 2>{2, 4}));
+  EXPECT_EQ(c.device(), capture);
+  try {
+    (void)c.to_data();
+    FAIL() << "a captured result has no values";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("capture device"), std::string::npos) << e.what();
+  }
+  // A constant keeps its data: a parameter moved there and back is unchanged.
+  const TensorData data(std::vector<float>{1, 2, 3, 4, 5, 6}, Shape{2, 3});
+  Tensor<2>::from_data(data, capture).to_data().assert_eq(data);
+  // Shape errors are found as on any device.
+  EXPECT_THROW((void)a.matmul(a), Error);
+}
+
+TEST(CaptureDevice, IsNeverTheDefaultAndIsListedOnlyWhenAskedFor) {
+  EXPECT_NE(Device().type(), DeviceType::Capture);
+  for (const auto& d : Device::enumerate(DeviceFilter{}).into_vec()) EXPECT_NE(d.type(), DeviceType::Capture);
+  const auto named = Device::enumerate(DeviceType::Capture).into_vec();
+  ASSERT_EQ(named.size(), 1u);
+  EXPECT_EQ(named[0], Device::capture());
+  EXPECT_EQ(Device::parse("capture"), Device::capture());
+}
+
+}  // namespace
+}  // namespace burn

@@ -1,0 +1,336 @@
+// ONNX import: hand-made graphs for operator semantics ONNX defines and burn
+// spells differently (broadcasting across ranks, negative indices, slice
+// clamping, shape arithmetic), bad files, bad inputs, and an imported model
+// as a module (gradients, records).
+#include <burn/onnx.hpp>
+#include <burn/record/module_record.hpp>
+#include <gtest/gtest.h>
+
+#include <numeric>
+
+#include "onnx_models.hpp"
+
+namespace burn {
+namespace {
+
+using namespace onnx_test;
+
+/// Builds small ONNX models by hand.
+struct Builder {
+  ::onnx::ModelProto model;
+  ::onnx::GraphProto& g;
+  explicit Builder(std::int64_t opset = 17) : g(*model.mutable_graph()) {
+    model.set_ir_version(8);
+    auto* o = model.add_opset_import();
+    o->set_domain("");
+    o->set_version(opset);
+    g.set_name("test");
+  }
+  void value_info(::onnx::ValueInfoProto* v, const std::string& name, ::onnx::TensorProto_DataType type,
+                  const std::vector<std::int64_t>& dims) {
+    v->set_name(name);
+    auto* t = v->mutable_type()->mutable_tensor_type();
+    t->set_elem_type(type);
+    auto* s = t->mutable_shape();
+    for (auto d : dims) {
+      auto* dim = s->add_dim();
+      if (d < 0) dim->set_dim_param("n");
+      else dim->set_dim_value(d);
+    }
+  }
+  Builder& input(const std::string& name, const std::vector<std::int64_t>& dims,
+                 ::onnx::TensorProto_DataType type = ::onnx::TensorProto::FLOAT) {
+    value_info(g.add_input(), name, type, dims);
+    return *this;
+  }
+  Builder& output(const std::string& name, ::onnx::TensorProto_DataType type = ::onnx::TensorProto::FLOAT) {
+    auto* v = g.add_output();
+    v->set_name(name);
+    v->mutable_type()->mutable_tensor_type()->set_elem_type(type);
+    v->mutable_type()->mutable_tensor_type()->mutable_shape();  // unknown dims
+    return *this;
+  }
+  Builder& init(const std::string& name, const TensorData& data) {
+    auto* t = g.add_initializer();
+    t->set_name(name);
+    t->set_data_type(
+        static_cast<int>(data.dtype() == DType::F32 ? ::onnx::TensorProto::FLOAT : ::onnx::TensorProto::INT64));
+    for (auto d : data.shape().dims()) t->add_dims(static_cast<std::int64_t>(d));
+    t->set_raw_data(reinterpret_cast<const char*>(data.bytes().data()), data.bytes().size());
+    return *this;
+  }
+  ::onnx::NodeProto& node(const std::string& op, std::vector<std::string> in, std::vector<std::string> out) {
+    auto* n = g.add_node();
+    n->set_op_type(op);
+    n->set_name(op + "_" + std::to_string(g.node_size()));
+    for (auto& i : in) n->add_input(i);
+    for (auto& o : out) n->add_output(o);
+    return *n;
+  }
+  static void attr(::onnx::NodeProto& n, const std::string& name, std::int64_t v) {
+    auto* a = n.add_attribute();
+    a->set_name(name);
+    a->set_type(::onnx::AttributeProto::INT);
+    a->set_i(v);
+  }
+  static void attr(::onnx::NodeProto& n, const std::string& name, std::vector<std::int64_t> v) {
+    auto* a = n.add_attribute();
+    a->set_name(name);
+    a->set_type(::onnx::AttributeProto::INTS);
+    for (auto x : v) a->add_ints(x);
+  }
+  std::vector<std::byte> bytes() const {
+    std::string s;
+    EXPECT_TRUE(model.SerializeToString(&s));
+    std::vector<std::byte> b(s.size());
+    std::memcpy(b.data(), s.data(), s.size());
+    return b;
+  }
+  onnx::Model load(const Device& device) const { return onnx::Model::from_bytes(bytes(), device); }
+};
+
+TensorData f32(std::vector<float> v, Shape s) { return TensorData(v, std::move(s)); }
+TensorData i64(std::vector<std::int64_t> v) { return TensorData(v); }
+
+std::string error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+TEST(OnnxImport, GemmWithTransposedBAndFlatten) {
+  Builder b;
+  b.input("x", {2, 1, 3}).output("y");
+  b.init("w", f32({1, 2, 3, 4, 5, 6}, {2, 3})).init("c", f32({10, 20}, {2}));
+  b.node("Flatten", {"x"}, {"flat"});
+  auto& gemm = b.node("Gemm", {"flat", "w", "c"}, {"y"});
+  Builder::attr(gemm, "transB", std::int64_t{1});
+  const auto out = b.load(Device::flex()).run({f32({1, 0, -1, 2, 2, 2}, {2, 1, 3})});
+  // [1 0 -1]·[1 2 3] = -2, ·[4 5 6] = -2; [2 2 2]·... = 12, 30; plus c.
+  out[0].assert_eq(f32({8, 18, 22, 50}, {2, 2}));
+}
+
+TEST(OnnxImport, ShapeArithmeticAroundReshapeRunsOnTheHostForAnyBatch) {
+  // The pattern exporters write for x.view(x.size(0), -1).
+  Builder b;
+  b.input("x", {-1, 2, 3}).output("y");
+  b.init("zero", i64({0})).init("minus_one", i64({-1}));
+  b.node("Shape", {"x"}, {"shape"});
+  auto& gather = b.node("Gather", {"shape", "zero"}, {"batch"});
+  Builder::attr(gather, "axis", std::int64_t{0});
+  b.node("Concat", {"batch", "minus_one"}, {"target"}).add_attribute()->CopyFrom([] {
+    ::onnx::AttributeProto a;
+    a.set_name("axis");
+    a.set_type(::onnx::AttributeProto::INT);
+    a.set_i(0);
+    return a;
+  }());
+  b.node("Reshape", {"x", "target"}, {"y"});
+  const auto model = b.load(Device::flex());
+  for (std::size_t n : {1u, 4u}) {
+    std::vector<float> v(n * 6);
+    std::iota(v.begin(), v.end(), 0.0F);
+    const auto out = model.run({f32(v, {n, 2, 3})});
+    out[0].assert_eq(f32(v, {n, 6}));
+  }
+}
+
+TEST(OnnxImport, SliceClampsAndStepsBackwardAsOnnxSays) {
+  Builder b;
+  b.input("x", {6}).output("y").output("z");
+  b.init("starts", i64({-1})).init("ends", i64({-100})).init("axes", i64({0})).init("steps", i64({-2}));
+  b.init("s2", i64({2})).init("e2", i64({1000}));
+  b.node("Slice", {"x", "starts", "ends", "axes", "steps"}, {"y"});
+  b.node("Slice", {"x", "s2", "e2"}, {"z"});
+  const auto out = b.load(Device::flex()).run({f32({0, 1, 2, 3, 4, 5}, {6})});
+  out[0].assert_eq(f32({5, 3, 1}, {3}));
+  out[1].assert_eq(f32({2, 3, 4, 5}, {4}));
+}
+
+TEST(OnnxImport, GatherTakesNegativeIndicesAndKeepsTheirShape) {
+  Builder b;
+  b.input("x", {3, 2}).output("y");
+  b.init("idx", TensorData(std::vector<std::int64_t>{-1, 0, 1, -3}, Shape{2, 2}));
+  b.node("Gather", {"x", "idx"}, {"y"});
+  const auto out = b.load(Device::flex()).run({f32({0, 1, 10, 11, 20, 21}, {3, 2})});
+  out[0].assert_eq(f32({20, 21, 0, 1, 10, 11, 0, 1}, {2, 2, 2}));
+}
+
+TEST(OnnxImport, BroadcastingAcrossRanksAndWhere) {
+  Builder b;
+  b.input("x", {2, 3}).output("y").output("w");
+  b.init("row", f32({1, 2, 3}, {3})).init("zero", f32({0}, {}));
+  b.node("Add", {"x", "row"}, {"y"});
+  b.node("Greater", {"x", "zero"}, {"positive"});
+  b.node("Where", {"positive", "x", "zero"}, {"w"});
+  const auto out = b.load(Device::flex()).run({f32({-1, 0, 1, 2, -3, 4}, {2, 3})});
+  out[0].assert_eq(f32({0, 2, 4, 3, -1, 7}, {2, 3}));
+  out[1].assert_eq(f32({0, 0, 1, 2, 0, 4}, {2, 3}));
+}
+
+TEST(OnnxImport, LayerNormalizationAndSoftmaxMatchTheirDefinitions) {
+  Builder b;
+  b.input("x", {2, 4}).output("ln").output("sm");
+  b.init("scale", f32({1, 2, 1, 2}, {4})).init("bias", f32({0, 0, 1, 1}, {4}));
+  b.node("LayerNormalization", {"x", "scale", "bias"}, {"ln"});
+  b.node("Softmax", {"x"}, {"sm"});
+  const std::vector<float> x{1, 2, 3, 4, -1, 0, 0, 5};
+  const auto out = b.load(Device::flex()).run({f32(x, {2, 4})});
+  std::vector<float> ln, sm;
+  const float scale[] = {1, 2, 1, 2}, bias[] = {0, 0, 1, 1};
+  for (int r = 0; r < 2; ++r) {
+    double mean = 0, var = 0, z = 0;
+    for (int c = 0; c < 4; ++c) mean += x[r * 4 + c] / 4.0;
+    for (int c = 0; c < 4; ++c) var += (x[r * 4 + c] - mean) * (x[r * 4 + c] - mean) / 4.0;
+    for (int c = 0; c < 4; ++c) z += std::exp(x[r * 4 + c]);
+    for (int c = 0; c < 4; ++c) {
+      ln.push_back(static_cast<float>((x[r * 4 + c] - mean) / std::sqrt(var + 1e-5) * scale[c] + bias[c]));
+      sm.push_back(static_cast<float>(std::exp(x[r * 4 + c]) / z));
+    }
+  }
+  out[0].assert_approx_eq(f32(ln, {2, 4}), {1e-5, 1e-5});
+  out[1].assert_approx_eq(f32(sm, {2, 4}), {1e-6, 1e-7});
+}
+
+TEST(OnnxImport, ReduceMeanWithoutKeepdimsAndSplit) {
+  Builder b;
+  b.input("x", {2, 4}).output("m").output("a").output("c");
+  auto& mean = b.node("ReduceMean", {"x"}, {"m"});
+  Builder::attr(mean, "axes", std::vector<std::int64_t>{-1});
+  Builder::attr(mean, "keepdims", std::int64_t{0});
+  b.init("sizes", i64({1, 3}));
+  auto& split = b.node("Split", {"x", "sizes"}, {"a", "c"});
+  Builder::attr(split, "axis", std::int64_t{1});
+  const auto out = b.load(Device::flex()).run({f32({1, 2, 3, 6, 0, 0, 4, 4}, {2, 4})});
+  out[0].assert_eq(f32({3, 2}, {2}));
+  out[1].assert_eq(f32({1, 0}, {2, 1}));
+  out[2].assert_eq(f32({2, 3, 6, 0, 4, 4}, {2, 3}));
+}
+
+// ---- bad files and bad inputs ------------------------------------------------------------------
+
+TEST(OnnxImport, BadFilesGetClearErrors) {
+  const Device device = Device::flex();
+  EXPECT_NE(error_of([&] { onnx::Model::load(temp_path("does-not-exist.onnx"), device); }).find("cannot open"),
+            std::string::npos);
+  {
+    std::ofstream(temp_path("empty.onnx"), std::ios::binary);
+    EXPECT_NE(error_of([&] { onnx::Model::load(temp_path("empty.onnx"), device); }).find("is not an ONNX model"),
+              std::string::npos);
+  }
+  {
+    std::ofstream f(temp_path("garbage.onnx"), std::ios::binary);
+    f << "PK\x03\x04 this is a zip file, not a protobuf \xff\xff\xff";
+  }
+  EXPECT_NE(error_of([&] { onnx::Model::load(temp_path("garbage.onnx"), device); }).find("is not an ONNX model"),
+            std::string::npos);
+
+  // A real model cut in half.
+  const Mlp mlp = make_mlp(device);
+  const std::string path = temp_path("to-truncate.onnx");
+  onnx::export_model(mlp, Tensor<2>::zeros({1, 6}, device), path);
+  const auto size = std::filesystem::file_size(path);
+  std::filesystem::resize_file(path, size / 2);
+  const std::string truncated = error_of([&] { onnx::Model::load(path, device); });
+  EXPECT_TRUE(truncated.find("is not an ONNX model") != std::string::npos ||
+              truncated.find("fails ONNX's model checker") != std::string::npos)
+      << truncated;
+}
+
+TEST(OnnxImport, AnUnsupportedOperatorIsListedWithItsNodeAndWhatIsSupported) {
+  Builder b;
+  b.input("x", {2}).output("y");
+  b.node("Celu", {"x"}, {"y"}).set_name("my_celu");
+  const std::string e = error_of([&] { b.load(Device::flex()); });
+  EXPECT_NE(e.find("unsupported operators: Celu (node 'my_celu')"), std::string::npos) << e;
+  EXPECT_NE(e.find("Supported"), std::string::npos) << e;
+  EXPECT_NE(e.find("MatMul"), std::string::npos) << e;
+}
+
+TEST(OnnxImport, AMissingInitializerAndANewerOpsetAreRefused) {
+  Builder missing;
+  missing.input("x", {2}).output("y");
+  missing.node("Add", {"x", "not_defined_anywhere"}, {"y"});
+  const std::string e1 = error_of([&] { missing.load(Device::flex()); });
+  EXPECT_NE(e1.find("fails ONNX's model checker"), std::string::npos) << e1;
+  EXPECT_NE(e1.find("not_defined_anywhere"), std::string::npos) << e1;
+
+  Builder newer(99);
+  newer.input("x", {2}).output("y");
+  newer.node("Relu", {"x"}, {"y"});
+  const std::string e2 = error_of([&] { newer.load(Device::flex()); });
+  EXPECT_NE(e2.find("opset"), std::string::npos) << e2;
+}
+
+TEST(OnnxImport, WrongInputsAreNamed) {
+  Builder b;
+  b.input("x", {-1, 3}).output("y");
+  b.node("Relu", {"x"}, {"y"});
+  const auto model = b.load(Device::flex());
+  EXPECT_NE(error_of([&] { model.run({}); }).find("takes 1 input"), std::string::npos);
+  EXPECT_NE(error_of([&] {
+              model.run({f32({1, 2}, {1, 2})});
+            }).find("input 'x' must have shape [?, 3]"),
+            std::string::npos);
+  EXPECT_NE(error_of([&] {
+              model.run({TensorData(std::vector<std::int64_t>{1, 2, 3}, Shape{1, 3})});
+            }).find("input 'x' must be f32"),
+            std::string::npos);
+  model.run({f32({-1, 0, 1, 2, -2, 3}, {2, 3})})[0].assert_eq(f32({0, 0, 1, 2, 0, 3}, {2, 3}));
+}
+
+// ---- an imported model is a module ----------------------------------------------------------------
+
+TEST(OnnxImport, GradientsFlowToTheImportedParametersAsToTheOriginals) {
+  const Device device = Device::flex();
+  device.seed(11);
+  const Mlp model = make_mlp(device);
+  const std::string path = temp_path("mlp-grad.onnx");
+  onnx::export_model(model, Tensor<2>::zeros({1, 6}, device), path, {.dynamic_batch = true});
+
+  const Device ad = device.autodiff();
+  const auto x = Tensor<2>::random({5, 6}, Distribution::normal(0, 1), device);
+  const Mlp native = model.fork(ad);
+  const auto native_grads = native.forward(x.to_device(ad)).powi_scalar(2).sum().backward();
+
+  const auto imported = onnx::Model::load(path, ad);
+  const auto y = imported.forward<2>(x.to_device(ad));
+  const auto grads = y.powi_scalar(2).sum().backward();
+  std::size_t checked = 0;
+  module::for_each_param(imported, [&](const std::string& name, const module::ParamBase& p) {
+    const auto g = detail::grad(p.ref(), grads);
+    ASSERT_TRUE(g) << name;
+    std::optional<detail::TensorRef> want;
+    module::for_each_param(native, [&](const std::string& n, const module::ParamBase& q) {
+      if (n == name) want = detail::grad(q.ref(), native_grads);
+    });
+    ASSERT_TRUE(want) << name;
+    detail::to_data(*g).assert_approx_eq(detail::to_data(*want), {1e-6, 1e-6});
+    ++checked;
+  });
+  EXPECT_EQ(checked, 4u);
+}
+
+TEST(OnnxImport, RecordsSaveAndLoadTheImportedParameters) {
+  const Device device = Device::flex();
+  device.seed(13);
+  const std::string path = temp_path("mlp-record.onnx");
+  onnx::export_model(make_mlp(device), Tensor<2>::zeros({2, 6}, device), path);
+  const auto a = onnx::Model::load(path, device);
+  // A different model's weights, through the record.
+  const std::string other = temp_path("mlp-other.onnx");
+  onnx::export_model(make_mlp(device), Tensor<2>::zeros({2, 6}, device), other);
+  const auto b = onnx::Model::load(other, device);
+  const std::string rec = temp_path("mlp-b.safetensors");
+  record::save_module(b, rec);
+  const auto a_with_b = record::load_module(a, rec);
+  const auto x = TensorData(std::vector<float>(12, 0.5F), Shape{2, 6});
+  a_with_b.run({x})[0].assert_eq(b.run({x})[0]);
+  EXPECT_NE(a.run({x})[0], b.run({x})[0]);
+}
+
+}  // namespace
+}  // namespace burn
