@@ -11,6 +11,7 @@ int main() {
   for (const auto& b : burn::backend::registered_backends()) {
     std::cout << "  " << b.type.name() << ": " << b.device_count() << " device(s)";
     if (b.rank() < 0) std::cout << ", never the default";
+    if (b.records_only) std::cout << ", records operations instead of computing them";
     if (b.alias_of) std::cout << ", same backend as " << burn::DeviceType(*b.alias_of).name();
     if (b.why_no_device) {
       if (const std::string why = b.why_no_device(); !why.empty()) std::cout << " (" << why << ")";

@@ -1,5 +1,7 @@
 #include "options.hpp"
 
+#include <burn/config.hpp>
+
 #include "checkpoint.hpp"
 
 #include <fmt/format.h>
@@ -72,6 +74,8 @@ std::string usage_text(const std::string& program) {
       "  --checkpoint-dir DIR   save model + optimiser state there after every epoch\n"
       "  --resume               continue from the checkpoint in --checkpoint-dir\n"
       "  --summary-json FILE    write per-epoch metrics and timings as JSON\n"
+      "  --export-onnx FILE     write the trained model as ONNX (input: pixels in [0, 1],\n"
+      "                         any batch size), then check it on the test set\n"
       "  --progress MODE        auto (bar on a terminal, lines otherwise), bar, lines, none\n"
       "  --expect-loss-decrease exit with status 3 unless the training loss fell\n"
       "  --nproc N              train data-parallel on N local processes (burn-run starts\n"
@@ -148,6 +152,15 @@ std::optional<Options> parse_options(int argc, const char* const* argv) {
       o.resume = true;
     } else if (arg == "--summary-json") {
       o.summary_json = std::string(next());
+    } else if (arg == "--export-onnx") {
+#if BURN_HAS_ONNX
+      o.export_onnx = std::string(next());
+      if (o.export_onnx.empty()) throw UsageError("--export-onnx needs a file name");
+#else
+      throw UsageError(
+          "--export-onnx: this burn-train was built without ONNX support (reconfigure with "
+          "-DBURN_CAPTURE=ON -DBURN_ONNX=ON)");
+#endif
     } else if (arg == "--progress") {
       o.progress = next();
       if (o.progress != "auto" && o.progress != "bar" && o.progress != "lines" && o.progress != "none")

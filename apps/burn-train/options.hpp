@@ -34,6 +34,8 @@ struct Options {
   bool resume = false;
   /// Write the run's metrics as JSON here (bench/train_compare.sh reads it).
   std::filesystem::path summary_json;
+  /// Where to write the trained model as ONNX (empty: not written).
+  std::filesystem::path export_onnx;
   /// Exit with status 3 unless the training loss fell during the run (smoke tests).
   bool expect_loss_decrease = false;
   /// Ranks to train on (data parallel): above 1, burn-train starts itself

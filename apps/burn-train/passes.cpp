@@ -73,6 +73,11 @@ PassMetrics train_epoch(Model& model, burn::optim::Optimizer& optimizer, const b
 
 PassMetrics evaluate(const Model& model, const burn::nn::loss::CrossEntropyLoss& loss, const Loader& loader,
                      const PassSettings& settings) {
+  return evaluate([&model](const burn::Tensor<4>& images) { return model.forward(images); }, loss, loader, settings);
+}
+
+PassMetrics evaluate(const ForwardFn& forward, const burn::nn::loss::CrossEntropyLoss& loss, const Loader& loader,
+                     const PassSettings& settings) {
   const burn::NoGradGuard no_grad;
   const std::size_t total = pass_length(loader, settings.limit_batches);
   ProgressBar bar(settings.label, total, settings.style);
@@ -80,7 +85,7 @@ PassMetrics evaluate(const Model& model, const burn::nn::loss::CrossEntropyLoss&
   auto batches = loader.iter_epoch(0);  // unshuffled: the order does not matter
   for (auto& batch : batches) {
     if (tally.done == total) break;
-    const auto logits = model.forward(batch.images);
+    const auto logits = forward(batch.images);
     tally.add(bar, loss.forward(logits, batch.targets).into_scalar<double>(), count_correct(logits, batch.targets),
               batch.targets.dims()[0]);
   }

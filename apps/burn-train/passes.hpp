@@ -42,5 +42,9 @@ PassMetrics train_epoch(Model& model, burn::optim::Optimizer& optimizer, const b
 /// Mean loss and accuracy of `model` (an evaluation copy: no autodiff) on `loader`.
 PassMetrics evaluate(const Model& model, const burn::nn::loss::CrossEntropyLoss& loss, const Loader& loader,
                      const PassSettings& settings);
+/// The same for any function from images to logits (a model imported from ONNX).
+using ForwardFn = std::function<burn::Tensor<2>(const burn::Tensor<4>& images)>;
+PassMetrics evaluate(const ForwardFn& forward, const burn::nn::loss::CrossEntropyLoss& loss, const Loader& loader,
+                     const PassSettings& settings);
 
 }  // namespace burn_train

@@ -109,6 +109,24 @@ void check_batches(const Options& options, const ModelConfig& config, const burn
   check_batch("--eval-batch-size", options.eval_batch_size, test_items, "test", forward, available);
 }
 
+namespace {
+
+/// A file a flag names can be created: not a directory, in a directory that
+/// exists and takes new files.
+void check_file_writable(std::string_view flag, const fs::path& path) {
+  const fs::path parent = path.has_parent_path() ? path.parent_path() : fs::path(".");
+  std::error_code ec;
+  if (fs::is_directory(path, ec))
+    throw UsageError(fmt::format("{} {} is a directory; give a file name", flag, path.string()));
+  if (!fs::is_directory(parent, ec))
+    throw UsageError(
+        fmt::format("{} {}: the directory '{}' does not exist; create it first", flag, path.string(), parent.string()));
+  if (auto why = cannot_write_in(parent))
+    throw UsageError(fmt::format("{} {}: cannot write files in '{}' ({})", flag, path.string(), parent.string(), *why));
+}
+
+}  // namespace
+
 void check_outputs_writable(const Options& options) {
   if (!options.checkpoint_dir.empty()) {
     try {
@@ -120,19 +138,8 @@ void check_outputs_writable(const Options& options) {
       throw UsageError(
           fmt::format("--checkpoint-dir {}: cannot write files there ({})", options.checkpoint_dir.string(), *why));
   }
-  if (!options.summary_json.empty()) {
-    const fs::path path = options.summary_json;
-    const fs::path parent = path.has_parent_path() ? path.parent_path() : fs::path(".");
-    std::error_code ec;
-    if (fs::is_directory(path, ec))
-      throw UsageError(fmt::format("--summary-json {} is a directory; give a file name", path.string()));
-    if (!fs::is_directory(parent, ec))
-      throw UsageError(fmt::format("--summary-json {}: the directory '{}' does not exist; create it first",
-                                   path.string(), parent.string()));
-    if (auto why = cannot_write_in(parent))
-      throw UsageError(
-          fmt::format("--summary-json {}: cannot write files in '{}' ({})", path.string(), parent.string(), *why));
-  }
+  if (!options.summary_json.empty()) check_file_writable("--summary-json", options.summary_json);
+  if (!options.export_onnx.empty()) check_file_writable("--export-onnx", options.export_onnx);
 }
 
 std::size_t remove_stale_temporaries(const fs::path& dir) {

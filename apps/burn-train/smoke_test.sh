@@ -4,7 +4,9 @@
 #   2. --resume to two epochs: continues at epoch 2, prunes epoch 1's files;
 #   3. --resume with nothing left to train: evaluates the saved model, whose
 #      test accuracy must equal the one step 2 reported for the model in
-#      memory (the save/load round trip keeps weights and batch-norm statistics).
+#      memory (the save/load round trip keeps weights and batch-norm statistics);
+#      with ONNX in the build it also exports the model, and the file read
+#      back must score the same.
 # Usage: smoke_test.sh path/to/burn-train
 # Exits 4 (burn-train's "Fashion-MNIST not installed") when the data is missing,
 # so ctest can report a skip (SKIP_RETURN_CODE 4) instead of a failure.
@@ -34,9 +36,19 @@ grep -q '^epoch 2/2:' "$dir/2.log" || fail "the resumed run did not train epoch 
 [[ -f $dir/ckpt/model-epoch-2.safetensors && ! -e $dir/ckpt/model-epoch-1.safetensors ]] ||
   fail "epoch 2's checkpoint did not replace epoch 1's"
 
-run "$dir/3.log" "$bin" --epochs 2 "${common[@]}" --resume || fail "the evaluation-only run exited with $?"
+# The evaluation-only run also exports the model as ONNX, which burn-train
+# reads back and scores: the file must give the trained model's accuracy.
+export_args=()
+"$bin" --help | grep -q -- '--export-onnx' && export_args=(--export-onnx "$dir/model.onnx")
+run "$dir/3.log" "$bin" --epochs 2 "${common[@]}" --resume "${export_args[@]}" ||
+  fail "the evaluation-only run exited with $?"
 grep -q 'already has 2 epochs' "$dir/3.log" || fail "the third run did not see a finished checkpoint"
 a2=$(final_accuracy "$dir/2.log")
 a3=$(final_accuracy "$dir/3.log")
 [[ -n $a2 && $a2 == "$a3" ]] || fail "the reloaded model's accuracy $a3 differs from the trained model's $a2"
+if ((${#export_args[@]})); then
+  [[ -s $dir/model.onnx ]] || fail "--export-onnx wrote no file"
+  a_onnx=$(sed -n 's/^onnx export: .* (test accuracy \(0\.[0-9]*\) when read back)$/\1/p' "$dir/3.log")
+  [[ $a_onnx == "$a3" ]] || fail "the exported ONNX model scores $a_onnx, the trained model $a3"
+fi
 echo "smoke_test: passed (loss fell, resumed, reloaded accuracy $a3)"

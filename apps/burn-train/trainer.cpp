@@ -7,6 +7,7 @@
 #include <burn/device.hpp>
 #include <burn/lr_scheduler/constant.hpp>
 #include <burn/lr_scheduler/cosine.hpp>
+#include <burn/onnx.hpp>
 #include <burn/optim/adam.hpp>
 #include <burn/record/module_record.hpp>
 #include <memory>
@@ -227,6 +228,23 @@ int run_training(const Options& options) {
                                options.limit_batches, model.num_params()},
                        history);
   }
+
+#if BURN_HAS_ONNX
+  if (say && !options.export_onnx.empty()) {
+    // Pixels in [0, 1] as the loader feeds them, any batch size. The file is
+    // read back and scored on the test set: what a user of the file gets.
+    const auto inference = model.valid();
+    burn::onnx::export_model(
+        inference,
+        burn::Tensor<4>::zeros({1, config.channels, config.height, config.width}, inference.fc1.weight->device()),
+        options.export_onnx.string(),
+        {.input_names = {"pixels"}, .output_names = {"logits"}, .dynamic_batch = true, .graph_name = "burn-train"});
+    const auto imported = burn::onnx::Model::load(options.export_onnx.string(), device, /*trainable=*/false);
+    const auto check = evaluate([&imported](const burn::Tensor<4>& images) { return imported.forward<2>(images); },
+                                test_loss, test_loader, {"onnx test", style, options.limit_batches});
+    fmt::print("onnx export: {} (test accuracy {:.4f} when read back)\n", options.export_onnx.string(), check.accuracy);
+  }
+#endif
 
   int status = kSuccess;
   if (!batch_losses.empty()) {

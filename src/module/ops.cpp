@@ -108,6 +108,10 @@ TensorRef linear(const TensorRef& x, const TensorRef& weight, const OptRef& bias
   w_shape[r - 1] = b_shape[r - 1] = d_out;
   TensorRef y = matmul(rows, reshape_exact(weight, Shape(w_shape)));
   if (bias) y = binary(ir::BinaryOp::Add, y, reshape_exact(*bias, Shape(b_shape)));
+  if (rank == 2) {
+    if (bias) mark_composite(y, Composite::Linear, {x, weight, *bias});
+    else mark_composite(y, Composite::Linear, {x, weight});
+  }
   return rank == 1 ? squeeze_dim(y, 0) : y;
 }
 

@@ -75,7 +75,13 @@ burn::detail::TensorRef batch_norm(const BatchNorm& layer, const burn::detail::T
     layer.running_mean.update(layer.running_mean.val() * (1.0 - m) + mean.detach().reshape(flat) * m);
     layer.running_var.update(layer.running_var.val() * (1.0 - m) + var.detach().reshape(flat) * (m * unbias));
   }
-  return burn::detail::reshape_exact(y.ref(), shape);
+  auto out = burn::detail::reshape_exact(y.ref(), shape);
+  if (!training)
+    burn::detail::mark_composite(
+        out, burn::detail::Composite::BatchNorm,
+        {x_ref, layer.weight->ref(), layer.bias->ref(), layer.running_mean->ref(), layer.running_var->ref()}, 0,
+        layer.epsilon);
+  return out;
 }
 
 }  // namespace detail

@@ -429,6 +429,23 @@ void export_graph(const GraphFunction& fn, std::span<const TensorData> examples,
       ctx.output_used.push_back(o < used.size() && used[o]);
       if (o < slots.size() && slots[o]) w.set_value(slots[o], {name, ctx.output_dynamic.back()});
     }
+    // A value a composite marked (softmax, layer norm, ...) is written as
+    // that one operator over the composite's inputs; the primitives that
+    // computed it are then unread and pruned.
+    const CapturedValue* result = node->outputs.size() == 1 && !slots.empty() ? slots[0] : nullptr;
+    if (result && result->composite()) {
+      const auto& mark = *result->composite();
+      std::vector<std::string> names;
+      for (const auto& in : mark.inputs) {
+        if (in->is_constant()) name_constant(in.get());
+        if (!w.has_value(in.get())) break;
+        names.push_back(w.value(in.get()).name);
+      }
+      if (names.size() == mark.inputs.size()) {
+        write_composite(w, ctx, mark, names);
+        continue;
+      }
+    }
     write_op(w, ctx);
   }
 

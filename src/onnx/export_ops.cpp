@@ -538,6 +538,34 @@ void write(GraphWriter& w, const OpContext& ctx, const ir::Interpolate& op) {
 
 }  // namespace
 
+void write_composite(GraphWriter& w, const OpContext& ctx, const capture::CompositeMark& mark,
+                     const std::vector<std::string>& inputs) {
+  using detail::Composite;
+  switch (mark.kind) {
+    case Composite::Softmax:
+    case Composite::LogSoftmax: {
+      auto& n = emit(w, ctx, mark.kind == Composite::Softmax ? "Softmax" : "LogSoftmax", inputs);
+      set_attribute(n, "axis", mark.dim);
+      return;
+    }
+    case Composite::LayerNorm: {
+      auto& n = emit(w, ctx, "LayerNormalization", inputs);
+      set_attribute(n, "axis", std::int64_t{-1});
+      set_attribute(n, "epsilon", static_cast<float>(mark.epsilon));
+      return;
+    }
+    case Composite::Linear:
+      emit(w, ctx, "Gemm", inputs);  // our weight is [d_in, d_out]: no transB
+      return;
+    case Composite::BatchNorm: {
+      auto& n = emit(w, ctx, "BatchNormalization", inputs);
+      set_attribute(n, "epsilon", static_cast<float>(mark.epsilon));
+      return;
+    }
+  }
+  write_op(w, ctx);
+}
+
 void write_op(GraphWriter& w, const OpContext& ctx) {
   std::visit([&](const auto& op) { write(w, ctx, op); }, ctx.node.op);
 }

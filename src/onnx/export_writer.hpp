@@ -84,6 +84,12 @@ struct OpContext {
   }
 };
 
+/// Writes the composite that produced the op's single output (softmax,
+/// layer norm, linear, batch norm) as one ONNX operator over `inputs` (the
+/// composite's own inputs, already named) producing ctx.outputs[0].
+void write_composite(GraphWriter& w, const OpContext& ctx, const capture::CompositeMark& mark,
+                     const std::vector<std::string>& inputs);
+
 /// Writes one recorded op as ONNX nodes producing ctx.outputs; throws
 /// burn::Error("[onnx::export] ...") for an op (or an op's use) ONNX cannot express.
 void write_op(GraphWriter& w, const OpContext& ctx);

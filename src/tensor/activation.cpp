@@ -100,7 +100,9 @@ TensorRef softmax(const TensorRef& t, std::int64_t dim) {
   const auto d = static_cast<std::int64_t>(normalize_dim("softmax", dim, rank_of(t)));
   if (shape_of(t).num_elements() == 0) return t;
   auto e = unary(UnaryOp::Exp, sub(t, reduce_dim(ir::ReduceOp::Max, t, d)));
-  return binary(BinaryOp::Div, e, reduce_dim(ir::ReduceOp::Sum, e, d));
+  auto out = binary(BinaryOp::Div, e, reduce_dim(ir::ReduceOp::Sum, e, d));
+  mark_composite(out, Composite::Softmax, {t}, d);
+  return out;
 }
 
 TensorRef log_softmax(const TensorRef& t, std::int64_t dim) {
@@ -109,7 +111,9 @@ TensorRef log_softmax(const TensorRef& t, std::int64_t dim) {
   if (shape_of(t).num_elements() == 0) return t;
   auto shifted = sub(t, reduce_dim(ir::ReduceOp::Max, t, d));
   auto log_sum = unary(UnaryOp::Log, reduce_dim(ir::ReduceOp::Sum, unary(UnaryOp::Exp, shifted), d));
-  return sub(shifted, log_sum);
+  auto out = sub(shifted, log_sum);
+  mark_composite(out, Composite::LogSoftmax, {t}, d);
+  return out;
 }
 
 TensorRef hard_sigmoid(const TensorRef& t, double alpha, double beta) {

@@ -8,6 +8,7 @@
 
 #include <numeric>
 
+#include "burn_test.hpp"
 #include "onnx_models.hpp"
 
 namespace burn {
@@ -280,6 +281,28 @@ TEST(OnnxImport, WrongInputsAreNamed) {
             }).find("input 'x' must be f32"),
             std::string::npos);
   model.run({f32({-1, 0, 1, 2, -2, 3}, {2, 3})})[0].assert_eq(f32({0, 0, 1, 2, 0, 3}, {2, 3}));
+}
+
+TEST(OnnxImport, ExportedModelsRunOnEveryDevice) {
+  const Device flex = Device::flex();
+  flex.seed(17);
+  const std::string mlp = temp_path("every-mlp.onnx"), cnn = temp_path("every-cnn.onnx"),
+                    attn = temp_path("every-attention.onnx");
+  onnx::export_model(make_mlp(flex), Tensor<2>::zeros({1, 6}, flex), mlp, {.dynamic_batch = true});
+  onnx::export_model(make_cnn(flex).valid(), Tensor<4>::zeros({1, 1, 12, 12}, flex), cnn, {.dynamic_batch = true});
+  onnx::export_model(make_attention(flex), Tensor<3>::zeros({1, 5, 8}, flex), attn, {.dynamic_batch = true});
+  const TensorData x_mlp = Tensor<2>::random({3, 6}, Distribution::normal(0, 1), flex).to_data();
+  const TensorData x_cnn = Tensor<4>::random({2, 1, 12, 12}, Distribution::uniform(0, 1), flex).to_data();
+  const TensorData x_attn = Tensor<3>::random({2, 5, 8}, Distribution::normal(0, 1), flex).to_data();
+  const auto want_mlp = onnx::Model::load(mlp, flex).run({x_mlp})[0];
+  const auto want_cnn = onnx::Model::load(cnn, flex).run({x_cnn})[0];
+  const auto want_attn = onnx::Model::load(attn, flex).run({x_attn})[0];
+  for (const Device& device : testing::all_devices()) {
+    SCOPED_TRACE(device.to_string());
+    onnx::Model::load(mlp, device).run({x_mlp})[0].assert_approx_eq(want_mlp, {1e-4, 1e-5});
+    onnx::Model::load(cnn, device).run({x_cnn})[0].assert_approx_eq(want_cnn, {1e-4, 1e-5});
+    onnx::Model::load(attn, device).run({x_attn})[0].assert_approx_eq(want_attn, {1e-4, 1e-5});
+  }
 }
 
 // ---- an imported model is a module ----------------------------------------------------------------

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <initializer_list>
 #include <optional>
 #include <span>
 #include <utility>
@@ -119,5 +120,21 @@ TensorRef mask_fill(TensorRef&& t, const TensorRef& mask, Scalar value);
 TensorRef argwhere(const TensorRef& t);
 /// One 1-D int tensor per dim.
 std::vector<TensorRef> nonzero(const TensorRef& t);
+
+// ---- composite marks (src/tensor/composite.cpp) --------------------------------------------------------
+/// Composite operations written from primitives that a format may have as
+/// one operator (ONNX's Softmax, LayerNormalization, Gemm, BatchNormalization).
+enum class Composite : std::uint8_t {
+  Softmax,     ///< inputs: x; dim
+  LogSoftmax,  ///< inputs: x; dim
+  LayerNorm,   ///< inputs: x, gamma, beta; normalises the last dim; epsilon
+  Linear,      ///< inputs: x (2-D), weight [d_in, d_out], optional bias
+  BatchNorm,   ///< evaluation: inputs x, gamma, beta, running mean, running var; epsilon
+};
+/// Tells a recording device (capture) that `out` is `kind` of `inputs`, so an
+/// export can write one operator instead of the primitives that computed it.
+/// Does nothing on every other device.
+void mark_composite(const TensorRef& out, Composite kind, std::initializer_list<TensorRef> inputs, std::int64_t dim = 0,
+                    double epsilon = 0.0);
 
 }  // namespace burn::detail

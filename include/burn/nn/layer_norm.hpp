@@ -16,7 +16,11 @@ struct LayerNorm {
   Tensor<D> forward(const Tensor<D>& x) const {
     auto [var, mean] = x.var_mean_bias(static_cast<std::int64_t>(D) - 1);
     auto normalized = (x - mean) * (var + epsilon).rsqrt();
-    return normalized * weight->template unsqueeze<D>() + bias->template unsqueeze<D>();
+    auto out = normalized * weight->template unsqueeze<D>() + bias->template unsqueeze<D>();
+    // One LayerNormalization operator in an ONNX export.
+    burn::detail::mark_composite(out.ref(), burn::detail::Composite::LayerNorm, {x.ref(), weight->ref(), bias->ref()},
+                                 0, epsilon);
+    return out;
   }
 };
 

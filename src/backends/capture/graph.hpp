@@ -14,6 +14,7 @@
 #include <vector>
 
 #include <burn/backend/backend.hpp>
+#include <burn/detail/ops.hpp>
 #include <burn/ir/op.hpp>
 #include <burn/tensor_data.hpp>
 
@@ -29,6 +30,15 @@ struct OpNode {
   std::vector<ir::TensorSpec> outputs;
   /// Recording order: a valid topological order of the whole capture.
   std::uint64_t sequence = 0;
+};
+
+/// A composite operation whose primitives produced a value (from
+/// detail::mark_composite): an exporter may write it as one operator.
+struct CompositeMark {
+  detail::Composite kind;
+  std::vector<ValuePtr> inputs;
+  std::int64_t dim = 0;
+  double epsilon = 0.0;
 };
 
 class CapturedValue final : public backend::Primitive {
@@ -48,6 +58,10 @@ class CapturedValue final : public backend::Primitive {
   const std::shared_ptr<const OpNode>& node() const noexcept { return node_; }
   std::size_t output() const noexcept { return output_; }
   std::uint64_t sequence() const noexcept { return sequence_; }
+  /// The composite that produced this value, if one was marked.
+  const std::shared_ptr<const CompositeMark>& composite() const noexcept { return composite_; }
+  /// Marks the value; done right after the composite computed it, before any reader sees it.
+  void mark(std::shared_ptr<const CompositeMark> mark) const { composite_ = std::move(mark); }
 
  private:
   ir::TensorSpec spec_;
@@ -55,6 +69,7 @@ class CapturedValue final : public backend::Primitive {
   std::shared_ptr<const OpNode> node_;
   std::size_t output_ = 0;
   std::uint64_t sequence_ = 0;
+  mutable std::shared_ptr<const CompositeMark> composite_;
 };
 
 /// The captured value behind a capture-device primitive; throws burn::Error
