@@ -82,6 +82,22 @@ std::string GraphWriter::scalar(Scalar value, DType dtype) {
   return initializer(data.convert(dtype), "scalar");
 }
 
+void GraphWriter::set_batch(std::string input, std::size_t batch_a, std::size_t batch_b) {
+  batch_input_ = std::move(input);
+  batch_a_ = batch_a;
+  batch_b_ = batch_b;
+}
+
+const std::string& GraphWriter::batch_value() {
+  if (batch_value_.empty()) {
+    const std::string shape = node1("Shape", {batch_input_});
+    auto& gather = node("Gather", {shape, ints({0}, "batch_axis")}, {fresh("batch")});
+    set_attribute(gather, "axis", std::int64_t{0});
+    batch_value_ = gather.output(0);
+  }
+  return batch_value_;
+}
+
 namespace {
 
 // ---- recording ----------------------------------------------------------------------------
@@ -358,6 +374,7 @@ void export_graph(const GraphFunction& fn, std::span<const TensorData> examples,
     std::vector<bool> dynamic;
     if (other) dynamic = dims_differing(trace.inputs[i]->spec(), other->inputs[i]->spec());
     w.set_value(trace.inputs[i].get(), {name, dynamic});
+    if (i == 0 && other) w.set_batch(name, batch, batch + 3);
     const ir::TensorSpec* twin = other ? &other->inputs[i]->spec() : nullptr;
     set_value_info(*graph.add_input(), name, trace.inputs[i]->spec(), dynamic, batch, twin, options);
   }
@@ -412,8 +429,7 @@ void export_graph(const GraphFunction& fn, std::span<const TensorData> examples,
   for (const auto& o : trace.outputs) remember(o.get());
 
   for (const auto& node : trace.nodes) {
-    OpContext ctx{*node};
-    if (other) ctx.twin = node_twin.at(node.get());
+    OpContext ctx{*node, other ? node_twin.at(node.get()) : nullptr, {}, {}, {}, {}, {}};
     for (const auto& in : node->inputs) {
       if (in->is_constant()) name_constant(in.get());
       const auto& exported = w.value(in.get());

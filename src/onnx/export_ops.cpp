@@ -37,18 +37,42 @@ I64s symmetric_pads(const std::vector<std::size_t>& padding) {
   return w.node(op_type, std::move(inputs), ctx.outputs);
 }
 
+/// A shape as a 1-D int64 input. With a dynamic batch, `twin` is the same
+/// shape at the other batch size: dims that differ must be the batch itself,
+/// and are read from the running batch size.
+std::string shape_input(GraphWriter& w, const OpContext& ctx, const Shape& shape, const Shape* twin) {
+  if (!twin || *twin == shape) return w.ints(as_i64(shape.dims()), "shape");
+  std::vector<std::string> pieces;
+  I64s run;
+  for (std::size_t i = 0; i < shape.rank(); ++i) {
+    if (shape[i] == (*twin)[i]) {
+      run.push_back(static_cast<std::int64_t>(shape[i]));
+      continue;
+    }
+    if (!w.is_batch(shape[i], (*twin)[i]))
+      unsupported(ctx, fmt::format("dim {} of its shape {} follows the batch size without being it; export with a "
+                                   "fixed batch size",
+                                   i, shape.to_string()));
+    if (!run.empty()) pieces.push_back(w.ints(run, "dims"));
+    run.clear();
+    pieces.push_back(w.batch_value());
+  }
+  if (!run.empty()) pieces.push_back(w.ints(run, "dims"));
+  ::onnx::NodeProto* n = nullptr;
+  std::string out = w.node1("Concat", pieces, &n);
+  set_attribute(*n, "axis", std::int64_t{0});
+  return out;
+}
+
 // ---- creation ----------------------------------------------------------------------------
 
 void write(GraphWriter& w, const OpContext& ctx, const ir::Full& op) {
-  if (ctx.twin && std::get<ir::Full>(ctx.twin->op).shape != op.shape)
-    unsupported(ctx,
-                "its shape depends on the batch size; make it with full_like/zeros_like of a tensor that has "
-                "the batch, or export with a fixed batch size");
+  const Shape* twin = ctx.twin ? &std::get<ir::Full>(ctx.twin->op).shape : nullptr;
   Scalar value = op.value;
   TensorData one = value.kind() == Scalar::Kind::Float ? TensorData(std::vector<double>{value.as_double()})
                                                        : TensorData(std::vector<std::int64_t>{value.as_int()});
   if (op.dtype == DType::Bool) one = TensorData(std::vector<bool>{value.as_bool()});
-  auto& n = emit(w, ctx, "ConstantOfShape", {w.ints(as_i64(op.shape.dims()), "shape")});
+  auto& n = emit(w, ctx, "ConstantOfShape", {shape_input(w, ctx, op.shape, twin)});
   set_attribute(n, "value", one.convert(op.dtype));
 }
 
@@ -288,12 +312,14 @@ void write(GraphWriter& w, const OpContext& ctx, const ir::Reshape& op) {
         shape[i] = 0;
       else open.push_back(i);
     }
-    if (open.size() > 1)
-      unsupported(ctx, fmt::format("{} of its target dims depend on the batch size in ways a Reshape cannot say "
-                                   "(0 or -1); export with a fixed batch size",
-                                   open.size()));
-    if (open.size() == 1) shape[open[0]] = -1;
     if (has_zero) unsupported(ctx, "its target has an empty dim, and the batch axis is dynamic");
+    if (open.size() > 1) {
+      // More than one dim to infer: the target's batch dims from the running batch size.
+      emit(w, ctx, "Reshape",
+           {ctx.inputs[0], shape_input(w, ctx, op.shape, &std::get<ir::Reshape>(ctx.twin->op).shape)});
+      return;
+    }
+    if (open.size() == 1) shape[open[0]] = -1;
   }
   auto& n = emit(w, ctx, "Reshape", {ctx.inputs[0], w.ints(shape, "shape")});
   if (has_zero) set_attribute(n, "allowzero", std::int64_t{1});
@@ -381,7 +407,7 @@ std::string onnx_indices(GraphWriter& w, const OpContext& ctx, std::size_t input
   const DType d = ctx.in_spec(input).dtype;
   if (d == DType::I64 || d == DType::I32) return ctx.inputs[input];
   ::onnx::NodeProto* n = nullptr;
-  const std::string out = w.node1("Cast", {ctx.inputs[input]}, &n);
+  std::string out = w.node1("Cast", {ctx.inputs[input]}, &n);
   set_attribute(*n, "to", static_cast<std::int64_t>(::onnx::TensorProto::INT64));
   return out;
 }

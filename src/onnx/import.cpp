@@ -398,10 +398,13 @@ std::vector<TensorRef> Model::forward(const std::vector<TensorRef>& inputs) cons
 std::vector<TensorData> Model::run(const std::vector<TensorData>& inputs) const {
   const Device device = params_.empty() ? program_->device : params_[0].ref()->device;
   std::vector<TensorRef> refs;
+  refs.reserve(inputs.size());
   for (const auto& d : inputs)
     refs.push_back(detail::from_data(d, TensorCreationOptions(device, d.dtype()), kind_for(d.dtype())));
+  const auto results = forward(refs);
   std::vector<TensorData> out;
-  for (const auto& r : forward(refs)) out.push_back(detail::to_data(r));
+  out.reserve(results.size());
+  for (const auto& r : results) out.push_back(detail::to_data(r));
   return out;
 }
 

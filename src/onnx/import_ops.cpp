@@ -831,6 +831,8 @@ const std::map<std::string, ImportFn, std::less<>>& table() {
       {"BatchNormalization", batch_norm},
       {"LayerNormalization", layer_norm},
       {"Resize", resize},
+      {"LSTM", import_lstm},
+      {"GRU", import_gru},
   };
   return t;
 }

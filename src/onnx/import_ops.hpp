@@ -69,6 +69,10 @@ class NodeArgs {
 
 using ImportFn = std::vector<detail::TensorRef> (*)(const NodeArgs& args);
 
+/// The recurrent operators (import_rnn.cpp).
+std::vector<detail::TensorRef> import_lstm(const NodeArgs& args);
+std::vector<detail::TensorRef> import_gru(const NodeArgs& args);
+
 /// The function for an operator of the default domain, or nullptr.
 ImportFn find_import(std::string_view op_type);
 /// Every operator import runs, sorted (for error messages and docs/onnx.md).

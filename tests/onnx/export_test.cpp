@@ -4,6 +4,7 @@
 #include <burn/onnx.hpp>
 #include <gtest/gtest.h>
 
+#include "../../bench/resnet18.hpp"
 #include "onnx_models.hpp"
 
 namespace burn {
@@ -124,6 +125,42 @@ TEST(OnnxExport, AttentionBlockWithLayerNormGeluAndSoftmaxRoundTrips) {
   EXPECT_EQ(count_nodes(m, "Erf"), 1);  // gelu: opset 17 has no Gelu operator
   const auto imported = onnx::Model::load(path, device);
   imported.run({x.to_data()})[0].assert_eq(model.forward(x).to_data());
+}
+
+TEST(OnnxExport, BurnsTransformerEncoderLstmAndResNet18RoundTripWithADynamicBatch) {
+  const Device device = Device::flex();
+  device.seed(23);
+  {
+    const Encoder model = make_encoder(device);
+    const std::string path = temp_path("encoder.onnx");
+    onnx::export_model(model, Tensor<3>::zeros({1, 5, 8}, device), path, {.dynamic_batch = true});
+    const auto x = Tensor<3>::random({3, 5, 8}, Distribution::normal(0, 1), device);
+    onnx::Model::load(path, device).run({x.to_data()})[0].assert_eq(model.forward(x).to_data());
+    EXPECT_EQ(count_nodes(read_model(path), "Softmax"), 1);
+    EXPECT_EQ(count_nodes(read_model(path), "LayerNormalization"), 2);
+  }
+  {
+    // The zero initial state is as large as the batch: ConstantOfShape of the running batch size.
+    const LstmModel model = make_lstm(device);
+    const std::string path = temp_path("lstm.onnx");
+    onnx::export_model(model, Tensor<3>::zeros({2, 6, 4}, device), path, {.dynamic_batch = true});
+    for (std::size_t batch : {1u, 4u}) {
+      const auto x = Tensor<3>::random({batch, 6, 4}, Distribution::normal(0, 1), device);
+      onnx::Model::load(path, device).run({x.to_data()})[0].assert_eq(model.forward(x).to_data());
+    }
+    EXPECT_GE(count_nodes(read_model(path), "Shape"), 1);
+  }
+  {
+    const auto model = burn_bench::ResNet18::init(10, device).valid();
+    const std::string path = temp_path("resnet18.onnx");
+    onnx::export_model(model, Tensor<4>::zeros({1, 3, 32, 32}, device), path, {.dynamic_batch = true});
+    const auto m = read_model(path);
+    EXPECT_EQ(count_nodes(m, "Conv"), 20);
+    EXPECT_EQ(count_nodes(m, "BatchNormalization"), 20);
+    EXPECT_EQ(count_nodes(m, "GlobalAveragePool"), 1);
+    const auto x = Tensor<4>::random({2, 3, 32, 32}, Distribution::normal(0, 1), device);
+    onnx::Model::load(path, device).run({x.to_data()})[0].assert_eq(model.forward(x).to_data());
+  }
 }
 
 TEST(OnnxExport, AnOpOnnxCannotExpressIsNamed) {

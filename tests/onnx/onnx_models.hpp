@@ -9,7 +9,9 @@
 #include <burn/nn/dropout.hpp>
 #include <burn/nn/layer_norm.hpp>
 #include <burn/nn/linear.hpp>
+#include <burn/nn/lstm.hpp>
 #include <burn/nn/pool.hpp>
+#include <burn/nn/transformer.hpp>
 #include <onnx/onnx_pb.h>
 
 #include <array>
@@ -90,6 +92,24 @@ inline AttentionBlock make_attention(const Device& device) {
           LinearConfig{8, 8}.init(device),  LinearConfig{8, 8}.init(device), LinearConfig{8, 8}.init(device),
           LinearConfig{8, 16}.init(device), LinearConfig{16, 8}.init(device)};
 }
+
+/// burn's own Transformer encoder (one post-norm layer, gelu, no dropout).
+struct Encoder {
+  nn::TransformerEncoder encoder;
+  BURN_MODULE(encoder)
+  Tensor<3> forward(const Tensor<3>& x) const { return encoder.forward(nn::TransformerEncoderInput{x}); }
+};
+inline Encoder make_encoder(const Device& device) {
+  return {nn::TransformerEncoderConfig{8, 16, 2, 1}.with_dropout(0.0).init(device)};
+}
+
+/// burn's LSTM over a [batch, seq, 4] sequence: every step's hidden state.
+struct LstmModel {
+  nn::Lstm lstm;
+  BURN_MODULE(lstm)
+  Tensor<3> forward(const Tensor<3>& x) const { return lstm.forward(x).first; }
+};
+inline LstmModel make_lstm(const Device& device) { return {nn::LstmConfig{4, 5}.init(device)}; }
 
 /// A fresh path in the test's temporary directory.
 inline std::string temp_path(const std::string& name) {

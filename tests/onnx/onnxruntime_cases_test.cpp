@@ -1,4 +1,6 @@
-// Cases for ONNX Runtime: burn's exports of the test models, with inputs at
+// Cases for ONNX Runtime: burn's exports of the test models (an MLP,
+// burn-train's CNN, an attention block, burn's Transformer encoder and LSTM,
+// torchvision's ResNet-18 architecture at 32 px), with inputs at
 // two batch sizes and flex's outputs, written where onnxruntime_check.sh
 // (the ctest entry burn_onnx_onnxruntime) runs them in ONNX Runtime. Run
 // alone, the case checks that what it wrote reads back.
@@ -7,6 +9,7 @@
 
 #include <cstdlib>
 
+#include "../../bench/resnet18.hpp"
 #include "onnx_models.hpp"
 
 namespace burn {
@@ -63,7 +66,11 @@ TEST(OnnxRuntimeCases, ExportsWithInputsAndFlexOutputs) {
   write_case<Mlp, 2>(dir, "mlp", make_mlp(device), Shape{1, 6}, device);
   write_case<Cnn, 4>(dir, "cnn", make_cnn(device).valid(), Shape{1, 1, 12, 12}, device);
   write_case<AttentionBlock, 3>(dir, "attention", make_attention(device), Shape{1, 5, 8}, device);
-  for (const char* name : {"mlp", "cnn", "attention"})
+  write_case<Encoder, 3>(dir, "encoder", make_encoder(device), Shape{1, 5, 8}, device);
+  write_case<LstmModel, 3>(dir, "lstm", make_lstm(device), Shape{1, 6, 4}, device);
+  write_case<burn_bench::ResNet18, 4>(dir, "resnet18", burn_bench::ResNet18::init(10, device).valid(),
+                                      Shape{1, 3, 32, 32}, device);
+  for (const char* name : {"mlp", "cnn", "attention", "encoder", "lstm", "resnet18"})
     EXPECT_TRUE(std::filesystem::exists(dir / (std::string(name) + ".json"))) << name;
 }
 

@@ -1,0 +1,103 @@
+// burn's side of the ONNX inference benchmark (bench/onnx_compare.sh):
+// exports ResNet-18 (bench/resnet18.hpp, 1000 classes) to one .onnx file,
+// then times loading it and running it at batch 1 and 32 on Device::cpu()
+// and Device::flex(). Run through Model::run: host data in, host data out,
+// as ONNX Runtime's session.run takes and returns numpy arrays. Writes the
+// inputs and flex's outputs beside the file, so the ONNX Runtime side times
+// the same inputs and checks its outputs against ours. One JSON object per
+// line on stdout.
+//
+//   burn-onnx-bench OUT_DIR [--reps N] [--image PIXELS]
+#include <burn/burn.hpp>
+#include <burn/onnx.hpp>
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "resnet18.hpp"
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+void write_bytes(const std::filesystem::path& path, const burn::TensorData& data) {
+  std::ofstream f(path, std::ios::binary);
+  f.write(reinterpret_cast<const char*>(data.bytes().data()), static_cast<std::streamsize>(data.bytes().size()));
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2) {
+    fmt::print(stderr, "usage: burn-onnx-bench OUT_DIR [--reps N] [--image PIXELS]\n");
+    return 2;
+  }
+  const std::filesystem::path dir = argv[1];
+  std::size_t reps = 10, image = 224;
+  for (int i = 2; i + 1 < argc; i += 2) {
+    const std::string flag = argv[i];
+    if (flag == "--reps") reps = std::stoul(argv[i + 1]);
+    if (flag == "--image") image = std::stoul(argv[i + 1]);
+  }
+  std::filesystem::create_directories(dir);
+  const auto path = (dir / "resnet18.onnx").string();
+
+  const burn::Device flex = burn::Device::flex();
+  flex.seed(1);
+  {
+    const auto model = burn_bench::ResNet18::init(1000, flex).valid();
+    const auto t0 = Clock::now();
+    burn::onnx::export_model(model, burn::Tensor<4>::zeros({1, 3, image, image}, flex), path,
+                             {.input_names = {"images"}, .output_names = {"logits"}, .dynamic_batch = true});
+    fmt::print("{{\"side\": \"burn\", \"what\": \"export\", \"seconds\": {:.4f}, \"bytes\": {}}}\n", seconds_since(t0),
+               std::filesystem::file_size(path));
+  }
+
+  std::vector<burn::Device> devices;
+#if BURN_HAS_CPU
+  devices.push_back(burn::Device::cpu());
+#endif
+  devices.push_back(flex);
+  for (const burn::Device& device : devices) {
+    std::vector<double> loads;
+    for (int i = 0; i < 3; ++i) {
+      const auto t0 = Clock::now();
+      const auto m = burn::onnx::Model::load(path, device, /*trainable=*/false);
+      loads.push_back(seconds_since(t0));
+    }
+    fmt::print("{{\"side\": \"burn\", \"what\": \"load\", \"device\": \"{}\", \"seconds\": {:.4f}}}\n",
+               device.type().name(), median(loads));
+  }
+
+  for (const std::size_t batch : {1u, 32u}) {
+    const auto x = burn::Tensor<4>::random({batch, 3, image, image}, burn::Distribution::normal(0, 1), flex).to_data();
+    write_bytes(dir / fmt::format("input.b{}.bin", batch), x);
+    for (const burn::Device& device : devices) {
+      const auto model = burn::onnx::Model::load(path, device, /*trainable=*/false);
+      burn::TensorData out;
+      for (int i = 0; i < 2; ++i) out = model.run({x})[0];  // warm-up: plans, caches, primitives
+      if (device == flex) write_bytes(dir / fmt::format("expected.b{}.bin", batch), out);
+      std::vector<double> times;
+      for (std::size_t r = 0; r < reps; ++r) {
+        const auto t0 = Clock::now();
+        out = model.run({x})[0];
+        times.push_back(seconds_since(t0));
+      }
+      fmt::print("{{\"side\": \"burn\", \"what\": \"run\", \"device\": \"{}\", \"batch\": {}, \"seconds\": {:.5f}}}\n",
+                 device.type().name(), batch, median(times));
+    }
+  }
+  return 0;
+}

@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# ResNet-18 inference from one .onnx file: burn (Device::cpu() and
+# Device::flex(), through burn::onnx::Model) against ONNX Runtime's CPU
+# execution provider, in one run. Prints export and load times, and per batch
+# size (1, 32) each side's median time and ONNX Runtime's time / ours
+# (> 1: burn is faster).
+#
+#   bench/onnx_compare.sh                 # build dir build/full (needs BURN_ONNX)
+#   REPS=5 IMAGE=112 bench/onnx_compare.sh
+#
+# ONNX Runtime comes from PyPI, in a virtual environment made once under the
+# build directory (onnxruntime-venv, shared with the ctest entry).
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/.." && pwd)
+build=${BUILD_DIR:-$root/build/full}
+[[ $build = /* ]] || build=$root/$build
+reps=${REPS:-10}
+image=${IMAGE:-224}
+venv=$build/onnxruntime-venv
+out=${OUT_DIR:-$build/bench-results/onnx}
+mkdir -p "$out"
+
+ninja -C "$build" burn-onnx-bench >/dev/null
+if ! "$venv/bin/python" -c 'import onnxruntime, numpy' 2>/dev/null; then
+  python3 -m venv "$venv"
+  "$venv/bin/pip" install --quiet --disable-pip-version-check onnxruntime numpy
+fi
+
+echo "[onnx_compare] burn ..." >&2
+"$build/bench/burn-onnx-bench" "$out" --reps "$reps" --image "$image" >"$out/burn.jsonl"
+echo "[onnx_compare] ONNX Runtime ..." >&2
+"$venv/bin/python" "$here/onnx_ort.py" "$out" --reps "$reps" --image "$image" >"$out/ort.jsonl"
+
+echo "$(date -u '+%Y-%m-%d %H:%M UTC'), $(lscpu | sed -n 's/^Model name: *//p'), $(nproc) cores, image ${image}px"
+"$venv/bin/python" - "$out/burn.jsonl" "$out/ort.jsonl" <<'PY'
+import json, sys
+burn = [json.loads(l) for l in open(sys.argv[1])]
+ort = [json.loads(l) for l in open(sys.argv[2])]
+ort_load = next(r for r in ort if r["what"] == "load")
+print(f"ONNX Runtime {ort_load['version']}")
+for r in burn:
+    if r["what"] == "export":
+        print(f"export (burn): {r['seconds'] * 1e3:.0f} ms, {r['bytes'] / 2**20:.1f} MiB")
+print(f"load: ONNX Runtime {ort_load['seconds'] * 1e3:.0f} ms; " + ", ".join(
+    f"burn {r['device']} {r['seconds'] * 1e3:.0f} ms" for r in burn if r["what"] == "load"))
+print()
+print("| batch | ONNX Runtime | burn cpu | burn flex | ORT / best burn |")
+print("|---|---|---|---|---|")
+runs = [r for r in ort if r["what"] == "run"]
+for o in runs:
+    mine = {r["device"]: r["seconds"] for r in burn if r["what"] == "run" and r["batch"] == o["batch"]}
+    best = min(mine.values())
+    cells = [f"{mine[d] * 1e3:.1f} ms" if d in mine else "-" for d in ("cpu", "flex")]
+    print(f"| {o['batch']} | {o['seconds'] * 1e3:.1f} ms | {cells[0]} | {cells[1]} | {o['seconds'] / best:.2f} |")
+print()
+print("ONNX Runtime's logits against flex's, max |diff| / (1e-4 + |flex|): " +
+      ", ".join(f"batch {o['batch']} {o['max_rel_diff_vs_burn']:.1e}" for o in runs))
+PY
