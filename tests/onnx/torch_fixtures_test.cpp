@@ -1,0 +1,88 @@
+// Models PyTorch exported (tests/onnx/fixtures, made by make_torch_fixtures.py
+// with torch.onnx.export at opset 17), imported on every device and compared
+// with PyTorch's own outputs; and gradients through an imported model
+// checked against finite differences.
+#include <burn/onnx.hpp>
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <set>
+
+#include "burn_test.hpp"
+#include "onnx_models.hpp"
+
+namespace burn {
+namespace {
+
+const std::filesystem::path kFixtures = std::filesystem::path(__FILE__).parent_path() / "fixtures";
+
+TensorData read_f32(const std::filesystem::path& path, const nlohmann::json& shape) {
+  std::ifstream f(path, std::ios::binary);
+  const std::vector<char> bytes((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  std::vector<std::size_t> dims;
+  for (const auto& d : shape) dims.push_back(d.get<std::size_t>());
+  std::vector<std::byte> raw(bytes.size());
+  std::memcpy(raw.data(), bytes.data(), bytes.size());
+  return TensorData(std::move(raw), Shape(dims), DType::F32);
+}
+
+std::vector<std::filesystem::path> manifests() {
+  std::vector<std::filesystem::path> out;
+  for (const auto& e : std::filesystem::directory_iterator(kFixtures))
+    if (e.path().extension() == ".json") out.push_back(e.path());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+TEST(OnnxTorchFixtures, EveryModelPyTorchExportedMatchesPyTorchOnEveryDevice) {
+  std::set<std::string> seen;
+  for (const auto& manifest : manifests()) {
+    const auto spec = nlohmann::json::parse(std::ifstream(manifest));
+    const auto onnx_path = (kFixtures / spec["onnx"].get<std::string>()).string();
+    seen.insert(manifest.stem().string());
+    for (const Device& device : testing::all_devices()) {
+      SCOPED_TRACE(manifest.filename().string() + " on " + device.to_string());
+      const auto model = onnx::Model::load(onnx_path, device);
+      for (const auto& c : spec["cases"]) {
+        const TensorData x = read_f32(kFixtures / c["input"].get<std::string>(), c["input_shape"]);
+        const TensorData want = read_f32(kFixtures / c["output"].get<std::string>(), c["output_shape"]);
+        const auto got = model.run({x});
+        ASSERT_EQ(got.size(), 1u);
+        got[0].assert_approx_eq(want, {1e-4, 1e-5});
+      }
+    }
+  }
+  // The architectures the fixtures cover; a missing file is a failure, not a skip.
+  for (const char* name : {"mlp", "cnn", "cnn_bn", "resnet_block", "transformer", "lstm", "gru"})
+    EXPECT_TRUE(seen.count(name)) << name << ".json is missing from " << kFixtures;
+}
+
+TEST(OnnxTorchFixtures, GradientsThroughAnImportedModelMatchPyTorchs) {
+  // sum(output^2) at the fixture's input, backward through the imported model
+  // on an autodiff device: every parameter's gradient is PyTorch's.
+  for (const char* name : {"mlp", "cnn_bn"}) {
+    SCOPED_TRACE(name);
+    const auto spec = nlohmann::json::parse(std::ifstream(kFixtures / (std::string(name) + ".json")));
+    const auto& g = spec["gradients"];
+    const Device device = Device::flex().autodiff();
+    const auto model = onnx::Model::load((kFixtures / spec["onnx"].get<std::string>()).string(), device);
+    const TensorData x = read_f32(kFixtures / g["input"].get<std::string>(), g["input_shape"]);
+    const auto y = model.forward(std::vector<detail::TensorRef>{
+        detail::from_data(x, TensorCreationOptions(device, DType::F32), TensorKind::Float)})[0];
+    const auto grads = detail::backward(detail::reduce_all(ir::ReduceOp::Sum, detail::binary(ir::BinaryOp::Mul, y, y)));
+    std::size_t checked = 0;
+    module::for_each_param(model, [&](const std::string& param, const module::ParamBase& p) {
+      if (!g["params"].contains(param)) return;  // a buffer (running statistics): no gradient in PyTorch
+      const auto& want = g["params"][param];
+      const auto got = detail::grad(p.ref(), grads);
+      ASSERT_TRUE(got) << param;
+      detail::to_data(*got).assert_approx_eq(read_f32(kFixtures / want["file"].get<std::string>(), want["shape"]),
+                                             {1e-4, 1e-5});
+      ++checked;
+    });
+    EXPECT_EQ(checked, g["params"].size());
+  }
+}
+
+}  // namespace
+}  // namespace burn
