@@ -56,8 +56,9 @@ int main(int argc, char** argv) {
 
   const burn::Device flex = burn::Device::flex();
   flex.seed(1);
+  const auto native = burn_bench::ResNet18::init(1000, flex).valid();
   {
-    const auto model = burn_bench::ResNet18::init(1000, flex).valid();
+    const auto& model = native;
     const auto t0 = Clock::now();
     burn::onnx::export_model(model, burn::Tensor<4>::zeros({1, 3, image, image}, flex), path,
                              {.input_names = {"images"}, .output_names = {"logits"}, .dynamic_batch = true});
@@ -96,6 +97,17 @@ int main(int argc, char** argv) {
         times.push_back(seconds_since(t0));
       }
       fmt::print("{{\"side\": \"burn\", \"what\": \"run\", \"device\": \"{}\", \"batch\": {}, \"seconds\": {:.5f}}}\n",
+                 device.type().name(), batch, median(times));
+      // The same network as a burn module, without ONNX: what the import itself costs.
+      const auto module = native.to_device(device);
+      for (int i = 0; i < 2; ++i) (void)module.forward(burn::Tensor<4>::from_data(x, device)).to_data();
+      times.clear();
+      for (std::size_t r = 0; r < reps; ++r) {
+        const auto t0 = Clock::now();
+        (void)module.forward(burn::Tensor<4>::from_data(x, device)).to_data();
+        times.push_back(seconds_since(t0));
+      }
+      fmt::print("{{\"side\": \"burn\", \"what\": \"native\", \"device\": \"{}\", \"batch\": {}, \"seconds\": {:.5f}}}\n",
                  device.type().name(), batch, median(times));
     }
   }

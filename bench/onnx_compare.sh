@@ -55,6 +55,8 @@ for o in runs:
     cells = [f"{mine[d] * 1e3:.1f} ms" if d in mine else "-" for d in ("cpu", "flex")]
     print(f"| {o['batch']} | {o['seconds'] * 1e3:.1f} ms | {cells[0]} | {cells[1]} | {o['seconds'] / best:.2f} |")
 print()
+print("The same network as a burn module (no ONNX): " + ", ".join(
+    f"{r['device']} batch {r['batch']} {r['seconds'] * 1e3:.1f} ms" for r in burn if r["what"] == "native"))
 print("ONNX Runtime's logits against flex's, max |diff| / (1e-4 + |flex|): " +
       ", ".join(f"batch {o['batch']} {o['max_rel_diff_vs_burn']:.1e}" for o in runs))
 PY

@@ -99,6 +99,7 @@ TensorRef input_projection(const Recurrence& r, const TensorRef& w, const std::o
 std::vector<TensorRef> outputs(const Recurrence& r, const std::vector<std::vector<TensorRef>>& steps,
                                const std::vector<TensorRef>& last_h, const std::vector<TensorRef>& last_c) {
   std::vector<TensorRef> per_direction;
+  per_direction.reserve(steps.size());
   for (const auto& s : steps) per_direction.push_back(detail::stack(s, 0));  // [seq, batch, hidden]
   TensorRef y = detail::stack(per_direction, 1);                             // [seq, dirs, batch, hidden]
   TensorRef y_h = detail::stack(last_h, 0);
