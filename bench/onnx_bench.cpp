@@ -107,8 +107,9 @@ int main(int argc, char** argv) {
         (void)module.forward(burn::Tensor<4>::from_data(x, device)).to_data();
         times.push_back(seconds_since(t0));
       }
-      fmt::print("{{\"side\": \"burn\", \"what\": \"native\", \"device\": \"{}\", \"batch\": {}, \"seconds\": {:.5f}}}\n",
-                 device.type().name(), batch, median(times));
+      fmt::print(
+          "{{\"side\": \"burn\", \"what\": \"native\", \"device\": \"{}\", \"batch\": {}, \"seconds\": {:.5f}}}\n",
+          device.type().name(), batch, median(times));
     }
   }
   return 0;

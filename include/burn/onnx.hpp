@@ -44,11 +44,21 @@ struct ExportOptions {
   std::vector<std::string> input_names;
   std::vector<std::string> output_names;
   /// Dim 0 of every input is symbolic (named `batch_dim_name`): one file
-  /// serves any batch size. The function is traced at two batch sizes to
-  /// find what depends on it; an op whose attributes depend on the batch in a
-  /// way ONNX cannot express without the batch size is an error naming it.
+  /// serves any batch size. Shorthand for a DynamicAxis {i, 0,
+  /// batch_dim_name} per input.
   bool dynamic_batch = false;
   std::string batch_dim_name = "batch";
+  /// Symbolic dims of the inputs (a sequence length, an image size): input
+  /// `input`'s dim `dim` is called `name`; dims that share a name have one
+  /// size. The function is traced twice, at the examples' sizes and at
+  /// others, to find what depends on them; an op whose attributes depend on
+  /// them in a way ONNX cannot express without the sizes is an error naming it.
+  struct DynamicAxis {
+    std::size_t input = 0;
+    std::size_t dim = 0;
+    std::string name;
+  };
+  std::vector<DynamicAxis> dynamic_axes;
   /// The graph's name and the model's doc string.
   std::string graph_name = "burn";
   std::string doc_string;

@@ -4,13 +4,15 @@
 // shape inference before it is written, so a file export produces is one
 // every ONNX runtime accepts.
 //
-// A dynamic batch axis: the function is traced twice, at the examples' batch
-// size and at another. The two recordings must be the same ops wired the
-// same way; the dims that differ between them are the batch-dependent ones
-// (the inputs' dim 0 and whatever follows from it). Ops whose attributes hold
-// such dims (reshape, expand, slice) are written in ONNX's batch-independent
-// forms (0 / -1 in a Reshape shape, 1 in an Expand shape, an omitted Slice
-// axis); where none exists the export says which op depends on the batch.
+// Dynamic axes (a batch, a sequence length): the function is traced twice,
+// at the examples' sizes and at others, each symbol moved by its own step.
+// The two recordings must be the same ops wired the same way; the dims that
+// differ between them are the dynamic ones (the inputs' symbolic dims and
+// whatever follows from them). Ops whose attributes hold such dims (reshape,
+// expand, slice, fills) are written in ONNX's size-independent forms (0 / -1
+// in a Reshape shape, 1 in an Expand shape, an omitted Slice axis) or read
+// the symbol's size at run time (Shape, Gather); where neither works the
+// export says which op depends on the sizes.
 #include <algorithm>
 #include <cmath>
 #include <type_traits>
@@ -82,20 +84,21 @@ std::string GraphWriter::scalar(Scalar value, DType dtype) {
   return initializer(data.convert(dtype), "scalar");
 }
 
-void GraphWriter::set_batch(std::string input, std::size_t batch_a, std::size_t batch_b) {
-  batch_input_ = std::move(input);
-  batch_a_ = batch_a;
-  batch_b_ = batch_b;
+const GraphWriter::Symbol* GraphWriter::symbol_of(std::size_t a, std::size_t b) const {
+  for (const auto& s : symbols_)
+    if (s.a == a && s.b == b) return &s;
+  return nullptr;
 }
 
-const std::string& GraphWriter::batch_value() {
-  if (batch_value_.empty()) {
-    const std::string shape = node1("Shape", {batch_input_});
-    auto& gather = node("Gather", {shape, ints({0}, "batch_axis")}, {fresh("batch")});
+const std::string& GraphWriter::symbol_value(const Symbol& symbol) {
+  auto& s = const_cast<Symbol&>(symbol);  // one of symbols_: the cache is ours to fill
+  if (s.value.empty()) {
+    const std::string shape = node1("Shape", {s.input});
+    auto& gather = node("Gather", {shape, ints({static_cast<std::int64_t>(s.dim)}, "axis")}, {fresh(s.name)});
     set_attribute(gather, "axis", std::int64_t{0});
-    batch_value_ = gather.output(0);
+    s.value = gather.output(0);
   }
-  return batch_value_;
+  return s.value;
 }
 
 namespace {
@@ -158,10 +161,10 @@ bool same_scalar(const std::optional<Scalar>& a, const std::optional<Scalar>& b)
          (a->as_double() == b->as_double() || (std::isnan(a->as_double()) && std::isnan(b->as_double())));
 }
 
-/// Whether two recordings of one op (at two batch sizes) agree in every
+/// Whether two recordings of one op (at two sizes of the dynamic axes) agree in every
 /// attribute that is not a shape: the same kind of op with the same scalars,
 /// dims and geometry. Shapes (reshape targets, slice ranges, fills) are
-/// compared by the writer, which knows which of their dims may follow the batch.
+/// compared by the writer, which knows which of their dims may be dynamic.
 bool same_attributes(const ir::Op& a, const ir::Op& b) {
   return std::visit(
       [&b](const auto& x) -> bool {
@@ -205,18 +208,18 @@ bool same_attributes(const ir::Op& a, const ir::Op& b) {
       a);
 }
 
-/// Checks that trace `b` (the function traced at another batch size) is the
+/// Checks that trace `b` (the function traced at other sizes of its dynamic axes) is the
 /// same graph as trace `a`: the same ops in the same order, wired alike, every
 /// value of the same rank and dtype, and constants that do not change shape.
 void check_same_graph(const Trace& a, const Trace& b) {
   const std::string mismatch =
-      "the function records different operations at two batch sizes (it branches on the batch size), so ONNX "
-      "cannot express it with a dynamic batch axis: export with a fixed batch size (dynamic_batch = false)";
+      "the function records different operations at two sizes of its dynamic axes (it branches on a size), so "
+      "ONNX cannot express it with those axes dynamic: export with fixed sizes";
   if (a.nodes.size() != b.nodes.size() || a.outputs.size() != b.outputs.size()) throw Error(kExportOp, mismatch);
   auto same_kind = [](const ir::TensorSpec& x, const ir::TensorSpec& y, std::string_view what) {
     if (x.shape.rank() != y.shape.rank() || x.dtype != y.dtype)
-      throw Error(kExportOp, fmt::format("{} changes rank or dtype with the batch size ({} {} and {} {}): "
-                                         "export with a fixed batch size",
+      throw Error(kExportOp, fmt::format("{} changes rank or dtype with the sizes of the dynamic axes ({} {} and "
+                                         "{} {}): export with fixed sizes",
                                          what, dtype_name(x.dtype), x.shape.to_string(), dtype_name(y.dtype),
                                          y.shape.to_string()));
   };
@@ -229,9 +232,9 @@ void check_same_graph(const Trace& a, const Trace& b) {
     if (x.op.index() != y.op.index() || x.inputs.size() != y.inputs.size() || x.outputs.size() != y.outputs.size())
       throw Error(kExportOp, mismatch);
     if (!same_attributes(x.op, y.op))
-      throw Error(kExportOp, fmt::format("{} records different attributes at two batch sizes (a scalar or a dim "
-                                         "computed from the batch size?), so ONNX cannot express it with a dynamic "
-                                         "batch axis: export with a fixed batch size (dynamic_batch = false)",
+      throw Error(kExportOp, fmt::format("{} records different attributes at two sizes of the dynamic axes (a "
+                                         "scalar or a dim computed from a size?), so ONNX cannot express it with "
+                                         "those axes dynamic: export with fixed sizes",
                                          ir::op_name(x.op)));
     node_twin[&x] = &y;
     for (std::size_t o = 0; o < x.outputs.size(); ++o)
@@ -246,9 +249,9 @@ void check_same_graph(const Trace& a, const Trace& b) {
         // A constant of the function itself (a parameter, a literal tensor):
         // the same object in both traces, or one made afresh with the same shape.
         if (!yi->is_constant() || (xi != yi && xi->spec() != yi->spec()))
-          throw Error(kExportOp, fmt::format("a constant tensor read by {} has a shape that depends on the batch "
-                                             "size ({}): compute it from the input (for example with expand) or "
-                                             "export with a fixed batch size",
+          throw Error(kExportOp, fmt::format("a constant tensor read by {} has a shape that depends on a dynamic "
+                                             "axis ({}): compute it from the input (for example with expand) or "
+                                             "export with fixed sizes",
                                              ir::op_name(x.op), xi->spec().shape.to_string()));
         wired_alike = true;
       } else if (yi->node()) {
@@ -267,8 +270,7 @@ std::vector<bool> dims_differing(const ir::TensorSpec& x, const ir::TensorSpec& 
 }
 
 void set_value_info(::onnx::ValueInfoProto& info, const std::string& name, const ir::TensorSpec& spec,
-                    const std::vector<bool>& dynamic, std::size_t batch_a, const ir::TensorSpec* twin,
-                    const ExportOptions& options) {
+                    const std::vector<bool>& dynamic, const ir::TensorSpec* twin, const GraphWriter& w) {
   info.set_name(name);
   auto* tensor = info.mutable_type()->mutable_tensor_type();
   tensor->set_elem_type(onnx_type(spec.dtype));
@@ -276,10 +278,10 @@ void set_value_info(::onnx::ValueInfoProto& info, const std::string& name, const
   for (std::size_t i = 0; i < spec.shape.rank(); ++i) {
     auto* dim = shape->add_dim();
     if (i < dynamic.size() && dynamic[i]) {
-      // The batch itself where the dim is the batch size at both sizes; a
-      // dim derived from it (batch * tokens after a reshape) stays unnamed.
-      if (spec.shape[i] == batch_a && twin && i < twin->shape.rank() && twin->shape[i] != batch_a)
-        dim->set_dim_param(options.batch_dim_name);
+      // A symbol's name where the dim is that symbol; a dim derived from
+      // symbols (batch * tokens after a reshape) stays unnamed.
+      if (twin && i < twin->shape.rank())
+        if (const auto* s = w.symbol_of(spec.shape[i], twin->shape[i])) dim->set_dim_param(s->name);
     } else {
       dim->set_dim_value(static_cast<std::int64_t>(spec.shape[i]));
     }
@@ -323,22 +325,51 @@ void export_graph(const GraphFunction& fn, std::span<const TensorData> examples,
                   std::span<const std::pair<std::string, detail::TensorRef>> params, const std::string& path,
                   const ExportOptions& options) {
   if (examples.empty()) throw Error(kExportOp, "no example inputs: give one example tensor per model input");
+
+  // The dynamic axes, each symbol with its size in the examples.
+  std::vector<ExportOptions::DynamicAxis> axes = options.dynamic_axes;
+  if (options.dynamic_batch)
+    for (std::size_t i = 0; i < examples.size(); ++i) axes.push_back({i, 0, options.batch_dim_name});
+  struct SymbolSizes {
+    std::string name;
+    std::size_t input, dim, a, b;
+  };
+  std::vector<SymbolSizes> symbols;
+  for (const auto& axis : axes) {
+    if (axis.input >= examples.size() || axis.dim >= examples[axis.input].shape().rank())
+      throw Error(kExportOp, fmt::format("dynamic axis '{}' names dim {} of input {}, which does not exist ({} "
+                                         "inputs{})",
+                                         axis.name, axis.dim, axis.input, examples.size(),
+                                         axis.input < examples.size()
+                                             ? ", that one of shape " + examples[axis.input].shape().to_string()
+                                             : std::string()));
+    if (axis.name.empty()) throw Error(kExportOp, "a dynamic axis needs a name");
+    const std::size_t size = examples[axis.input].shape()[axis.dim];
+    auto same = std::find_if(symbols.begin(), symbols.end(), [&](const auto& s) { return s.name == axis.name; });
+    if (same == symbols.end()) {
+      // Each symbol moves by its own step in the second trace, so a dim's two
+      // sizes say which symbol it is.
+      symbols.push_back({axis.name, axis.input, axis.dim, size, size + 3 + 2 * symbols.size()});
+    } else if (same->a != size) {
+      throw Error(kExportOp, fmt::format("the dims named '{}' differ in the examples ({} and {}): dims that share a "
+                                         "name must have one size",
+                                         axis.name, same->a, size));
+    }
+  }
+
   const Trace trace = record(fn, examples);
 
-  // The second trace, at another batch size, for a dynamic batch axis.
+  // The second trace, at other sizes of the dynamic axes.
   std::optional<Trace> other;
-  std::size_t batch = 0;
-  if (options.dynamic_batch) {
-    batch = examples[0].shape().rank() > 0 ? examples[0].shape()[0] : 0;
+  if (!symbols.empty()) {
     std::vector<TensorData> resized;
-    for (const auto& ex : examples) {
-      if (ex.shape().rank() == 0 || ex.shape()[0] != batch)
-        throw Error(kExportOp, fmt::format("dynamic_batch needs every input to have the batch as dim 0, of one size; "
-                                           "an input has shape {} where the first has batch {}",
-                                           ex.shape().to_string(), batch));
-      Shape s = ex.shape();
-      s.dims()[0] = batch + 3;
-      resized.push_back(TensorData::zeros(s, ex.dtype()));
+    for (std::size_t i = 0; i < examples.size(); ++i) {
+      Shape s = examples[i].shape();
+      for (const auto& axis : axes)
+        if (axis.input == i)
+          for (const auto& sym : symbols)
+            if (sym.name == axis.name) s.dims()[axis.dim] = sym.b;
+      resized.push_back(TensorData::zeros(s, examples[i].dtype()));
     }
     other = record(fn, resized);
   }
@@ -355,7 +386,7 @@ void export_graph(const GraphFunction& fn, std::span<const TensorData> examples,
   graph.set_name(options.graph_name);
   GraphWriter w(graph);
 
-  // Which dims of each value depend on the batch: from the twin of each value.
+  // Which dims of each value are dynamic: from the twin of each value.
   std::unordered_map<const OpNode*, const OpNode*> node_twin;
   if (other) {
     check_same_graph(trace, *other);
@@ -374,9 +405,13 @@ void export_graph(const GraphFunction& fn, std::span<const TensorData> examples,
     std::vector<bool> dynamic;
     if (other) dynamic = dims_differing(trace.inputs[i]->spec(), other->inputs[i]->spec());
     w.set_value(trace.inputs[i].get(), {name, dynamic});
-    if (i == 0 && other) w.set_batch(name, batch, batch + 3);
+    for (const auto& sym : symbols)
+      if (sym.input == i) w.add_symbol({sym.name, name, sym.dim, sym.a, sym.b, {}});
+  }
+  for (std::size_t i = 0; i < trace.inputs.size(); ++i) {
     const ir::TensorSpec* twin = other ? &other->inputs[i]->spec() : nullptr;
-    set_value_info(*graph.add_input(), name, trace.inputs[i]->spec(), dynamic, batch, twin, options);
+    set_value_info(*graph.add_input(), w.value(trace.inputs[i].get()).name, trace.inputs[i]->spec(),
+                   w.value(trace.inputs[i].get()).dynamic, twin, w);
   }
 
   // Parameters, by the names given; other constants as they are met.
@@ -477,7 +512,7 @@ void export_graph(const GraphFunction& fn, std::span<const TensorData> examples,
                                          name));
     w.node("Identity", {exported.name}, {name});
     const ir::TensorSpec* twin = other ? &other->outputs[i]->spec() : nullptr;
-    set_value_info(*graph.add_output(), name, v->spec(), exported.dynamic, batch, twin, options);
+    set_value_info(*graph.add_output(), name, v->spec(), exported.dynamic, twin, w);
   }
 
   prune_unused(graph);

@@ -4,6 +4,7 @@
 // or only for other dtypes, an error that names the op and says so.
 #include <cmath>
 #include <limits>
+#include <optional>
 
 #include <burn/error.hpp>
 #include <burn/onnx.hpp>
@@ -37,9 +38,9 @@ I64s symmetric_pads(const std::vector<std::size_t>& padding) {
   return w.node(op_type, std::move(inputs), ctx.outputs);
 }
 
-/// A shape as a 1-D int64 input. With a dynamic batch, `twin` is the same
-/// shape at the other batch size: dims that differ must be the batch itself,
-/// and are read from the running batch size.
+/// A shape as a 1-D int64 input. With dynamic axes, `twin` is the same shape
+/// at the other sizes: dims that differ must each be a symbol itself, and
+/// are read from its running size.
 std::string shape_input(GraphWriter& w, const OpContext& ctx, const Shape& shape, const Shape* twin) {
   if (!twin || *twin == shape) return w.ints(as_i64(shape.dims()), "shape");
   std::vector<std::string> pieces;
@@ -49,13 +50,14 @@ std::string shape_input(GraphWriter& w, const OpContext& ctx, const Shape& shape
       run.push_back(static_cast<std::int64_t>(shape[i]));
       continue;
     }
-    if (!w.is_batch(shape[i], (*twin)[i]))
-      unsupported(ctx, fmt::format("dim {} of its shape {} follows the batch size without being it; export with a "
-                                   "fixed batch size",
+    const auto* symbol = w.symbol_of(shape[i], (*twin)[i]);
+    if (!symbol)
+      unsupported(ctx, fmt::format("dim {} of its shape {} follows a dynamic axis without being it (a product "
+                                   "of sizes?); export with fixed sizes",
                                    i, shape.to_string()));
     if (!run.empty()) pieces.push_back(w.ints(run, "dims"));
     run.clear();
-    pieces.push_back(w.batch_value());
+    pieces.push_back(w.symbol_value(*symbol));
   }
   if (!run.empty()) pieces.push_back(w.ints(run, "dims"));
   ::onnx::NodeProto* n = nullptr;
@@ -80,7 +82,7 @@ void write(GraphWriter& w, const OpContext& ctx, const ir::Arange& op) {
   if (ctx.twin) {
     const auto& t = std::get<ir::Arange>(ctx.twin->op);
     if (t.start != op.start || t.end != op.end || t.step != op.step)
-      unsupported(ctx, "its range depends on the batch size; export with a fixed batch size");
+      unsupported(ctx, "its range depends on a dynamic axis; export with fixed sizes");
   }
   // The values, as a constant (ONNX's Range has no 8-bit or unsigned types).
   std::vector<std::int64_t> values;
@@ -282,7 +284,7 @@ void write(GraphWriter& w, const OpContext& ctx, const ir::Cumulative& op) {
 }
 
 void write(GraphWriter& w, const OpContext& ctx, const ir::Sort& op) {
-  if (ctx.input_dim_dynamic(0, op.dim)) unsupported(ctx, "it sorts along the batch axis");
+  if (ctx.input_dim_dynamic(0, op.dim)) unsupported(ctx, "it sorts along a dynamic axis");
   // TopK of the whole dim, sorted. (TopK does not promise stability among equal values.)
   const std::string indices = w.fresh("topk_indices");
   auto& n = w.node("TopK", {ctx.inputs[0], w.ints({static_cast<std::int64_t>(ctx.in_spec(0).shape[op.dim])}, "k")},
@@ -300,9 +302,9 @@ void write(GraphWriter& w, const OpContext& ctx, const ir::Reshape& op) {
   bool has_zero = false;
   for (auto d : shape) has_zero |= d == 0;
   if (ctx.twin) {
-    // Batch-dependent target dims: 0 copies the input's dim at the same
-    // place (when that dim is the same batch-dependent size), and one more
-    // may be -1 (inferred from the element count).
+    // Dynamic target dims: 0 copies the input's dim at the same place (when
+    // that dim is the same dynamic size), and one more may be -1 (inferred
+    // from the element count).
     const auto& in = ctx.in_spec(0).shape;
     std::vector<std::size_t> open;
     for (std::size_t i = 0; i < shape.size(); ++i) {
@@ -312,9 +314,9 @@ void write(GraphWriter& w, const OpContext& ctx, const ir::Reshape& op) {
         shape[i] = 0;
       else open.push_back(i);
     }
-    if (has_zero) unsupported(ctx, "its target has an empty dim, and the batch axis is dynamic");
+    if (has_zero) unsupported(ctx, "its target has an empty dim, and a dim is dynamic");
     if (open.size() > 1) {
-      // More than one dim to infer: the target's batch dims from the running batch size.
+      // More than one dim to infer: the target's dynamic dims from the symbols' running sizes.
       emit(w, ctx, "Reshape",
            {ctx.inputs[0], shape_input(w, ctx, op.shape, &std::get<ir::Reshape>(ctx.twin->op).shape)});
       return;
@@ -333,14 +335,17 @@ void write(GraphWriter& w, const OpContext& ctx, const ir::Permute& op) {
 
 void write(GraphWriter& w, const OpContext& ctx, const ir::Expand& op) {
   I64s shape = as_i64(op.shape.dims());
+  bool from_symbols = false;
   for (std::size_t i = 0; i < shape.size(); ++i) {
     if (!ctx.output_dim_dynamic(0, i)) continue;
-    // 1 keeps the input's (batch-dependent) dim.
-    if (!ctx.input_dim_dynamic(0, i))
-      unsupported(ctx,
-                  "it broadcasts a size-1 dim to the batch size; broadcast against a tensor that has the "
-                  "batch (an elementwise op does), or export with a fixed batch size");
-    shape[i] = 1;
+    // 1 keeps the input's (dynamic) dim; a size-1 dim broadcast to a dynamic
+    // size takes the symbol's running size.
+    if (ctx.input_dim_dynamic(0, i)) shape[i] = 1;
+    else from_symbols = true;
+  }
+  if (from_symbols) {
+    emit(w, ctx, "Expand", {ctx.inputs[0], shape_input(w, ctx, op.shape, &std::get<ir::Expand>(ctx.twin->op).shape)});
+    return;
   }
   emit(w, ctx, "Expand", {ctx.inputs[0], w.ints(shape, "shape")});
 }
@@ -352,8 +357,8 @@ void write_slice(GraphWriter& w, const OpContext& ctx, const std::vector<ir::Sli
     const auto& r = ranges[d];
     const bool whole = r.start == 0 && r.step == 1 && r.len == in[d];
     if (ctx.input_dim_dynamic(0, d)) {
-      if (whole) continue;  // the batch axis kept whole: not sliced at all
-      unsupported(ctx, "it slices the batch axis; export with a fixed batch size");
+      if (whole) continue;  // a dynamic axis kept whole: not sliced at all
+      unsupported(ctx, "it slices a dynamic axis; export with fixed sizes");
     }
     if (whole) continue;
     const auto start = static_cast<std::int64_t>(r.start);
@@ -381,7 +386,7 @@ void write(GraphWriter& w, const OpContext& ctx, const ir::Flip& op) {
   const auto& in = ctx.in_spec(0).shape;
   for (std::size_t d = 0; d < in.rank(); ++d) ranges.push_back({0, in[d], 1});
   for (auto a : op.axes) {
-    if (ctx.input_dim_dynamic(0, a)) unsupported(ctx, "it flips the batch axis");
+    if (ctx.input_dim_dynamic(0, a)) unsupported(ctx, "it flips a dynamic axis");
     if (in[a] > 0) ranges[a] = {in[a] - 1, in[a], -1};
   }
   write_slice(w, ctx, ranges);
@@ -527,6 +532,9 @@ void write(GraphWriter& w, const OpContext& ctx, const ir::AdaptiveAvgPool& op) 
     emit(w, ctx, "GlobalAveragePool", {ctx.inputs[0]});
     return;
   }
+  for (std::size_t i = 2; i < in.rank(); ++i)
+    if (ctx.input_dim_dynamic(0, i))
+      unsupported(ctx, "its windows depend on a dynamic spatial size; ONNX pools with fixed windows");
   if (!even)
     unsupported(ctx,
                 "ONNX pools with one window size; adaptive pooling to a size that does not divide the input "
@@ -541,11 +549,15 @@ void write(GraphWriter& w, const OpContext& ctx, const ir::AdaptiveAvgPool& op) 
 }
 
 void write(GraphWriter& w, const OpContext& ctx, const ir::Interpolate& op) {
-  if (ctx.twin) unsupported(ctx, "resizing takes sizes that include the batch; export with a fixed batch size");
   const auto& in = ctx.in_spec(0).shape;
-  const I64s sizes{static_cast<std::int64_t>(in[0]), static_cast<std::int64_t>(in[1]),
-                   static_cast<std::int64_t>(op.output_size[0]), static_cast<std::int64_t>(op.output_size[1])};
-  auto& n = emit(w, ctx, "Resize", {ctx.inputs[0], "", "", w.ints(sizes, "sizes")});
+  const Shape sizes{in[0], in[1], op.output_size[0], op.output_size[1]};
+  std::optional<Shape> twin;
+  if (ctx.twin) {
+    const auto& t = ctx.twin->inputs[0]->spec().shape;
+    const auto& o = std::get<ir::Interpolate>(ctx.twin->op).output_size;
+    twin = Shape{t[0], t[1], o[0], o[1]};
+  }
+  auto& n = emit(w, ctx, "Resize", {ctx.inputs[0], "", "", shape_input(w, ctx, sizes, twin ? &*twin : nullptr)});
   switch (op.mode) {
     case ir::InterpolateMode::Nearest:
       set_attribute(n, "mode", std::string("nearest"));

@@ -54,23 +54,29 @@ class GraphWriter {
   /// A rank-0 initializer holding `value` as `dtype`.
   std::string scalar(Scalar value, DType dtype);
 
-  /// With a dynamic batch: the graph input whose dim 0 is the batch, and the
-  /// batch sizes of the two traces.
-  void set_batch(std::string input, std::size_t batch_a, std::size_t batch_b);
-  bool has_batch() const { return !batch_input_.empty(); }
-  /// Whether a dim of sizes `a` and `b` in the two traces is the batch itself.
-  bool is_batch(std::size_t a, std::size_t b) const { return has_batch() && a == batch_a_ && b == batch_b_; }
-  /// The running batch size as a 1-D int64 tensor of one element (Shape and
-  /// Gather of the batch input, written once, where first needed).
-  const std::string& batch_value();
+  /// A symbolic dim (a dynamic axis): its name, the graph input and dim that
+  /// carry it, and its sizes in the two traces (unique to it: the second
+  /// trace moves each symbol by its own step).
+  struct Symbol {
+    std::string name;
+    std::string input;
+    std::size_t dim = 0;
+    std::size_t a = 0, b = 0;
+    std::string value;  // the running size as a 1-D int64 tensor, once written
+  };
+  void add_symbol(Symbol symbol) { symbols_.push_back(std::move(symbol)); }
+  /// The symbol whose sizes in the two traces are `a` and `b`, or nullptr.
+  const Symbol* symbol_of(std::size_t a, std::size_t b) const;
+  /// A symbol's running size as a 1-D int64 tensor of one element (Shape and
+  /// Gather of its input, written once, where first needed).
+  const std::string& symbol_value(const Symbol& symbol);
 
  private:
   ::onnx::GraphProto& graph_;
   std::unordered_map<const capture::CapturedValue*, ExportedValue> values_;
   std::unordered_map<std::string, std::size_t> counters_;
   std::size_t nodes_ = 0;
-  std::string batch_input_, batch_value_;
-  std::size_t batch_a_ = 0, batch_b_ = 0;
+  std::vector<Symbol> symbols_;
 };
 
 /// The recorded op being written: the op, its inputs' and outputs' names and

@@ -163,6 +163,55 @@ TEST(OnnxExport, BurnsTransformerEncoderLstmAndResNet18RoundTripWithADynamicBatc
   }
 }
 
+TEST(OnnxExport, ATransformerWithADynamicBatchAndSequenceLengthRunsAtOtherLengths) {
+  const Device device = Device::flex();
+  device.seed(29);
+  const Encoder model = make_encoder(device);
+  const std::string path = temp_path("encoder-tokens.onnx");
+  onnx::ExportOptions options;
+  options.input_names = {"tokens"};
+  options.dynamic_axes = {{0, 0, "batch"}, {0, 1, "length"}};
+  onnx::export_model(model, Tensor<3>::zeros({2, 5, 8}, device), path, options);
+  const auto m = read_model(path);
+  const auto& in = m.graph().input(0).type().tensor_type().shape();
+  EXPECT_EQ(in.dim(0).dim_param(), "batch");
+  EXPECT_EQ(in.dim(1).dim_param(), "length");
+  EXPECT_EQ(in.dim(2).dim_value(), 8);
+  const auto& out = m.graph().output(0).type().tensor_type().shape();
+  EXPECT_EQ(out.dim(1).dim_param(), "length");
+  const auto imported = onnx::Model::load(path, device);
+  for (const auto& shape : {Shape{3, 7, 8}, Shape{1, 2, 8}, Shape{2, 5, 8}}) {
+    const auto x = Tensor<3>::random(shape, Distribution::normal(0, 1), device);
+    imported.run({x.to_data()})[0].assert_eq(model.forward(x).to_data());
+  }
+}
+
+TEST(OnnxExport, DynamicAxesThatDoNotExistOrDisagreeAreRefused) {
+  const auto fn = [](std::span<const detail::TensorRef> in) -> std::vector<detail::TensorRef> {
+    return {(Tensor<2>(in[0]) + Tensor<2>(in[1])).ref()};
+  };
+  const std::vector<TensorData> examples{TensorData::zeros(Shape{2, 4}, DType::F32),
+                                         TensorData::zeros(Shape{3, 4}, DType::F32)};
+  onnx::ExportOptions bad_dim;
+  bad_dim.dynamic_axes = {{0, 2, "n"}};
+  try {
+    onnx::export_graph(fn, std::vector<TensorData>{examples[0], examples[0]}, {}, temp_path("axes.onnx"), bad_dim);
+    FAIL() << "dim 2 of a 2-D input";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("names dim 2 of input 0, which does not exist"), std::string::npos)
+        << e.what();
+  }
+  onnx::ExportOptions disagree;
+  disagree.dynamic_axes = {{0, 0, "n"}, {1, 0, "n"}};
+  try {
+    onnx::export_graph(fn, examples, {}, temp_path("axes.onnx"), disagree);
+    FAIL() << "one name, two sizes";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("the dims named 'n' differ in the examples (2 and 3)"), std::string::npos)
+        << e.what();
+  }
+}
+
 TEST(OnnxExport, AnOpOnnxCannotExpressIsNamed) {
   const auto fn = [](std::span<const detail::TensorRef> in) -> std::vector<detail::TensorRef> {
     return {Tensor<2>(in[0]).unfold<3>(1, 2, 1).ref()};
@@ -192,7 +241,7 @@ TEST(OnnxExport, AFunctionThatBranchesOnTheBatchSizeCannotHaveADynamicBatch) {
         try {
           onnx::export_graph(fn, examples, {}, temp_path("branch.onnx"), options);
         } catch (const Error& e) {
-          EXPECT_NE(std::string(e.what()).find("at two batch sizes"), std::string::npos) << e.what();
+          EXPECT_NE(std::string(e.what()).find("at two sizes of"), std::string::npos) << e.what();
           throw;
         }
       },
