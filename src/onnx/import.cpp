@@ -278,7 +278,7 @@ std::vector<std::byte> read_whole_file(const std::string& path) {
   std::vector<char> chars((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
   if (f.bad()) throw Error(kLoadOp, fmt::format("reading '{}' failed", path));
   std::vector<std::byte> bytes(chars.size());
-  std::memcpy(bytes.data(), chars.data(), chars.size());
+  if (!chars.empty()) std::memcpy(bytes.data(), chars.data(), chars.size());  // an empty vector's data() may be null
   return bytes;
 }
 

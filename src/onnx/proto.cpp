@@ -132,7 +132,7 @@ TensorData read_tensor(const TensorProto& proto, std::string_view op) {
       throw Error(op, fmt::format("tensor '{}' ({} {}) has {} bytes of data, expected {}", name, dtype_name(*dtype),
                                   shape.to_string(), raw.size(), n * width));
     std::vector<std::byte> bytes(raw.size());
-    std::memcpy(bytes.data(), raw.data(), raw.size());
+    if (!raw.empty()) std::memcpy(bytes.data(), raw.data(), raw.size());
     return TensorData(std::move(bytes), std::move(shape), *dtype);
   }
   auto check_count = [&](int count) {

@@ -22,7 +22,7 @@ TensorData read_f32(const std::filesystem::path& path, const nlohmann::json& sha
   std::vector<std::size_t> dims;
   for (const auto& d : shape) dims.push_back(d.get<std::size_t>());
   std::vector<std::byte> raw(bytes.size());
-  std::memcpy(raw.data(), bytes.data(), bytes.size());
+  if (!bytes.empty()) std::memcpy(raw.data(), bytes.data(), bytes.size());
   return TensorData(std::move(raw), Shape(dims), DType::F32);
 }
 
