@@ -61,7 +61,7 @@ int main(int argc, char** argv) {
     const auto& model = native;
     const auto t0 = Clock::now();
     burn::onnx::export_model(model, burn::Tensor<4>::zeros({1, 3, image, image}, flex), path,
-                             {.input_names = {"images"}, .output_names = {"logits"}, .dynamic_batch = true});
+                             burn::onnx::ExportOptions{}.with_names({"images"}, {"logits"}).with_dynamic_batch());
     fmt::print("{{\"side\": \"burn\", \"what\": \"export\", \"seconds\": {:.4f}, \"bytes\": {}}}\n", seconds_since(t0),
                std::filesystem::file_size(path));
   }

@@ -238,7 +238,10 @@ int run_training(const Options& options) {
         inference,
         burn::Tensor<4>::zeros({1, config.channels, config.height, config.width}, inference.fc1.weight->device()),
         options.export_onnx.string(),
-        {.input_names = {"pixels"}, .output_names = {"logits"}, .dynamic_batch = true, .graph_name = "burn-train"});
+        burn::onnx::ExportOptions{}
+            .with_names({"pixels"}, {"logits"})
+            .with_dynamic_batch()
+            .with_graph_name("burn-train"));
     const auto imported = burn::onnx::Model::load(options.export_onnx.string(), device, /*trainable=*/false);
     const auto check = evaluate([&imported](const burn::Tensor<4>& images) { return imported.forward<2>(images); },
                                 test_loss, test_loader, {"onnx test", style, options.limit_batches});

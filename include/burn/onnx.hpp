@@ -4,8 +4,7 @@
 //   // Export: the forward pass runs on Device::capture(), which records the
 //   // ops; they are written as ONNX operators, the parameters as initializers.
 //   burn::onnx::export_model(model, example_batch, "model.onnx",
-//                            {.input_names = {"pixels"}, .output_names = {"logits"},
-//                             .dynamic_batch = true});
+//                            burn::onnx::ExportOptions{}.with_names({"pixels"}, {"logits"}).with_dynamic_batch());
 //
 //   // Import: any device, autodiff included (the initializers become Params).
 //   auto model = burn::onnx::Model::load("model.onnx", device);
@@ -62,6 +61,29 @@ struct ExportOptions {
   /// The graph's name and the model's doc string.
   std::string graph_name = "burn";
   std::string doc_string;
+
+  ExportOptions with_names(std::vector<std::string> inputs, std::vector<std::string> outputs) const {
+    auto o = *this;
+    o.input_names = std::move(inputs);
+    o.output_names = std::move(outputs);
+    return o;
+  }
+  ExportOptions with_dynamic_batch(std::string name = "batch") const {
+    auto o = *this;
+    o.dynamic_batch = true;
+    o.batch_dim_name = std::move(name);
+    return o;
+  }
+  ExportOptions with_dynamic_axis(std::size_t input, std::size_t dim, std::string name) const {
+    auto o = *this;
+    o.dynamic_axes.push_back({input, dim, std::move(name)});
+    return o;
+  }
+  ExportOptions with_graph_name(std::string name) const {
+    auto o = *this;
+    o.graph_name = std::move(name);
+    return o;
+  }
 };
 
 /// A function of tensors, as export records it.

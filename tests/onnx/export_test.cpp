@@ -28,7 +28,7 @@ TEST(OnnxExport, MlpIsGemmReluWithTheModulesParameterNames) {
   const Mlp model = make_mlp(device);
   const auto x = Tensor<2>::random({4, 6}, Distribution::normal(0, 1), device);
   const std::string path = temp_path("mlp.onnx");
-  onnx::export_model(model, x, path, {.input_names = {"x"}, .output_names = {"y"}});
+  onnx::export_model(model, x, path, onnx::ExportOptions{}.with_names({"x"}, {"y"}));
 
   const auto m = read_model(path);
   ASSERT_EQ(m.opset_import_size(), 1);
@@ -73,7 +73,7 @@ TEST(OnnxExport, CnnWithADynamicBatchRunsAtAnyBatchSize) {
   const auto example = Tensor<4>::zeros({2, 1, 12, 12}, device);
   const std::string path = temp_path("cnn.onnx");
   onnx::export_model(model, example, path,
-                     {.input_names = {"pixels"}, .output_names = {"logits"}, .dynamic_batch = true});
+                     onnx::ExportOptions{}.with_names({"pixels"}, {"logits"}).with_dynamic_batch());
 
   const auto m = read_model(path);
   const auto& in = m.graph().input(0).type().tensor_type().shape();
@@ -114,7 +114,7 @@ TEST(OnnxExport, AttentionBlockWithLayerNormGeluAndSoftmaxRoundTrips) {
   const AttentionBlock model = make_attention(device);
   const std::string path = temp_path("attention.onnx");
   const auto x = Tensor<3>::random({3, 5, 8}, Distribution::normal(0, 1), device);
-  onnx::export_model(model, Tensor<3>::zeros({2, 5, 8}, device), path, {.dynamic_batch = true});
+  onnx::export_model(model, Tensor<3>::zeros({2, 5, 8}, device), path, onnx::ExportOptions{}.with_dynamic_batch());
 
   const auto m = read_model(path);
   EXPECT_EQ(m.graph().input(0).name(), "input_0");
@@ -133,7 +133,7 @@ TEST(OnnxExport, BurnsTransformerEncoderLstmAndResNet18RoundTripWithADynamicBatc
   {
     const Encoder model = make_encoder(device);
     const std::string path = temp_path("encoder.onnx");
-    onnx::export_model(model, Tensor<3>::zeros({1, 5, 8}, device), path, {.dynamic_batch = true});
+    onnx::export_model(model, Tensor<3>::zeros({1, 5, 8}, device), path, onnx::ExportOptions{}.with_dynamic_batch());
     const auto x = Tensor<3>::random({3, 5, 8}, Distribution::normal(0, 1), device);
     onnx::Model::load(path, device).run({x.to_data()})[0].assert_eq(model.forward(x).to_data());
     EXPECT_EQ(count_nodes(read_model(path), "Softmax"), 1);
@@ -143,7 +143,7 @@ TEST(OnnxExport, BurnsTransformerEncoderLstmAndResNet18RoundTripWithADynamicBatc
     // The zero initial state is as large as the batch: ConstantOfShape of the running batch size.
     const LstmModel model = make_lstm(device);
     const std::string path = temp_path("lstm.onnx");
-    onnx::export_model(model, Tensor<3>::zeros({2, 6, 4}, device), path, {.dynamic_batch = true});
+    onnx::export_model(model, Tensor<3>::zeros({2, 6, 4}, device), path, onnx::ExportOptions{}.with_dynamic_batch());
     for (std::size_t batch : {1u, 4u}) {
       const auto x = Tensor<3>::random({batch, 6, 4}, Distribution::normal(0, 1), device);
       onnx::Model::load(path, device).run({x.to_data()})[0].assert_eq(model.forward(x).to_data());
@@ -153,7 +153,8 @@ TEST(OnnxExport, BurnsTransformerEncoderLstmAndResNet18RoundTripWithADynamicBatc
   {
     const auto model = burn_bench::ResNet18::init(10, device).valid();
     const std::string path = temp_path("resnet18.onnx");
-    onnx::export_model(model, Tensor<4>::zeros({1, 3, 32, 32}, device), path, {.dynamic_batch = true});
+    onnx::export_model(model, Tensor<4>::zeros({1, 3, 32, 32}, device), path,
+                       onnx::ExportOptions{}.with_dynamic_batch());
     const auto m = read_model(path);
     EXPECT_EQ(count_nodes(m, "Conv"), 20);
     EXPECT_EQ(count_nodes(m, "BatchNormalization"), 20);

@@ -288,9 +288,11 @@ TEST(OnnxImport, ExportedModelsRunOnEveryDevice) {
   flex.seed(17);
   const std::string mlp = temp_path("every-mlp.onnx"), cnn = temp_path("every-cnn.onnx"),
                     attn = temp_path("every-attention.onnx");
-  onnx::export_model(make_mlp(flex), Tensor<2>::zeros({1, 6}, flex), mlp, {.dynamic_batch = true});
-  onnx::export_model(make_cnn(flex).valid(), Tensor<4>::zeros({1, 1, 12, 12}, flex), cnn, {.dynamic_batch = true});
-  onnx::export_model(make_attention(flex), Tensor<3>::zeros({1, 5, 8}, flex), attn, {.dynamic_batch = true});
+  onnx::export_model(make_mlp(flex), Tensor<2>::zeros({1, 6}, flex), mlp, onnx::ExportOptions{}.with_dynamic_batch());
+  onnx::export_model(make_cnn(flex).valid(), Tensor<4>::zeros({1, 1, 12, 12}, flex), cnn,
+                     onnx::ExportOptions{}.with_dynamic_batch());
+  onnx::export_model(make_attention(flex), Tensor<3>::zeros({1, 5, 8}, flex), attn,
+                     onnx::ExportOptions{}.with_dynamic_batch());
   const TensorData x_mlp = Tensor<2>::random({3, 6}, Distribution::normal(0, 1), flex).to_data();
   const TensorData x_cnn = Tensor<4>::random({2, 1, 12, 12}, Distribution::uniform(0, 1), flex).to_data();
   const TensorData x_attn = Tensor<3>::random({2, 5, 8}, Distribution::normal(0, 1), flex).to_data();
@@ -312,7 +314,7 @@ TEST(OnnxImport, GradientsFlowToTheImportedParametersAsToTheOriginals) {
   device.seed(11);
   const Mlp model = make_mlp(device);
   const std::string path = temp_path("mlp-grad.onnx");
-  onnx::export_model(model, Tensor<2>::zeros({1, 6}, device), path, {.dynamic_batch = true});
+  onnx::export_model(model, Tensor<2>::zeros({1, 6}, device), path, onnx::ExportOptions{}.with_dynamic_batch());
 
   const Device ad = device.autodiff();
   const auto x = Tensor<2>::random({5, 6}, Distribution::normal(0, 1), device);

@@ -35,7 +35,7 @@ template <class M, std::size_t D>
 void write_case(const std::filesystem::path& dir, const std::string& name, const M& model, Shape input_shape,
                 const Device& device) {
   onnx::export_model(model, Tensor<D>::zeros(input_shape, device), (dir / (name + ".onnx")).string(),
-                     {.input_names = {"input"}, .output_names = {"output"}, .dynamic_batch = true});
+                     onnx::ExportOptions{}.with_names({"input"}, {"output"}).with_dynamic_batch());
   std::string cases;
   for (std::size_t batch : {1u, 3u}) {
     Shape shape = input_shape;
