@@ -34,6 +34,7 @@ packages=(
   mesa-vulkan-drivers                # lavapipe: the CPU Vulkan driver the Vulkan tests run on
   dataset-fashion-mnist              # the main job's data (/usr/share/datasets/fashion-mnist)
   libgtest-dev libgmock-dev          # tests
+  python3-venv ca-certificates       # tests/onnx/onnxruntime_check.sh: ONNX Runtime from PyPI in a venv
   libbenchmark-dev                   # bench/
 )
 fuzz_packages=(
