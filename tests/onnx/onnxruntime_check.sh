@@ -20,9 +20,11 @@ if ! "$venv/bin/python" -c 'import onnxruntime, numpy' 2>/dev/null; then
     echo "onnxruntime_check: skipped: python3 cannot make a virtual environment (Debian: apt install python3-venv)"
     exit 4
   fi
-  if ! timeout 600 "$venv/bin/pip" install --quiet --disable-pip-version-check onnxruntime numpy; then
+  if ! pip_log=$(timeout 600 "$venv/bin/pip" install --quiet --disable-pip-version-check onnxruntime numpy 2>&1); then
     rm -rf "$venv"
-    echo "onnxruntime_check: skipped: onnxruntime could not be installed from PyPI (no connection?)"
+    echo "$pip_log" | tail -n 5
+    echo "onnxruntime_check: skipped: onnxruntime could not be installed from PyPI (pip's last words are above:" \
+      "no connection, a proxy's certificate this system does not trust, ...)"
     exit 4
   fi
 fi
