@@ -105,12 +105,6 @@ namespace {
 
 // ---- recording ----------------------------------------------------------------------------
 
-TensorKind kind_for(DType dtype) {
-  if (is_float(dtype)) return TensorKind::Float;
-  if (is_bool(dtype)) return TensorKind::Bool;
-  return TensorKind::Int;
-}
-
 /// One recording of the function: its inputs and outputs on the capture
 /// device, and every op the outputs depend on, in recording order.
 struct Trace {

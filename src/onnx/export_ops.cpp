@@ -461,34 +461,33 @@ void write(GraphWriter& w, const OpContext& ctx, const ir::MaskFill& op) {
 
 // ---- conv, pool, interpolate ------------------------------------------------------------------
 
-void write(GraphWriter& w, const OpContext& ctx, const ir::Conv& op) {
+/// What Conv and ConvTranspose share: x, w and the optional bias in, the
+/// kernel from w's spatial dims, and the window's geometry.
+::onnx::NodeProto& write_convolution(GraphWriter& w, const OpContext& ctx, std::string_view op_type, bool has_bias,
+                                     const std::vector<std::size_t>& stride, const std::vector<std::size_t>& padding,
+                                     const std::vector<std::size_t>& dilation, std::size_t groups) {
   std::vector<std::string> in{ctx.inputs[0], ctx.inputs[1]};
-  if (op.has_bias) in.push_back(ctx.inputs[2]);
-  auto& n = emit(w, ctx, "Conv", in);
+  if (has_bias) in.push_back(ctx.inputs[2]);
+  auto& n = emit(w, ctx, op_type, in);
   const auto& ws = ctx.in_spec(1).shape;
   const I64s kernel(ws.dims().begin() + 2, ws.dims().end());
   set_attribute(n, "kernel_shape", std::span<const std::int64_t>(kernel));
-  const I64s strides = as_i64(op.stride), dilations = as_i64(op.dilation), pads = symmetric_pads(op.padding);
+  const I64s strides = as_i64(stride), dilations = as_i64(dilation), pads = symmetric_pads(padding);
   set_attribute(n, "strides", std::span<const std::int64_t>(strides));
   set_attribute(n, "dilations", std::span<const std::int64_t>(dilations));
   set_attribute(n, "pads", std::span<const std::int64_t>(pads));
-  set_attribute(n, "group", static_cast<std::int64_t>(op.groups));
+  set_attribute(n, "group", static_cast<std::int64_t>(groups));
+  return n;
+}
+
+void write(GraphWriter& w, const OpContext& ctx, const ir::Conv& op) {
+  write_convolution(w, ctx, "Conv", op.has_bias, op.stride, op.padding, op.dilation, op.groups);
 }
 
 void write(GraphWriter& w, const OpContext& ctx, const ir::ConvTranspose& op) {
-  std::vector<std::string> in{ctx.inputs[0], ctx.inputs[1]};
-  if (op.has_bias) in.push_back(ctx.inputs[2]);
-  auto& n = emit(w, ctx, "ConvTranspose", in);
-  const auto& ws = ctx.in_spec(1).shape;
-  const I64s kernel(ws.dims().begin() + 2, ws.dims().end());
-  set_attribute(n, "kernel_shape", std::span<const std::int64_t>(kernel));
-  const I64s strides = as_i64(op.stride), dilations = as_i64(op.dilation), pads = symmetric_pads(op.padding),
-             out_pad = as_i64(op.padding_out);
-  set_attribute(n, "strides", std::span<const std::int64_t>(strides));
-  set_attribute(n, "dilations", std::span<const std::int64_t>(dilations));
-  set_attribute(n, "pads", std::span<const std::int64_t>(pads));
+  auto& n = write_convolution(w, ctx, "ConvTranspose", op.has_bias, op.stride, op.padding, op.dilation, op.groups);
+  const I64s out_pad = as_i64(op.padding_out);
   set_attribute(n, "output_padding", std::span<const std::int64_t>(out_pad));
-  set_attribute(n, "group", static_cast<std::int64_t>(op.groups));
 }
 
 void write(GraphWriter&, const OpContext& ctx, const ir::ConvWeightGrad&) {

@@ -55,12 +55,6 @@ struct Model::Program {
 
 namespace {
 
-TensorKind kind_for(DType dtype) {
-  if (is_float(dtype)) return TensorKind::Float;
-  if (is_bool(dtype)) return TensorKind::Bool;
-  return TensorKind::Int;
-}
-
 /// The device host values are computed on: the reference CPU backend where
 /// it is built, else the model's own device.
 Device fold_device(const Device& model_device) {

@@ -527,7 +527,7 @@ std::vector<TensorRef> constant_of_shape(const NodeArgs& a) {
   const Scalar s = is_float(dtype)  ? Scalar(value.value_as_double(0))
                    : is_bool(dtype) ? Scalar(value.value_as_double(0) != 0.0)
                                     : Scalar(static_cast<std::int64_t>(value.value_as_double(0)));
-  const TensorKind kind = is_float(dtype) ? TensorKind::Float : is_bool(dtype) ? TensorKind::Bool : TensorKind::Int;
+  const TensorKind kind = kind_for(dtype);
   return one(detail::full(shape, s, TensorCreationOptions(a.device(), dtype), kind));
 }
 

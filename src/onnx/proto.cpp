@@ -57,6 +57,12 @@ std::string onnx_type_name(std::int32_t type) {
   return fmt::format("element type {}", type);
 }
 
+TensorKind kind_for(DType dtype) {
+  if (is_float(dtype)) return TensorKind::Float;
+  if (is_bool(dtype)) return TensorKind::Bool;
+  return TensorKind::Int;
+}
+
 void fill_tensor(TensorProto& proto, const TensorData& data, const std::string& name) {
   proto.set_name(name);
   proto.set_data_type(onnx_type(data.dtype()));

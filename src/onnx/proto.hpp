@@ -11,6 +11,7 @@
 #include <vector>
 
 #include <burn/dtype.hpp>
+#include <burn/kind.hpp>
 #include <burn/tensor_data.hpp>
 #include <onnx/onnx_pb.h>
 
@@ -23,6 +24,9 @@ namespace burn::onnx {
 std::optional<DType> burn_dtype(std::int32_t onnx_type);
 /// "FLOAT", "INT64", ... for messages.
 std::string onnx_type_name(std::int32_t onnx_type);
+
+/// The tensor kind of a dtype (float, int or bool): what detail::from_data takes.
+TensorKind kind_for(DType dtype);
 
 /// `data` as a TensorProto (raw little-endian bytes) named `name`.
 void fill_tensor(::onnx::TensorProto& proto, const TensorData& data, const std::string& name);
