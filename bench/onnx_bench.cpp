@@ -4,10 +4,14 @@
 // and Device::flex(). Run through Model::run: host data in, host data out,
 // as ONNX Runtime's session.run takes and returns numpy arrays. Writes the
 // inputs and flex's outputs beside the file, so the ONNX Runtime side times
-// the same inputs and checks its outputs against ours. One JSON object per
-// line on stdout.
+// the same inputs and checks its outputs against ours. Each device runs the
+// model at the default Float32Precision::Highest and again at High
+// (Winograd convolutions). One JSON object per line on stdout.
 //
-//   burn-onnx-bench OUT_DIR [--reps N] [--image PIXELS]
+//   burn-onnx-bench OUT_DIR [--reps N] [--image PIXELS] [--device cpu|flex] [--batch N]
+//
+// --device and --batch narrow the run to one device and one batch size (for
+// profiling one case, e.g. under DNNL_VERBOSE=1 or perf).
 #include <burn/burn.hpp>
 #include <burn/onnx.hpp>
 #include <fmt/format.h>
@@ -41,15 +45,19 @@ void write_bytes(const std::filesystem::path& path, const burn::TensorData& data
 
 int main(int argc, char** argv) {
   if (argc < 2) {
-    fmt::print(stderr, "usage: burn-onnx-bench OUT_DIR [--reps N] [--image PIXELS]\n");
+    fmt::print(stderr, "usage: burn-onnx-bench OUT_DIR [--reps N] [--image PIXELS] [--device cpu|flex] [--batch N]\n");
     return 2;
   }
   const std::filesystem::path dir = argv[1];
   std::size_t reps = 10, image = 224;
+  std::string only_device;
+  std::vector<std::size_t> batches{1, 32};
   for (int i = 2; i + 1 < argc; i += 2) {
     const std::string flag = argv[i];
     if (flag == "--reps") reps = std::stoul(argv[i + 1]);
     if (flag == "--image") image = std::stoul(argv[i + 1]);
+    if (flag == "--device") only_device = argv[i + 1];
+    if (flag == "--batch") batches = {std::stoul(argv[i + 1])};
   }
   std::filesystem::create_directories(dir);
   const auto path = (dir / "resnet18.onnx").string();
@@ -71,6 +79,8 @@ int main(int argc, char** argv) {
   devices.push_back(burn::Device::cpu());
 #endif
   devices.push_back(flex);
+  if (!only_device.empty())
+    std::erase_if(devices, [&](const burn::Device& d) { return d.type().name() != only_device; });
   for (const burn::Device& device : devices) {
     std::vector<double> loads;
     for (int i = 0; i < 3; ++i) {
@@ -82,7 +92,7 @@ int main(int argc, char** argv) {
                device.type().name(), median(loads));
   }
 
-  for (const std::size_t batch : {1u, 32u}) {
+  for (const std::size_t batch : batches) {
     const auto x = burn::Tensor<4>::random({batch, 3, image, image}, burn::Distribution::normal(0, 1), flex).to_data();
     write_bytes(dir / fmt::format("input.b{}.bin", batch), x);
     for (const burn::Device& device : devices) {
@@ -98,6 +108,22 @@ int main(int argc, char** argv) {
       }
       fmt::print("{{\"side\": \"burn\", \"what\": \"run\", \"device\": \"{}\", \"batch\": {}, \"seconds\": {:.5f}}}\n",
                  device.type().name(), batch, median(times));
+      // The same with Float32Precision::High (Winograd 3x3 convolutions):
+      // faster, with more rounding, so timed and compared separately.
+      device.set_float32_precision(burn::Float32Precision::High);
+      burn::TensorData fast;
+      for (int i = 0; i < 2; ++i) fast = model.run({x})[0];
+      if (device == flex) write_bytes(dir / fmt::format("expected_high.b{}.bin", batch), fast);
+      times.clear();
+      for (std::size_t r = 0; r < reps; ++r) {
+        const auto t0 = Clock::now();
+        fast = model.run({x})[0];
+        times.push_back(seconds_since(t0));
+      }
+      device.set_float32_precision(burn::Float32Precision::Highest);
+      fmt::print(
+          "{{\"side\": \"burn\", \"what\": \"run_high\", \"device\": \"{}\", \"batch\": {}, \"seconds\": {:.5f}}}\n",
+          device.type().name(), batch, median(times));
       // The same network as a burn module, without ONNX: what the import itself costs.
       const auto module = native.to_device(device);
       for (int i = 0; i < 2; ++i) (void)module.forward(burn::Tensor<4>::from_data(x, device)).to_data();

@@ -3,7 +3,8 @@
 # Device::flex(), through burn::onnx::Model) against ONNX Runtime's CPU
 # execution provider, in one run. Prints export and load times, and per batch
 # size (1, 32) each side's median time and ONNX Runtime's time / ours
-# (> 1: burn is faster).
+# (> 1: burn is faster), burn at the default float32 precision and at
+# Float32Precision::High (Winograd convolutions).
 #
 #   bench/onnx_compare.sh                 # build dir build/full (needs BURN_ONNX)
 #   REPS=5 IMAGE=112 bench/onnx_compare.sh
@@ -46,17 +47,21 @@ for r in burn:
 print(f"load: ONNX Runtime {ort_load['seconds'] * 1e3:.0f} ms; " + ", ".join(
     f"burn {r['device']} {r['seconds'] * 1e3:.0f} ms" for r in burn if r["what"] == "load"))
 print()
-print("| batch | ONNX Runtime | burn cpu | burn flex | ORT / best burn |")
-print("|---|---|---|---|---|")
+print("| batch | ONNX Runtime | burn cpu | burn flex | ORT / best burn | burn cpu, High | burn flex, High | ORT / best High |")
+print("|---|---|---|---|---|---|---|---|")
 runs = [r for r in ort if r["what"] == "run"]
 for o in runs:
-    mine = {r["device"]: r["seconds"] for r in burn if r["what"] == "run" and r["batch"] == o["batch"]}
-    best = min(mine.values())
-    cells = [f"{mine[d] * 1e3:.1f} ms" if d in mine else "-" for d in ("cpu", "flex")]
-    print(f"| {o['batch']} | {o['seconds'] * 1e3:.1f} ms | {cells[0]} | {cells[1]} | {o['seconds'] / best:.2f} |")
+    cells = []
+    for what in ("run", "run_high"):
+        mine = {r["device"]: r["seconds"] for r in burn if r["what"] == what and r["batch"] == o["batch"]}
+        cells += [f"{mine[d] * 1e3:.1f} ms" if d in mine else "-" for d in ("cpu", "flex")]
+        cells.append(f"{o['seconds'] / min(mine.values()):.2f}")
+    print(f"| {o['batch']} | {o['seconds'] * 1e3:.1f} ms | " + " | ".join(cells) + " |")
 print()
-print("The same network as a burn module (no ONNX): " + ", ".join(
+print("High: Device::set_float32_precision(burn::Float32Precision::High), Winograd 3x3 convolutions.")
+print("The same network as a burn module (no ONNX, Highest): " + ", ".join(
     f"{r['device']} batch {r['batch']} {r['seconds'] * 1e3:.1f} ms" for r in burn if r["what"] == "native"))
 print("ONNX Runtime's logits against flex's, max |diff| / (1e-4 + |flex|): " +
-      ", ".join(f"batch {o['batch']} {o['max_rel_diff_vs_burn']:.1e}" for o in runs))
+      ", ".join(f"batch {o['batch']} {o['max_rel_diff_vs_burn']:.1e} (High: {o['max_rel_diff_vs_burn_high']:.1e})"
+                for o in runs))
 PY

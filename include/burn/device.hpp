@@ -300,6 +300,16 @@ class Device {
   /// count is fixed, or for 0.
   void set_num_threads(std::size_t n) const;
 
+  // ---- float32 precision ------------------------------------------------------------------------
+  /// What float32 convolutions and products may trade for speed on this
+  /// device (Float32Precision::Highest unless set).
+  Float32Precision float32_precision() const;
+  /// Allows (High) or forbids (Highest) the faster, less exact algorithms,
+  /// as torch.set_float32_matmul_precision. A permission, not a demand: a
+  /// device without such algorithms keeps computing at Highest, and
+  /// float32_precision() then still says Highest.
+  void set_float32_precision(Float32Precision precision) const;
+
   // ---- memory -------------------------------------------------------------------------
   void memory_cleanup() const;
   std::optional<std::vector<SlicedPoolReport>> memory_pool_report() const;

@@ -138,6 +138,9 @@ class Model {
   /// burn::Error("[onnx::Model::load] ...") for a missing, truncated or
   /// corrupt file, an opset newer than kOpsetVersion, and any operator this
   /// version does not run (listing the operator, its node and what is supported).
+  /// With `trainable` false the model is loaded in its inference form: each
+  /// batch norm after a convolution is folded into that convolution's
+  /// weight and bias (docs/onnx.md, "Import").
   static Model load(const std::string& path, const Device& device, bool trainable = true);
   /// The same from the file's bytes.
   static Model from_bytes(std::span<const std::byte> bytes, const Device& device, bool trainable = true,

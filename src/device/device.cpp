@@ -230,6 +230,15 @@ void Device::set_num_threads(std::size_t n) const {
   threads->set_num_threads(n);
 }
 
+// ---- float32 precision ------------------------------------------------------------------------------------------
+Float32Precision Device::float32_precision() const {
+  const auto* precision = std::as_const(runtime_->backend()).precision();
+  return precision ? precision->float32_precision() : Float32Precision::Highest;
+}
+void Device::set_float32_precision(Float32Precision precision) const {
+  if (auto* control = runtime_->backend().precision()) control->set_float32_precision(precision);
+}
+
 // ---- memory ----------------------------------------------------------------------------------------------------
 void Device::memory_cleanup() const {
   if (auto* memory = runtime_->backend().memory()) memory->cleanup();

@@ -53,6 +53,7 @@ class FusionBackend final : public backend::Backend,
   backend::Stream* stream() override { return this; }
   backend::MemoryManager* memory() override { return inner_->memory(); }
   backend::ThreadControl* threads() override { return inner_->threads(); }
+  backend::PrecisionControl* precision() override { return inner_->precision(); }
   backend::SingleOutputExecution* single_output() override { return this; }
   /// The inner backend's host memory, where it has one: a new tensor is
   /// filled in place, and an existing one is read in place once the queue

@@ -23,6 +23,7 @@
 #include <onnx/checker.h>
 
 #include "onnx/import_ops.hpp"
+#include "onnx/import_optimize.hpp"
 
 namespace burn::onnx {
 
@@ -49,6 +50,11 @@ struct Model::Program {
     ImportFn fn = nullptr;  // nullptr for Shape
     std::unordered_map<std::string, const ::onnx::AttributeProto*> attrs;
     bool folded = false;  // computed at load: its outputs are constants
+    /// Values this step reads last (graph outputs excepted): a run drops
+    /// them after it, so their memory goes back to the device as early as
+    /// possible and a fusing device (Device::cpu()) may fuse their
+    /// producer with this step, as nothing else can observe them.
+    std::vector<std::string> last_reads;
   };
   std::vector<Step> steps;
 };
@@ -266,6 +272,18 @@ void fold_constants(Model::Program& program) {
   }
 }
 
+/// Fills each run step's last_reads.
+void plan_releases(Model::Program& program) {
+  std::unordered_map<std::string, std::size_t> last;  // value -> index of the last step reading it
+  for (std::size_t i = 0; i < program.steps.size(); ++i) {
+    if (program.steps[i].folded) continue;
+    for (const auto& name : program.steps[i].node->input())
+      if (!name.empty()) last[name] = i;
+  }
+  for (const auto& name : program.outputs) last.erase(name);
+  for (const auto& [name, step] : last) program.steps[step].last_reads.push_back(name);
+}
+
 std::vector<std::byte> read_whole_file(const std::string& path) {
   std::ifstream f(path, std::ios::binary);
   if (!f) throw Error(kLoadOp, fmt::format("cannot open '{}': check the path", path));
@@ -302,9 +320,12 @@ Model Model::from_bytes(std::span<const std::byte> bytes, const Device& device, 
   } catch (const std::exception& e) {
     throw Error(kLoadOp, fmt::format("{} fails ONNX's model checker: {}", source, e.what()));
   }
+  // A model that will not be trained runs as its inference form.
+  if (!trainable) fold_batch_norms(proto);
   std::vector<std::pair<std::string, TensorData>> float_initializers;
   auto program = prepare(std::move(proto), source, device, float_initializers);
   fold_constants(*program);
+  plan_releases(*program);
   std::vector<module::Param<AnyTensor>> params;
   params.reserve(float_initializers.size());
   for (auto& [name, data] : float_initializers) {
@@ -373,6 +394,7 @@ std::vector<TensorRef> Model::forward(const std::vector<TensorRef>& inputs) cons
         env[step.node->input(static_cast<int>(i))].tensor = in[i].tensor;
     for (std::size_t i = 0; i < out.size(); ++i)
       if (!step.node->output(static_cast<int>(i)).empty()) env[step.node->output(static_cast<int>(i))] = out[i];
+    for (const auto& name : step.last_reads) env.erase(name);
   }
   std::vector<TensorRef> results;
   for (const auto& name : p.outputs) {

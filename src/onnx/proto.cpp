@@ -64,6 +64,7 @@ TensorKind kind_for(DType dtype) {
 }
 
 void fill_tensor(TensorProto& proto, const TensorData& data, const std::string& name) {
+  proto.Clear();  // a reused proto keeps none of its old dims or typed data
   proto.set_name(name);
   proto.set_data_type(onnx_type(data.dtype()));
   for (std::size_t d : data.shape().dims()) proto.add_dims(static_cast<std::int64_t>(d));

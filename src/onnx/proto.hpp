@@ -28,7 +28,8 @@ std::string onnx_type_name(std::int32_t onnx_type);
 /// The tensor kind of a dtype (float, int or bool): what detail::from_data takes.
 TensorKind kind_for(DType dtype);
 
-/// `data` as a TensorProto (raw little-endian bytes) named `name`.
+/// `data` as a TensorProto (raw little-endian bytes) named `name`; whatever
+/// `proto` held before is replaced.
 void fill_tensor(::onnx::TensorProto& proto, const TensorData& data, const std::string& name);
 /// A TensorProto's contents (raw_data or the typed fields); throws
 /// burn::Error(op, ...) naming the tensor for external data, a missing or

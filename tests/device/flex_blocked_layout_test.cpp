@@ -13,6 +13,8 @@
 #include <thread>
 #include <vector>
 
+#include "backends/flex/layout_elementwise.hpp"
+#include "backends/flex/packed_weights.hpp"
 #include "backends/host/cpu_tensor.hpp"
 #if BURN_HAS_CPU
 #include "fusion/lazy_tensor.hpp"
@@ -31,13 +33,23 @@ TensorData wave(const Shape& shape, double scale, double phase) {
   return TensorData(v, shape);
 }
 
-template <std::size_t D>
-bool is_blocked(const Tensor<D>& t) {
+template <std::size_t D, class K>
+const host::CpuTensor& storage(const Tensor<D, K>& t) {
   backend::PrimitivePtr p = t.ref()->primitive;
 #if BURN_HAS_CPU
   if (const auto* lazy = dynamic_cast<const fusion::LazyTensor*>(p.get())) p = lazy->value;
 #endif
-  return host::as_cpu(p).is_opaque();
+  return host::as_cpu(p);
+}
+
+template <std::size_t D>
+bool is_blocked(const Tensor<D>& t) {
+  return storage(t).is_opaque();
+}
+
+template <std::size_t D, class K>
+bool is_channels_last(const Tensor<D, K>& t) {
+  return flex::dnn::activation_layout(storage(t)) == flex::dnn::ActivationLayout::ChannelsLast;
 }
 
 struct Net {
@@ -215,6 +227,263 @@ TEST(FlexBlockedLayout, FusedConvReluFeedsTheNextConvBlocked) {
   y.to_data().assert_approx_eq(net.conv2(activation::relu(net.conv1(ref))).to_data(), kConvTol);
 }
 #endif
+
+// ---- channels-last activations ----------------------------------------------------------
+// oneDNN's fast convolutions write 64 channels channels-last (NHWC) here;
+// the elementwise ops between two convolutions keep that layout.
+
+struct Block {
+  TensorData x = wave({2, 64, 10, 10}, 1.0, 0.3);
+  TensorData w = wave({64, 64, 3, 3}, 0.05, 0.9);
+  TensorData b = wave({64}, 0.1, 1.7);
+  TensorData scale = wave({1, 64, 1, 1}, 1.0, 0.2), shift = wave({1, 64, 1, 1}, 0.5, 2.2);
+  module::ConvOptions<2> pad1{{1, 1}, {1, 1}, {1, 1}};
+
+  Tensor<4> conv(const Tensor<4>& h) const {
+    const Device& d = h.device();
+    return module::conv2d(h, Tensor<4>::from_data(w, d), Tensor<1>::from_data(b, d), pad1);
+  }
+};
+
+TEST(FlexChannelsLast, ElementwiseOpsKeepTheLayoutAndTheValues) {
+  const Block blk;
+  const Device flex = Device::flex(), ref = Device::ndarray();
+  auto run = [&](const Device& d, bool check) {
+    auto h = blk.conv(Tensor<4>::from_data(blk.x, d));
+    if (check) {
+      EXPECT_TRUE(is_channels_last(h)) << "64 channels on AVX-512: oneDNN's direct kernel writes NHWC";
+    }
+    // A per-channel affine map (an unfolded batch norm), relu, a residual
+    // add of two channels-last tensors, a comparison (bool result), a
+    // select, a clamp, a unary op and a cast.
+    auto affine = h * Tensor<4>::from_data(blk.scale, d) + Tensor<4>::from_data(blk.shift, d);
+    auto r = activation::relu(affine);
+    auto h2 = blk.conv(r);
+    auto sum = h2 + h;
+    auto positive = sum.greater_elem(0.25);
+    auto picked = sum.mask_where(positive, h2);
+    auto clamped = picked.clamp(-0.5, 0.5);
+    auto e = clamped.exp();
+    auto half = e.cast(DType::BF16);
+    if (check) {
+      for (const Tensor<4>* t : {&affine, &r, &h2, &sum, &picked, &clamped, &e})
+        EXPECT_TRUE(is_channels_last(*t)) << "an elementwise result keeps the layout";
+      EXPECT_TRUE(is_channels_last(positive)) << "a bool result keeps it too";
+      EXPECT_TRUE(is_channels_last(half));
+    }
+    return std::tuple{affine.to_data(),
+                      r.to_data(),
+                      sum.to_data(),
+                      positive.to_data(),
+                      picked.to_data(),
+                      e.to_data(),
+                      half.to_data().convert(DType::F32)};
+  };
+  const auto got = run(flex, true);
+  const auto want = run(ref, false);
+  std::get<0>(got).assert_approx_eq(std::get<0>(want), kConvTol);
+  std::get<1>(got).assert_approx_eq(std::get<1>(want), kConvTol);
+  std::get<2>(got).assert_approx_eq(std::get<2>(want), kConvTol);
+  // Values this close to the threshold could flip with rounding; none are.
+  std::get<3>(got).assert_eq(std::get<3>(want));
+  std::get<4>(got).assert_approx_eq(std::get<4>(want), kConvTol);
+  std::get<5>(got).assert_approx_eq(std::get<5>(want), kConvTol);
+  std::get<6>(got).assert_approx_eq(std::get<6>(want), Tolerance::rel_abs(1e-2, 1e-2));
+}
+
+TEST(FlexChannelsLast, OtherConsumersAndMismatchedOperandsSeeRowMajorData) {
+  const Block blk;
+  const Device flex = Device::flex(), ref = Device::ndarray();
+  auto run = [&](const Device& d, bool check) {
+    auto h = blk.conv(Tensor<4>::from_data(blk.x, d));
+    // A full-size plain operand, a broadcast over the batch, a permuted
+    // view, a reduction, and a rank-changing reshape.
+    auto plain = Tensor<4>::from_data(wave({2, 64, 10, 10}, 1.0, 0.8), d);
+    auto with_plain = h * plain;
+    auto batch_broadcast = h + Tensor<4>::from_data(wave({1, 64, 10, 10}, 1.0, 1.1), d);
+    auto transposed = h.swap_dims(2, 3) * 2.0;
+    auto pooled = h.mean_dim(3);
+    auto flat = h.reshape<2>({2, 6400}) * 3.0;
+    if (check) {
+      EXPECT_TRUE(is_channels_last(with_plain)) << "a plain operand is read through a permuted view";
+      EXPECT_FALSE(is_blocked(transposed)) << "a permuted input is not the convolution's layout";
+    }
+    return std::tuple{with_plain.to_data(), batch_broadcast.to_data(), transposed.to_data(), pooled.to_data(),
+                      flat.to_data()};
+  };
+  const auto got = run(flex, true);
+  const auto want = run(ref, false);
+  std::get<0>(got).assert_approx_eq(std::get<0>(want), kConvTol);
+  std::get<1>(got).assert_approx_eq(std::get<1>(want), kConvTol);
+  std::get<2>(got).assert_approx_eq(std::get<2>(want), kConvTol);
+  std::get<3>(got).assert_approx_eq(std::get<3>(want), kConvTol);
+  std::get<4>(got).assert_approx_eq(std::get<4>(want), kConvTol);
+}
+
+#if BURN_HAS_AUTODIFF
+TEST(FlexChannelsLast, GradientsThroughAChannelsLastBlock) {
+  const Block blk;
+  auto grads_on = [&](const Device& base) {
+    const Device d = base.autodiff();
+    auto w = Tensor<4>::from_data(blk.w, d).require_grad();
+    auto x = Tensor<4>::from_data(blk.x, d).require_grad();
+    auto h = module::conv2d(x, w, std::nullopt, blk.pad1);
+    auto y = activation::relu(h * Tensor<4>::from_data(blk.scale, d)) + h;
+    auto g = (y * y).sum().backward();
+    return std::pair{w.grad(g)->to_data(), x.grad(g)->to_data()};
+  };
+  const auto [gw, gx] = grads_on(Device::flex());
+  const auto [rw, rx] = grads_on(Device::ndarray());
+  gw.assert_approx_eq(rw, Tolerance::rel_abs(1e-3, 1e-3));
+  gx.assert_approx_eq(rx, Tolerance::rel_abs(1e-3, 1e-3));
+}
+#endif
+
+#if BURN_HAS_CPU
+TEST(FlexChannelsLast, FusedConvAddReluOnCpuMatchesTheReference) {
+  // The residual block of a ResNet on the fusing device: conv + relu fused,
+  // conv + residual add + relu either fused or run one by one (a residual
+  // operand oneDNN's fast kernel cannot read is not fused).
+  const Block blk;
+  auto run = [&](const Device& d) {
+    auto x = Tensor<4>::from_data(blk.x, d);
+    auto h = activation::relu(blk.conv(x));
+    auto y = activation::relu(blk.conv(h) + h);
+    // exp is no epilogue step: the convolution runs alone and the group
+    // after it reads its channels-last output as is.
+    auto c = blk.conv(y);
+    auto z = c.exp() * 0.5 + c;
+    if (d == Device::cpu()) {
+      d.sync();
+      EXPECT_TRUE(is_channels_last(h)) << "the fused conv + relu wrote NHWC";
+      EXPECT_TRUE(is_channels_last(y)) << "the residual add and relu kept it";
+      EXPECT_TRUE(is_channels_last(z)) << "the fused elementwise group kept it";
+    }
+    return std::pair{y.to_data(), z.to_data()};
+  };
+  const auto [y, z] = run(Device::cpu());
+  const auto [y_ref, z_ref] = run(Device::ndarray());
+  y.assert_approx_eq(y_ref, kConvTol);
+  z.assert_approx_eq(z_ref, Tolerance::rel_abs(1e-4, 1e-3));
+}
+#endif
+
+// ---- Float32Precision::High: Winograd convolutions ----------------------------------------
+
+/// Sets a device's float32 precision for one scope (devices are process-wide).
+class PrecisionScope {
+ public:
+  PrecisionScope(Device d, Float32Precision p) : d_(std::move(d)), old_(d_.float32_precision()) {
+    d_.set_float32_precision(p);
+  }
+  ~PrecisionScope() { d_.set_float32_precision(old_); }
+  PrecisionScope(const PrecisionScope&) = delete;
+  PrecisionScope& operator=(const PrecisionScope&) = delete;
+
+ private:
+  Device d_;
+  Float32Precision old_;
+};
+
+TEST(FlexFloat32Precision, TheSettingIsPerDeviceAndAPermission) {
+  for (const Device& d : {Device::flex(), Device::ndarray()})
+    EXPECT_EQ(d.float32_precision(), Float32Precision::Highest);
+  {
+    const PrecisionScope high(Device::flex(), Float32Precision::High);
+    EXPECT_EQ(Device::flex().float32_precision(), Float32Precision::High);
+    EXPECT_EQ(Device::flex().autodiff().float32_precision(), Float32Precision::High)
+        << "one device, with or without autodiff";
+#if BURN_HAS_CPU
+    EXPECT_EQ(Device::cpu().float32_precision(), Float32Precision::Highest) << "cpu has its own setting";
+#endif
+    // A device without faster algorithms keeps computing, and saying, Highest.
+    Device::ndarray().set_float32_precision(Float32Precision::High);
+    EXPECT_EQ(Device::ndarray().float32_precision(), Float32Precision::Highest);
+  }
+  EXPECT_EQ(Device::flex().float32_precision(), Float32Precision::Highest);
+}
+
+TEST(FlexFloat32Precision, HighRunsWinogradConvolutionsInTheBlockedLayout) {
+  const Block blk;
+  const Device ref = Device::ndarray();
+  std::vector<Device> devices{Device::flex()};
+#if BURN_HAS_CPU
+  devices.push_back(Device::cpu());
+#endif
+  auto run = [&](const Device& d) {
+    auto x = Tensor<4>::from_data(blk.x, d);
+    auto h = activation::relu(blk.conv(x) * Tensor<4>::from_data(blk.scale, d) + Tensor<4>::from_data(blk.shift, d));
+    auto y = activation::relu(blk.conv(h) + h);
+    auto z = module::max_pool2d(y, {2, 2}, {2, 2});
+    d.sync();
+    return std::tuple{h, y, z};
+  };
+  const auto [h_ref, y_ref, z_ref] = run(ref);
+  for (const Device& d : devices) {
+    SCOPED_TRACE(d.to_string());
+    {
+      const auto [h, y, z] = run(d);
+      EXPECT_TRUE(is_channels_last(h)) << "Highest: the direct kernel's NHWC";
+    }
+    const PrecisionScope high(d, Float32Precision::High);
+    const auto [h, y, z] = run(d);
+    // oneDNN's Winograd kernel writes nChw16c, and the affine map, relu,
+    // residual add and pool ran in the layouts the convolutions left. On cpu
+    // the first convolution carries the affine map and relu as post-ops,
+    // which the Winograd kernel does not take: it stays direct (NHWC), and
+    // the residual add converts one operand to the other's layout.
+    if (d == Device::flex()) {
+      for (const auto* t : {&h, &y, &z})
+        EXPECT_EQ(flex::dnn::activation_layout(storage(*t)), flex::dnn::ActivationLayout::Blocked16);
+    } else {
+      EXPECT_TRUE(is_channels_last(h));
+      for (const auto* t : {&y, &z}) EXPECT_TRUE(flex::dnn::activation_layout(storage(*t)).has_value());
+    }
+    // Values within Winograd's rounding (measured 2e-6 of the largest
+    // output here; the direct kernel's is about 3e-7).
+    const Tolerance winograd = Tolerance::rel_abs(1e-4, 1e-4);
+    h.to_data().assert_approx_eq(h_ref.to_data(), winograd);
+    y.to_data().assert_approx_eq(y_ref.to_data(), winograd);
+    z.to_data().assert_approx_eq(z_ref.to_data(), winograd);
+  }
+}
+
+// ---- packed weights -----------------------------------------------------------------------
+// A convolution's weights reordered for oneDNN are kept while the weights
+// live (src/backends/flex/packed_weights.hpp).
+
+TEST(FlexPackedWeights, ReusedWeightsAreCachedAndNeverStale) {
+  const Block blk;
+  const Device flex = Device::flex(), ref = Device::ndarray();
+  const auto x_ref = Tensor<4>::from_data(blk.x, ref);
+  const auto w_ref = Tensor<4>::from_data(blk.w, ref);
+  auto conv_ref = [&](double factor) {
+    return module::conv2d(x_ref, w_ref * factor, std::nullopt, blk.pad1).to_data();
+  };
+  const auto x = Tensor<4>::from_data(blk.x, flex);
+  flex::dnn::clear_packed_weights();
+  {
+    auto w = Tensor<4>::from_data(blk.w, flex);
+    auto conv = [&] { return module::conv2d(x, w, std::nullopt, blk.pad1).to_data(); };
+    conv().assert_approx_eq(conv_ref(1.0), kConvTol);  // first use: reordered, not kept
+    EXPECT_EQ(flex::dnn::packed_weights_bytes(), 0u);
+    // Scaling the sole handle may reuse its storage: the same buffer now
+    // holds other values, and the next use must see them.
+    w = std::move(w) * 2.0;
+    conv().assert_approx_eq(conv_ref(2.0), kConvTol);
+    const std::size_t kept = flex::dnn::packed_weights_bytes();
+    EXPECT_GE(kept, 64u * 64 * 9 * sizeof(float)) << "the second use keeps a packed copy";
+    conv().assert_approx_eq(conv_ref(2.0), kConvTol);  // from the cache
+    // A kept copy pins its source: scaling now writes a new buffer.
+    w = std::move(w) * 0.5;
+    conv().assert_approx_eq(conv_ref(1.0), kConvTol);
+    conv().assert_approx_eq(conv_ref(1.0), kConvTol);
+  }
+  // Once the weights are gone, the next convolution drops their copies.
+  const auto other = Tensor<4>::from_data(wave({64, 64, 3, 3}, 0.05, 0.1), flex);
+  (void)module::conv2d(x, other, std::nullopt, blk.pad1).to_data();
+  EXPECT_EQ(flex::dnn::packed_weights_bytes(), 0u);
+}
 
 }  // namespace
 

@@ -307,6 +307,95 @@ TEST(OnnxImport, ExportedModelsRunOnEveryDevice) {
   }
 }
 
+// ---- the inference form (trainable = false) ---------------------------------------------------
+
+std::vector<std::string> param_names(const onnx::Model& m) {
+  std::vector<std::string> names;
+  module::for_each_param(m, [&](const std::string& name, const module::ParamBase&) { names.push_back(name); });
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+/// x -> Conv(w, [b]) -> BatchNormalization(prefix) -> Relu, plus a batch
+/// norm straight on the input (no Conv to fold into).
+Builder conv_bn_model(bool conv_bias, bool conv_also_output) {
+  const Device flex = Device::flex();
+  auto values = [&](std::size_t n, double lo, double hi, std::uint64_t seed) {
+    flex.seed(seed);
+    return Tensor<1>::random({n}, Distribution::uniform(lo, hi), flex).to_data();
+  };
+  flex.seed(5);
+  const TensorData w = Tensor<4>::random({4, 3, 3, 3}, Distribution::normal(0, 0.3), flex).to_data();
+  Builder b;
+  b.input("x", {-1, 3, 6, 6}).output("y");
+  b.init("w", w);
+  std::vector<std::string> conv_in{"x", "w"};
+  if (conv_bias) {
+    b.init("b", values(4, -0.5, 0.5, 6));
+    conv_in.push_back("b");
+  }
+  b.init("gamma", values(4, 0.5, 1.5, 7)).init("beta", values(4, -1, 1, 8));
+  b.init("mean", values(4, -0.5, 0.5, 9)).init("var", values(4, 0.2, 2.0, 10));
+  b.init("in_gamma", values(3, 0.5, 1.5, 11)).init("in_beta", values(3, -1, 1, 12));
+  b.init("in_mean", values(3, -0.5, 0.5, 13)).init("in_var", values(3, 0.2, 2.0, 14));
+  b.node("BatchNormalization", {"x", "in_gamma", "in_beta", "in_mean", "in_var"}, {"xn"});
+  conv_in[0] = "xn";
+  Builder::attr(b.node("Conv", conv_in, {"c"}), "pads", std::vector<std::int64_t>{1, 1, 1, 1});
+  b.node("BatchNormalization", {"c", "gamma", "beta", "mean", "var"}, {"n"});
+  b.node("Relu", {"n"}, {"y"});
+  if (conv_also_output) b.output("c");
+  return b;
+}
+
+TEST(OnnxImport, InferenceLoadFoldsBatchNormIntoTheConvBeforeIt) {
+  const Device flex = Device::flex();
+  flex.seed(3);
+  const TensorData x = Tensor<4>::random({2, 3, 6, 6}, Distribution::normal(0, 1), flex).to_data();
+  for (const bool conv_bias : {false, true}) {
+    SCOPED_TRACE(conv_bias ? "conv with bias" : "conv without bias");
+    const Builder b = conv_bn_model(conv_bias, false);
+    const auto trained = onnx::Model::from_bytes(b.bytes(), flex, true);
+    const auto want = trained.run({x})[0];
+    for (const Device& device : testing::all_devices()) {
+      SCOPED_TRACE(device.to_string());
+      const auto inference = onnx::Model::from_bytes(b.bytes(), device, false);
+      inference.run({x})[0].assert_approx_eq(want, {1e-5, 1e-5});
+      // The conv's batch norm became the conv's weight and bias (under the
+      // batch norm's bias name); the one on the input stays.
+      std::vector<std::string> want_names{"beta", "in_beta", "in_gamma", "in_mean", "in_var", "w"};
+      EXPECT_EQ(param_names(inference), want_names);
+    }
+    EXPECT_EQ(param_names(trained).size(), conv_bias ? 10u : 9u);
+  }
+}
+
+TEST(OnnxImport, InferenceLoadLeavesABatchNormWhoseConvOutputIsReadElsewhere) {
+  const Device flex = Device::flex();
+  flex.seed(4);
+  const TensorData x = Tensor<4>::random({1, 3, 6, 6}, Distribution::normal(0, 1), flex).to_data();
+  const Builder b = conv_bn_model(true, true);
+  const auto want = onnx::Model::from_bytes(b.bytes(), flex, true).run({x});
+  const auto inference = onnx::Model::from_bytes(b.bytes(), flex, false);
+  const auto got = inference.run({x});
+  ASSERT_EQ(got.size(), 2u);
+  got[0].assert_approx_eq(want[0], {1e-6, 1e-6});
+  got[1].assert_approx_eq(want[1], {1e-6, 1e-6});
+  EXPECT_EQ(param_names(inference).size(), 10u) << "nothing folded: the conv's output is also a graph output";
+}
+
+TEST(OnnxImport, AValueAGraphOutputAndALaterNodeBothReadSurvivesTheRun) {
+  // forward() drops each value after its last reader; a graph output is
+  // never dropped, even when a node reads it later.
+  Builder b;
+  b.input("x", {2}).output("h").output("y");
+  b.node("Relu", {"x"}, {"h"});
+  b.node("Neg", {"h"}, {"y"});
+  const auto out = b.load(Device::flex()).run({f32({-1, 2}, {2})});
+  ASSERT_EQ(out.size(), 2u);
+  out[0].assert_eq(f32({0, 2}, {2}));
+  out[1].assert_eq(f32({-0.0F, -2}, {2}));
+}
+
 // ---- an imported model is a module ----------------------------------------------------------------
 
 TEST(OnnxImport, GradientsFlowToTheImportedParametersAsToTheOriginals) {

@@ -41,14 +41,19 @@ TEST(OnnxTorchFixtures, EveryModelPyTorchExportedMatchesPyTorchOnEveryDevice) {
     const auto onnx_path = (kFixtures / spec["onnx"].get<std::string>()).string();
     seen.insert(manifest.stem().string());
     for (const Device& device : testing::all_devices()) {
-      SCOPED_TRACE(manifest.filename().string() + " on " + device.to_string());
-      const auto model = onnx::Model::load(onnx_path, device);
-      for (const auto& c : spec["cases"]) {
-        const TensorData x = read_f32(kFixtures / c["input"].get<std::string>(), c["input_shape"]);
-        const TensorData want = read_f32(kFixtures / c["output"].get<std::string>(), c["output_shape"]);
-        const auto got = model.run({x});
-        ASSERT_EQ(got.size(), 1u);
-        got[0].assert_approx_eq(want, {1e-4, 1e-5});
+      // Both forms: trainable, and the inference form (batch norms folded
+      // into their convolutions).
+      for (const bool trainable : {true, false}) {
+        SCOPED_TRACE(manifest.filename().string() + " on " + device.to_string() +
+                     (trainable ? "" : ", inference form"));
+        const auto model = onnx::Model::load(onnx_path, device, trainable);
+        for (const auto& c : spec["cases"]) {
+          const TensorData x = read_f32(kFixtures / c["input"].get<std::string>(), c["input_shape"]);
+          const TensorData want = read_f32(kFixtures / c["output"].get<std::string>(), c["output_shape"]);
+          const auto got = model.run({x});
+          ASSERT_EQ(got.size(), 1u);
+          got[0].assert_approx_eq(want, {1e-4, 1e-5});
+        }
       }
     }
   }

@@ -10,6 +10,7 @@
 //   stream()         asynchronous execution: flush, sync, device-clock profiling
 //   memory()         an allocator with reports, cleanup and persistent scopes
 //   threads()        an intra-op thread pool whose size can change
+//   precision()      faster, less exact float32 algorithms on request
 //   single_output()  a faster entry point for ops with one output
 //
 // A wrapper (fusion) then forwards a service by returning the inner backend's
@@ -135,6 +136,16 @@ class ThreadControl {
   ~ThreadControl() = default;
 };
 
+/// The float32 precision setting (Device::set_float32_precision).
+class PrecisionControl {
+ public:
+  virtual Float32Precision float32_precision() const = 0;
+  virtual void set_float32_precision(Float32Precision precision) = 0;
+
+ protected:
+  ~PrecisionControl() = default;
+};
+
 /// Ops with one output (nearly all) can return that output's primitive
 /// directly instead of a one-element std::vector, which is a heap allocation
 /// and free on every op. Dispatch uses this entry point when it exists.
@@ -201,6 +212,8 @@ class Backend {
   virtual ThreadControl* threads() { return nullptr; }
   virtual HostAccess* host_access() { return nullptr; }
   const ThreadControl* threads() const { return const_cast<Backend*>(this)->threads(); }
+  virtual PrecisionControl* precision() { return nullptr; }
+  const PrecisionControl* precision() const { return const_cast<Backend*>(this)->precision(); }
   virtual SingleOutputExecution* single_output() { return nullptr; }
 };
 

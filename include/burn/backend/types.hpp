@@ -19,6 +19,18 @@ struct DeviceSettings {
   friend bool operator==(const DeviceSettings&, const DeviceSettings&) = default;
 };
 
+/// How much rounding a device may add to float32 convolutions and matrix
+/// products for speed, as PyTorch's torch.set_float32_matmul_precision
+/// (see Device::set_float32_precision).
+enum class Float32Precision : std::uint8_t {
+  /// Products in f32 with direct algorithms (the default).
+  Highest,
+  /// Also algorithms with larger rounding error: Winograd 3x3 convolutions
+  /// on flex and cpu (about 4x the rounding error of the direct kernel:
+  /// relative 1e-6 instead of 3e-7, for twice the speed).
+  High,
+};
+
 /// One reading of a device allocator (see Device::memory_pool_usage).
 struct MemoryPoolUsage {
   std::uint64_t number_allocs = 0;   ///< live allocations

@@ -10,7 +10,8 @@
 #include "backends/cpu/fused_elementwise.hpp"
 #include "backends/cpu/fused_epilogue.hpp"
 #include "backends/cpu/fused_rows.hpp"
-#include "backends/host/cpu_backend.hpp"
+#include "backends/flex/kernels.hpp"
+#include "backends/host/kernel_dispatch.hpp"
 #include "fusion/fusion_backend.hpp"
 
 namespace burn::backend {
@@ -19,15 +20,15 @@ BackendFactory flex_factory();
 namespace {
 std::unique_ptr<Backend> create_cpu(std::size_t) {
   auto inner = flex_factory().create(0);
-  auto* flex = dynamic_cast<host::CpuBackendBase*>(inner.get());
-  if (!flex) throw ConfigurationError("Device", "the cpu backend needs flex's host allocator (internal error)");
+  auto* kernels = dynamic_cast<host::KernelBackend<flex::Context>*>(inner.get());
+  if (!kernels) throw ConfigurationError("Device", "the cpu backend needs flex's kernel backend (internal error)");
   std::vector<std::unique_ptr<fusion::Fuser>> fusers;
   fusers.push_back(
-      std::make_unique<fusion::ElementwiseFuser>(std::make_shared<cpu::CpuElementwiseCompiler>(flex->allocator())));
-  fusers.push_back(std::make_unique<fusion::RowReduceFuser>(std::make_shared<cpu::CpuRowCompiler>(flex->allocator()),
+      std::make_unique<fusion::ElementwiseFuser>(std::make_shared<cpu::CpuElementwiseCompiler>(kernels->allocator())));
+  fusers.push_back(std::make_unique<fusion::RowReduceFuser>(std::make_shared<cpu::CpuRowCompiler>(kernels->allocator()),
                                                             cpu::CpuRowCompiler::max_row()));
   fusers.push_back(
-      std::make_unique<fusion::EpilogueFuser>(std::make_shared<cpu::CpuEpilogueCompiler>(flex->allocator())));
+      std::make_unique<fusion::EpilogueFuser>(std::make_shared<cpu::CpuEpilogueCompiler>(kernels->context())));
   return std::make_unique<fusion::FusionBackend>("cpu", std::move(inner), std::move(fusers));
 }
 }  // namespace

@@ -4,11 +4,15 @@
 
 #include "backends/cpu/fused_program.hpp"
 #include "backends/flex/kernels.hpp"
+#include "backends/flex/layout_elementwise.hpp"
+#include "backends/flex/strided.hpp"
 
 namespace burn::cpu {
 namespace {
 
 constexpr std::size_t kRegisterBytes = CpuElementwiseCompiler::kBlock * 8;
+
+struct BlockRun;
 
 class CpuElementwisePlan final : public fusion::FusedPlan {
  public:
@@ -16,15 +20,25 @@ class CpuElementwisePlan final : public fusion::FusedPlan {
       : g(std::move(group)), alloc_(std::move(alloc)) {
     // More work per element: threads pay off on smaller tensors.
     grain = std::max<std::size_t>(flex::kGrainSize / std::max<std::size_t>(g.instrs.size(), 1), 4096);
+    full_outputs = std::all_of(g.outputs.begin(), g.outputs.end(),
+                               [&](const ir::TensorSpec& o) { return o.shape.dims() == g.shape; });
+    for (const auto& o : g.outputs) out_dtypes.push_back(o.dtype);
   }
 
   std::vector<backend::PrimitivePtr> run(std::span<const fusion::QueuedOp* const> ops,
                                          std::span<const backend::Input> in) const override;
 
   CompiledGroup g;
+  /// Whether every output has the loop's shape (then the group may run in
+  /// a convolution's activation layout, see run_in_layout).
+  bool full_outputs = false;
+  std::vector<DType> out_dtypes;
   std::size_t grain;
 
  private:
+  std::vector<backend::PrimitivePtr> run_in_layout(const BlockRun& st, std::span<const backend::Input> in,
+                                                   flex::dnn::ActivationLayout layout) const;
+
   std::shared_ptr<host::Allocator> alloc_;
 };
 
@@ -60,9 +74,11 @@ int fused_run(const void* ctx, std::byte* const* ptrs, const std::int64_t* strid
 
 std::vector<backend::PrimitivePtr> CpuElementwisePlan::run(std::span<const fusion::QueuedOp* const> ops,
                                                            std::span<const backend::Input> in) const {
-  host::make_inputs_plain(in);  // a convolution may have left one blocked
   BlockRun st{this, {}};
   fill_constants(g, ops, st.rc);
+  if (full_outputs && !g.instrs.empty())
+    if (const auto layout = flex::dnn::loop_layout(in, g.shape, out_dtypes)) return run_in_layout(st, in, *layout);
+  host::make_inputs_plain(in);  // a convolution may have left one blocked
   auto results = allocate_outputs(g, alloc_, in);
   std::vector<flex::Operand> operands;
   operands.reserve(results.size() + in.size());
@@ -73,6 +89,37 @@ std::vector<backend::PrimitivePtr> CpuElementwisePlan::run(std::span<const fusio
                          "an op of the fused group reported an error it should not raise "
                          "(internal error); run on Device::flex() to see which");
   return {results.begin(), results.end()};
+}
+
+// The group over a convolution's output in its activation layout (a
+// residual add and relu between two convolutions): the loop runs in memory
+// order and the results keep the layout, so neither this group nor the next
+// convolution reorders anything (flex's elementwise kernels do the same,
+// src/backends/flex/layout_elementwise.hpp).
+std::vector<backend::PrimitivePtr> CpuElementwisePlan::run_in_layout(const BlockRun& st,
+                                                                     std::span<const backend::Input> in,
+                                                                     flex::dnn::ActivationLayout layout) const {
+  const flex::Context ctx{alloc_};
+  const host::Extents shape = flex::dnn::physical_shape(layout, g.shape);
+  std::vector<host::CpuTensorPtr> results, views;
+  std::vector<flex::Operand> operands;
+  operands.reserve(g.outputs.size() + in.size());
+  for (const auto& o : g.outputs) {
+    results.push_back(ctx.output({Shape(shape), o.dtype}));
+    operands.push_back(flex::operand(*results.back()));
+  }
+  for (const auto& x : in) {
+    views.push_back(flex::dnn::physical_view(ctx, layout, host::as_cpu(x.primitive)));
+    operands.push_back(flex::broadcast_operand(*views.back(), shape));
+  }
+  if (flex::for_each_run_wide(shape, operands, fused_run, &st, grain) != 0)
+    throw ExecutionError("fused elementwise",
+                         "an op of the fused group reported an error it should not raise "
+                         "(internal error); run on Device::flex() to see which");
+  std::vector<backend::PrimitivePtr> out;
+  out.reserve(results.size());
+  for (auto& y : results) out.push_back(flex::dnn::from_physical(ctx, layout, std::move(y), g.shape));
+  return out;
 }
 
 }  // namespace

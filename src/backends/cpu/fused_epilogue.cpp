@@ -2,8 +2,10 @@
 
 #include <dnnl.hpp>
 
+#include "backends/flex/blocked_layout.hpp"
 #include "backends/flex/dnnl_engine.hpp"
 #include "backends/flex/kernels.hpp"
+#include "backends/flex/layout_elementwise.hpp"
 #include "backends/flex/matmul_post_ops.hpp"
 #include "backends/flex/strided.hpp"
 #include "fusion/op_kind.hpp"
@@ -56,15 +58,17 @@ dnnl::memory::desc operand_desc(const host::CpuTensor& t) {
 
 class CpuEpiloguePlan final : public fusion::FusedPlan {
  public:
-  CpuEpiloguePlan(fusion::EpilogueProgram prog, std::shared_ptr<host::Allocator> alloc)
-      : prog_(std::move(prog)), alloc_(std::move(alloc)) {}
+  CpuEpiloguePlan(fusion::EpilogueProgram prog, flex::Context ctx) : prog_(std::move(prog)), ctx_(std::move(ctx)) {}
 
   std::vector<backend::PrimitivePtr> run(std::span<const fusion::QueuedOp* const> ops,
                                          std::span<const backend::Input> in) const override {
-    const flex::Context ctx{alloc_};
+    const flex::Context& ctx = ctx_;
     // A convolution anchor reads its input in a blocked layout a previous
-    // convolution left; everything else reads row-major data.
-    host::make_inputs_plain(in, std::holds_alternative<ir::Conv>(ops[0]->op) ? 1 : 0);
+    // convolution left, and its post-ops read a residual operand in that
+    // layout too (run_fused); the convolution's weights and everything a
+    // matmul reads are row-major.
+    const auto* conv = std::get_if<ir::Conv>(&ops[0]->op);
+    host::make_inputs_plain(conv ? in.subspan(0, conv->has_bias ? 3 : 2) : in, conv ? 1 : 0);
     if (auto fused = run_fused(ctx, ops, in)) return {fused};
     return {run_one_by_one(ctx, ops, in)};
   }
@@ -105,6 +109,18 @@ class CpuEpiloguePlan final : public fusion::FusedPlan {
         rhs = made.back().get();
       } else {
         rhs = &host::as_cpu(in[step.input].primitive);
+        // A convolution's residual operand (another convolution's output)
+        // is read in its blocked layout, which is the output's: a plain
+        // operand would force oneDNN onto a slow convolution.
+        if (auto blocked = rhs->is_opaque() ? flex::dnn::blocked_input(
+                                                  *rhs, flex::dnn::plain_desc(rhs->shape, dnnl::memory::data_type::f32))
+                                            : std::nullopt) {
+          made.push_back(blocked->bytes);
+          post.append_binary(binary_algorithm(step.op), blocked->md);
+          operands.push_back({slot, blocked->md, blocked->bytes.get()});
+          continue;
+        }
+        rhs->make_plain();
         // oneDNN 2.6 reads a post-op operand as dense whatever its strides
         // say (a bias sliced with a step came out wrong): views are copied.
         if (!rhs->is_contiguous()) {
@@ -158,7 +174,15 @@ class CpuEpiloguePlan final : public fusion::FusedPlan {
         args.push_back({src.is_input ? in[src.index].primitive : results[src.index], ops[k]->inputs[s].spec, false});
       }
       const ir::TensorSpec out = ops[k]->outputs[0].spec;
-      if (k > 0) host::make_inputs_plain(args);  // the anchor's result may be blocked
+      if (k > 0) {
+        // The anchor's result may be blocked, and keeps its layout through
+        // the elementwise steps (flex does the same eagerly).
+        if (auto y = flex::dnn::elementwise_in_layout(ctx, ops[k]->op, args, out)) {
+          results[k] = std::move(y);
+          continue;
+        }
+        host::make_inputs_plain(args);
+      }
       results[k] = std::visit(
           [&](const auto& o) -> backend::PrimitivePtr {
             constexpr fusion::OpKind kind = fusion::kind_of<std::decay_t<decltype(o)>>;
@@ -173,7 +197,7 @@ class CpuEpiloguePlan final : public fusion::FusedPlan {
   }
 
   fusion::EpilogueProgram prog_;
-  std::shared_ptr<host::Allocator> alloc_;
+  flex::Context ctx_;
 };
 
 }  // namespace
@@ -222,7 +246,7 @@ bool CpuEpilogueCompiler::supports_anchor(const ir::Op& op, std::span<const ir::
 }
 
 std::shared_ptr<fusion::FusedPlan> CpuEpilogueCompiler::compile(const fusion::EpilogueProgram& program) const {
-  return std::make_shared<CpuEpiloguePlan>(program, alloc_);
+  return std::make_shared<CpuEpiloguePlan>(program, ctx_);
 }
 
 }  // namespace burn::cpu

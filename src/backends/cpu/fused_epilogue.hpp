@@ -7,14 +7,16 @@
 
 #include <memory>
 
-#include "backends/host/allocator.hpp"
+#include "backends/flex/kernels.hpp"
 #include "fusion/epilogue.hpp"
 
 namespace burn::cpu {
 
 class CpuEpilogueCompiler final : public fusion::EpilogueCompiler {
  public:
-  explicit CpuEpilogueCompiler(std::shared_ptr<host::Allocator> alloc) : alloc_(std::move(alloc)) {}
+  /// `ctx`: the inner flex backend's kernel context (its allocator and its
+  /// float32 precision setting, which the convolutions follow).
+  explicit CpuEpilogueCompiler(flex::Context ctx) : ctx_(std::move(ctx)) {}
 
   /// f32 matrices ([m, k] x [k, n]) and f32 2-D convolutions: oneDNN's
   /// primitives with post-ops.
@@ -24,7 +26,7 @@ class CpuEpilogueCompiler final : public fusion::EpilogueCompiler {
   std::shared_ptr<fusion::FusedPlan> compile(const fusion::EpilogueProgram& program) const override;
 
  private:
-  std::shared_ptr<host::Allocator> alloc_;
+  flex::Context ctx_;
 };
 
 }  // namespace burn::cpu

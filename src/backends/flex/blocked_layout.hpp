@@ -16,6 +16,7 @@ class BlockedLayout final : public host::OpaqueLayout {
 
   /// The layout, with oneDNN's dims (unit-padded spatial dims included).
   const dnnl::memory::desc& md() const noexcept { return md_; }
+  const std::shared_ptr<host::Allocator>& allocator() const noexcept { return alloc_; }
 
   std::shared_ptr<host::Buffer> to_plain(const host::CpuTensor& t,
                                          const std::shared_ptr<host::Buffer>& blocked) const override;

@@ -1,5 +1,6 @@
 #include "backends/flex/dnnl_engine.hpp"
 
+#include "backends/flex/packed_weights.hpp"
 #include "backends/flex/parallel.hpp"
 
 namespace burn::flex::dnn {
@@ -50,6 +51,13 @@ void execute_with_layouts(const Context& ctx, const dnnl::primitive& prim, const
     if (want == a.md || want.is_zero()) {
       exec_args.emplace(a.arg, plain);
       continue;
+    }
+    if (a.arg == DNNL_ARG_WEIGHTS && !a.is_output) {
+      if (auto packed = packed_weights(ctx, *a.tensor, a.md, want)) {
+        exec_args.emplace(a.arg, dnnl::memory(want, engine(), static_cast<void*>(packed->base())));
+        scratch.push_back(std::move(packed));
+        continue;
+      }
     }
     // The blocked copy lives in the caching allocator, as every other buffer.
     scratch.push_back(ctx.output({Shape{want.get_size()}, DType::U8}));

@@ -5,6 +5,7 @@
 // reports an op as supported exactly when its overload exists.
 #pragma once
 
+#include <atomic>
 #include <span>
 #include <vector>
 
@@ -18,6 +19,13 @@ using Inputs = std::span<const backend::Input>;
 
 struct Context {
   std::shared_ptr<host::Allocator> alloc;
+  /// The device's Device::set_float32_precision setting (nullptr: Highest).
+  const std::atomic<Float32Precision>* f32_precision = nullptr;
+
+  /// Whether float32 kernels may use faster, less exact algorithms.
+  bool fast_f32() const noexcept {
+    return f32_precision && f32_precision->load(std::memory_order_relaxed) != Float32Precision::Highest;
+  }
   host::CpuTensorPtr output(const ir::TensorSpec& spec) const { return host::CpuTensor::allocate(alloc, spec); }
   /// In-place execution for elementwise kernels: the storage of the first
   /// candidate input that nobody else can observe (dispatch marked it

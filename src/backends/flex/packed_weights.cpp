@@ -1,0 +1,139 @@
+#include "backends/flex/packed_weights.hpp"
+
+#include <algorithm>
+#include <cstdint>
+#include <mutex>
+#include <vector>
+
+#include "backends/flex/dnnl_engine.hpp"
+
+namespace burn::flex::dnn {
+namespace {
+
+// Enough for the weights of the models this backend serves (ResNet-50 has
+// 100 MB of them); beyond it the least recently used copies go first.
+constexpr std::size_t kMaxBytes = std::size_t(512) << 20;
+// Buffers seen once, remembered so their second use can be cached.
+constexpr std::size_t kMaxSightings = 512;
+
+struct Key {
+  const host::Buffer* buffer = nullptr;
+  std::int64_t offset = 0;
+  dnnl::memory::desc plain, packed;
+
+  bool operator==(const Key& o) const {
+    return buffer == o.buffer && offset == o.offset && plain == o.plain && packed == o.packed;
+  }
+};
+
+struct Entry {
+  Key key;
+  std::shared_ptr<host::Buffer> source;  // pins the weights' bytes (see the header)
+  host::CpuTensorPtr packed;
+  std::size_t bytes = 0;
+  std::uint64_t last_use = 0;
+};
+
+struct Sighting {
+  Key key;
+  std::weak_ptr<host::Buffer> source;  // tells a live buffer from a new one at the same address
+};
+
+class Cache {
+ public:
+  /// A cached copy (hit), or whether the caller should pack one now and
+  /// insert it (a second use) rather than reorder into scratch (a first).
+  struct Found {
+    host::CpuTensorPtr hit;
+    bool pack = false;
+  };
+  Found lookup(const Key& key, const host::CpuTensor& t) {
+    std::lock_guard lock(mutex_);
+    drop_orphans();
+    for (Entry& e : entries_)
+      if (e.key == key) {
+        e.last_use = ++tick_;
+        return {e.packed, false};
+      }
+    const auto seen = std::find_if(sightings_.begin(), sightings_.end(),
+                                   [&](const Sighting& s) { return s.key == key && s.source.lock() == t.buffer; });
+    if (seen != sightings_.end()) {
+      sightings_.erase(seen);
+      return {nullptr, true};
+    }
+    if (sightings_.size() == kMaxSightings) sightings_.erase(sightings_.begin());
+    sightings_.push_back({key, t.buffer});
+    return {nullptr, false};
+  }
+
+  host::CpuTensorPtr insert(Entry entry) {
+    std::lock_guard lock(mutex_);
+    for (const Entry& e : entries_)
+      if (e.key == entry.key) return e.packed;  // another thread packed it meanwhile
+    entry.last_use = ++tick_;
+    bytes_ += entry.bytes;
+    entries_.push_back(std::move(entry));
+    while (bytes_ > kMaxBytes && entries_.size() > 1) {
+      const auto oldest = std::min_element(entries_.begin(), entries_.end(),
+                                           [](const Entry& a, const Entry& b) { return a.last_use < b.last_use; });
+      bytes_ -= oldest->bytes;
+      entries_.erase(oldest);
+    }
+    return entries_.back().packed;
+  }
+
+  std::size_t bytes() {
+    std::lock_guard lock(mutex_);
+    drop_orphans();
+    return bytes_;
+  }
+
+  void clear() {
+    std::lock_guard lock(mutex_);
+    entries_.clear();
+    sightings_.clear();
+    bytes_ = 0;
+  }
+
+ private:
+  /// Entries whose weights nobody but the cache still holds.
+  void drop_orphans() {
+    std::erase_if(entries_, [&](const Entry& e) {
+      if (e.source.use_count() != 1) return false;
+      bytes_ -= e.bytes;
+      return true;
+    });
+  }
+
+  std::mutex mutex_;
+  std::vector<Entry> entries_;
+  std::vector<Sighting> sightings_;
+  std::size_t bytes_ = 0;
+  std::uint64_t tick_ = 0;
+};
+
+Cache& cache() {
+  static Cache c;
+  return c;
+}
+
+}  // namespace
+
+host::CpuTensorPtr packed_weights(const Context& ctx, const host::CpuTensor& t, const dnnl::memory::desc& plain,
+                                  const dnnl::memory::desc& packed) {
+  if (!t.buffer || t.is_opaque()) return nullptr;
+  const Key key{t.buffer.get(), t.offset, plain, packed};
+  auto [hit, pack] = cache().lookup(key, t);
+  if (hit || !pack) return hit;
+  auto out = ctx.output({Shape{packed.get_size()}, DType::U8});
+  dnnl::memory from = wrap(plain, t);
+  dnnl::memory to(packed, engine(), static_cast<void*>(out->base()));
+  execute(dnnl::reorder(from, to), {{DNNL_ARG_FROM, from}, {DNNL_ARG_TO, to}});
+  return cache().insert({key, t.buffer, std::move(out), packed.get_size(), 0});
+}
+
+std::size_t packed_weights_bytes() { return cache().bytes(); }
+
+void clear_packed_weights() { cache().clear(); }
+
+}  // namespace burn::flex::dnn
