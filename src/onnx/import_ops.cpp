@@ -552,20 +552,131 @@ std::vector<TensorRef> range(const NodeArgs& a) {
 // ---- neural-network layers --------------------------------------------------------------------
 
 /// Symmetric pads per spatial dim from ONNX's [begin..., end...]; asymmetric ones are an error.
-std::vector<std::size_t> spatial_pads(const NodeArgs& a, std::size_t n) {
+/// `value` as a scalar of `dtype`'s kind.
+Scalar scalar_for(DType dtype, double value) {
+  if (is_float(dtype)) return Scalar(value);
+  if (is_bool(dtype)) return Scalar(value != 0.0);
+  return Scalar(static_cast<std::int64_t>(value));
+}
+
+/// `x` padded along each dim d by begins[d] elements before and ends[d]
+/// after (negative: that many cropped), as ONNX's Pad: "constant" (`value`),
+/// "reflect" (mirrored, the edge not repeated) or "edge" (the edge repeated).
+TensorRef pad_dims(const NodeArgs& a, TensorRef x, const I64s& begins, const I64s& ends, std::string_view mode,
+                   double value) {
+  const std::size_t r = rank_of(x);
+  for (std::size_t d = 0; d < r; ++d) {
+    const std::int64_t cut_b = std::min<std::int64_t>(begins[d], 0), cut_e = std::min<std::int64_t>(ends[d], 0);
+    if (cut_b == 0 && cut_e == 0) continue;
+    const std::int64_t len = static_cast<std::int64_t>(shape_of(x)[d]) + cut_b + cut_e;
+    if (len < 0)
+      a.fail(
+          fmt::format("negative pads crop {} elements from axis {} of length {}", -(cut_b + cut_e), d, shape_of(x)[d]));
+    x = detail::narrow(x, static_cast<std::int64_t>(d), -cut_b, static_cast<std::size_t>(len));
+  }
+  const DType dtype = dtype_of(x);
+  for (std::size_t d = 0; d < r; ++d) {
+    const auto before = static_cast<std::size_t>(std::max<std::int64_t>(begins[d], 0));
+    const auto after = static_cast<std::size_t>(std::max<std::int64_t>(ends[d], 0));
+    if (before == 0 && after == 0) continue;
+    const std::size_t dim = shape_of(x)[d];
+    const auto axis_d = static_cast<std::int64_t>(d);
+    auto side = [&](std::size_t count, bool leading) -> TensorRef {
+      if (mode == "constant") {
+        Shape shape = shape_of(x);
+        shape.dims()[d] = count;
+        return detail::full(shape, scalar_for(dtype, value), TensorCreationOptions(a.device(), dtype), kind_for(dtype));
+      }
+      if (mode == "edge") {
+        if (dim == 0) a.fail(fmt::format("edge padding of axis {}, which is empty", d));
+        return detail::repeat_dim(detail::narrow(x, axis_d, leading ? 0 : static_cast<std::int64_t>(dim) - 1, 1),
+                                  axis_d, count);
+      }
+      // reflect: the `count` elements next to the edge, mirrored.
+      if (count + 1 > dim)
+        a.fail(fmt::format("reflect padding of {} on axis {} of length {} (at most length - 1)", count, d, dim));
+      const std::int64_t start = leading ? 1 : static_cast<std::int64_t>(dim - 1 - count);
+      const std::int64_t axes[] = {axis_d};
+      return detail::flip(detail::narrow(x, axis_d, start, count), axes);
+    };
+    std::vector<TensorRef> parts;
+    if (before) parts.push_back(side(before, true));
+    parts.push_back(x);
+    if (after) parts.push_back(side(after, false));
+    x = detail::cat(parts, axis_d);
+  }
+  return x;
+}
+
+std::vector<TensorRef> pad(const NodeArgs& a) {
+  const TensorRef& x = a.in(0);
+  const std::size_t r = rank_of(x);
+  const std::string mode = a.attr_string("mode", "constant");
+  if (mode != "constant" && mode != "reflect" && mode != "edge")
+    a.fail(fmt::format("mode '{}' is not one of constant, reflect, edge", mode));
+  const I64s pads = a.ints(1);
+  if (pads.size() != 2 * r) a.fail(fmt::format("pads has {} entries for a rank-{} input (2 per axis)", pads.size(), r));
+  const double value = a.has(2) ? a.scalar(2) : 0.0;
+  return one(pad_dims(a, x, I64s(pads.begin(), pads.begin() + static_cast<std::ptrdiff_t>(r)),
+                      I64s(pads.begin() + static_cast<std::ptrdiff_t>(r), pads.end()), mode, value));
+}
+
+/// A convolution's or pool's padding per spatial dim, before and after.
+struct SpatialPads {
+  I64s begin, end;
+};
+
+/// The pads attribute, or auto_pad's: SAME_UPPER / SAME_LOWER give an
+/// output of ceil(input / stride) with the odd element of padding after
+/// (upper) or before (lower), VALID none. `kernel` and `dilation` per
+/// spatial dim (SAME needs them).
+SpatialPads spatial_pads(const NodeArgs& a, const TensorRef& x, const std::vector<std::size_t>& kernel,
+                         const std::vector<std::size_t>& stride, const std::vector<std::size_t>& dilation) {
+  const std::size_t n = kernel.size();
+  SpatialPads pads{I64s(n, 0), I64s(n, 0)};
   const std::string auto_pad = a.attr_string("auto_pad", "NOTSET");
+  if (auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {
+    for (std::size_t i = 0; i < n; ++i) {
+      const auto in = static_cast<std::int64_t>(shape_of(x)[2 + i]);
+      const auto s = static_cast<std::int64_t>(stride[i]);
+      const auto span = static_cast<std::int64_t>((std::max<std::size_t>(kernel[i], 1) - 1) * dilation[i] + 1);
+      const std::int64_t total = std::max<std::int64_t>(((in + s - 1) / s - 1) * s + span - in, 0);
+      const std::int64_t small = total / 2, large = total - small;
+      pads.begin[i] = auto_pad == "SAME_UPPER" ? small : large;
+      pads.end[i] = auto_pad == "SAME_UPPER" ? large : small;
+    }
+    return pads;
+  }
   if (auto_pad != "NOTSET" && auto_pad != "VALID")
-    a.fail(fmt::format("auto_pad {} is not supported: export with explicit pads", auto_pad));
-  std::vector<std::size_t> pads(n, 0);
+    a.fail(fmt::format("auto_pad '{}' is not one of NOTSET, SAME_UPPER, SAME_LOWER, VALID", auto_pad));
   if (auto p = a.attr_ints("pads"); p && auto_pad == "NOTSET") {
     if (p->size() != 2 * n) a.fail(fmt::format("pads has {} entries for {} spatial dims", p->size(), n));
     for (std::size_t i = 0; i < n; ++i) {
-      if ((*p)[i] != (*p)[i + n] || (*p)[i] < 0)
-        a.fail("asymmetric (or negative) padding is not supported: pad with a Pad node first");
-      pads[i] = static_cast<std::size_t>((*p)[i]);
+      if ((*p)[i] < 0 || (*p)[i + n] < 0) a.fail("negative pads are not supported: crop with a Slice node");
+      pads.begin[i] = (*p)[i];
+      pads.end[i] = (*p)[i + n];
     }
   }
   return pads;
+}
+
+/// The padding burn's kernels take (the same on both sides: the smaller
+/// of before and after); the rest, when asymmetric, is applied to `x` first
+/// with `fill` (0 for a convolution, the lowest value for a max pool).
+std::vector<std::size_t> symmetric_part(const NodeArgs& a, TensorRef& x, const SpatialPads& pads, double fill) {
+  const std::size_t n = pads.begin.size();
+  std::vector<std::size_t> sym(n);
+  I64s extra_begin(n + 2, 0), extra_end(n + 2, 0);
+  bool asymmetric = false;
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::int64_t common = std::min(pads.begin[i], pads.end[i]);
+    sym[i] = static_cast<std::size_t>(common);
+    extra_begin[2 + i] = pads.begin[i] - common;
+    extra_end[2 + i] = pads.end[i] - common;
+    asymmetric = asymmetric || extra_begin[2 + i] != 0 || extra_end[2 + i] != 0;
+  }
+  if (asymmetric) x = pad_dims(a, x, extra_begin, extra_end, "constant", fill);
+  return sym;
 }
 
 std::vector<std::size_t> spatial(const NodeArgs& a, std::string_view name, std::size_t n, std::size_t fallback) {
@@ -580,14 +691,23 @@ std::vector<std::size_t> spatial(const NodeArgs& a, std::string_view name, std::
   return out;
 }
 
+/// The kernel's spatial dims from a weight of shape [OC, IC/G, k...].
+std::vector<std::size_t> kernel_of(const TensorRef& w) {
+  const auto& dims = shape_of(w).dims();
+  return {dims.begin() + 2, dims.end()};
+}
+
 std::vector<TensorRef> conv(const NodeArgs& a) {
-  const TensorRef& x = a.in(0);
+  TensorRef x = a.in(0);
   if (rank_of(x) < 3) a.fail("the input needs a batch, a channel and at least one spatial dim");
   const std::size_t n = rank_of(x) - 2;
+  if (rank_of(a.in(1)) != n + 2) a.fail("the weight's rank must be the input's");
   std::optional<TensorRef> bias;
   if (a.has(2)) bias = a.in(2);
-  return one(detail::conv(x, a.in(1), bias, spatial(a, "strides", n, 1), spatial_pads(a, n),
-                          spatial(a, "dilations", n, 1), static_cast<std::size_t>(a.attr_int("group", 1))));
+  const auto stride = spatial(a, "strides", n, 1), dilation = spatial(a, "dilations", n, 1);
+  const auto padding = symmetric_part(a, x, spatial_pads(a, x, kernel_of(a.in(1)), stride, dilation), 0.0);
+  return one(
+      detail::conv(x, a.in(1), bias, stride, padding, dilation, static_cast<std::size_t>(a.attr_int("group", 1))));
 }
 
 std::vector<TensorRef> conv_transpose(const NodeArgs& a) {
@@ -600,29 +720,61 @@ std::vector<TensorRef> conv_transpose(const NodeArgs& a) {
   std::vector<std::size_t> out_pad(n, 0);
   if (auto v = a.attr_ints("output_padding"))
     for (std::size_t i = 0; i < n && i < v->size(); ++i) out_pad[i] = static_cast<std::size_t>((*v)[i]);
-  return one(detail::conv_transpose(x, a.in(1), bias, spatial(a, "strides", n, 1), spatial_pads(a, n), out_pad,
-                                    spatial(a, "dilations", n, 1), static_cast<std::size_t>(a.attr_int("group", 1))));
+  const std::string auto_pad = a.attr_string("auto_pad", "NOTSET");
+  if (auto_pad != "NOTSET" && auto_pad != "VALID")
+    a.fail(fmt::format("auto_pad '{}' is not supported on ConvTranspose: export with explicit pads", auto_pad));
+  const auto stride = spatial(a, "strides", n, 1), dilation = spatial(a, "dilations", n, 1);
+  const SpatialPads pads = spatial_pads(a, x, kernel_of(a.in(1)), stride, dilation);
+  // A transposed convolution's pads crop its output: the symmetric part in
+  // the kernel, the rest after it.
+  std::vector<std::size_t> sym(n);
+  for (std::size_t i = 0; i < n; ++i) sym[i] = static_cast<std::size_t>(std::min(pads.begin[i], pads.end[i]));
+  TensorRef y = detail::conv_transpose(x, a.in(1), bias, stride, sym, out_pad, dilation,
+                                       static_cast<std::size_t>(a.attr_int("group", 1)));
+  I64s crop_begin(n + 2, 0), crop_end(n + 2, 0);
+  for (std::size_t i = 0; i < n; ++i) {
+    crop_begin[2 + i] = -(pads.begin[i] - static_cast<std::int64_t>(sym[i]));
+    crop_end[2 + i] = -(pads.end[i] - static_cast<std::int64_t>(sym[i]));
+  }
+  return one(pad_dims(a, y, crop_begin, crop_end, "constant", 0.0));
+}
+
+/// The value extra max-pool padding holds, which never wins a maximum.
+double lowest_of(DType dtype) {
+  switch (dtype) {
+    case DType::I8: return std::numeric_limits<std::int8_t>::min();
+    case DType::I16: return std::numeric_limits<std::int16_t>::min();
+    case DType::I32: return std::numeric_limits<std::int32_t>::min();
+    case DType::I64: return static_cast<double>(std::numeric_limits<std::int64_t>::min());
+    default: return is_float(dtype) ? -std::numeric_limits<double>::infinity() : 0.0;  // unsigned, bool: 0
+  }
 }
 
 std::vector<TensorRef> max_pool(const NodeArgs& a) {
-  const TensorRef& x = a.in(0);
+  TensorRef x = a.in(0);
   const std::size_t n = rank_of(x) - 2;
   if (a.output_wanted(1)) a.fail("the Indices output is not supported (ONNX numbers them over the whole tensor)");
   if (a.attr_int("storage_order", 0) != 0) a.fail("storage_order = 1 is not supported");
   auto kernel = a.attr_ints("kernel_shape");
   if (!kernel) a.fail("kernel_shape is required");
   const auto k = spatial(a, "kernel_shape", n, 1);
-  return one(detail::max_pool(x, k, spatial(a, "strides", n, 1), spatial_pads(a, n), spatial(a, "dilations", n, 1),
-                              a.attr_int("ceil_mode", 0) != 0, false)
-                 .first);
+  const auto stride = spatial(a, "strides", n, 1), dilation = spatial(a, "dilations", n, 1);
+  const auto padding = symmetric_part(a, x, spatial_pads(a, x, k, stride, dilation), lowest_of(dtype_of(x)));
+  return one(detail::max_pool(x, k, stride, padding, dilation, a.attr_int("ceil_mode", 0) != 0, false).first);
 }
 
 std::vector<TensorRef> average_pool(const NodeArgs& a) {
-  const TensorRef& x = a.in(0);
+  TensorRef x = a.in(0);
   const std::size_t n = rank_of(x) - 2;
   if (!a.has_attr("kernel_shape")) a.fail("kernel_shape is required");
-  return one(detail::avg_pool(x, spatial(a, "kernel_shape", n, 1), spatial(a, "strides", n, 1), spatial_pads(a, n),
-                              a.attr_int("count_include_pad", 0) != 0, a.attr_int("ceil_mode", 0) != 0));
+  const auto k = spatial(a, "kernel_shape", n, 1), stride = spatial(a, "strides", n, 1);
+  const bool count_pad = a.attr_int("count_include_pad", 0) != 0;
+  const SpatialPads pads = spatial_pads(a, x, k, stride, std::vector<std::size_t>(n, 1));
+  // Zeros added in front count as elements: right only when padding counts.
+  if (!count_pad && pads.begin != pads.end)
+    a.fail("asymmetric padding with count_include_pad = 0 is not supported: pad with a Pad node first");
+  const auto padding = symmetric_part(a, x, pads, 0.0);
+  return one(detail::avg_pool(x, k, stride, padding, count_pad, a.attr_int("ceil_mode", 0) != 0));
 }
 
 std::vector<TensorRef> global_average_pool(const NodeArgs& a) {
@@ -823,6 +975,7 @@ const std::map<std::string, ImportFn, std::less<>>& table() {
       {"Range", range},
       // neural-network layers
       {"Conv", conv},
+      {"Pad", pad},
       {"ConvTranspose", conv_transpose},
       {"MaxPool", max_pool},
       {"AveragePool", average_pool},

@@ -74,6 +74,12 @@ struct Builder {
     a->set_type(::onnx::AttributeProto::INT);
     a->set_i(v);
   }
+  static void attr(::onnx::NodeProto& n, const std::string& name, const char* v) {
+    auto* a = n.add_attribute();
+    a->set_name(name);
+    a->set_type(::onnx::AttributeProto::STRING);
+    a->set_s(v);
+  }
   static void attr(::onnx::NodeProto& n, const std::string& name, std::vector<std::int64_t> v) {
     auto* a = n.add_attribute();
     a->set_name(name);
@@ -149,6 +155,58 @@ TEST(OnnxImport, SliceClampsAndStepsBackwardAsOnnxSays) {
   const auto out = b.load(Device::flex()).run({f32({0, 1, 2, 3, 4, 5}, {6})});
   out[0].assert_eq(f32({5, 3, 1}, {3}));
   out[1].assert_eq(f32({2, 3, 4, 5}, {4}));
+}
+
+TEST(OnnxImport, PadInEachModeAndNegativePadsCrop) {
+  Builder b;
+  b.input("x", {2, 3}).input("r", {1, 4}).output("constant").output("reflect").output("edge").output("crop");
+  b.init("p_const", i64({1, 0, 0, 2})).init("nine", f32({9}, {}));
+  b.init("p_side", i64({0, 2, 0, 1})).init("p_crop", i64({0, -1, 0, -1}));
+  b.node("Pad", {"x", "p_const", "nine"}, {"constant"});
+  Builder::attr(b.node("Pad", {"r", "p_side"}, {"reflect"}), "mode", "reflect");
+  Builder::attr(b.node("Pad", {"r", "p_side"}, {"edge"}), "mode", "edge");
+  b.node("Pad", {"r", "p_crop"}, {"crop"});
+  for (const Device& device : testing::all_devices()) {
+    SCOPED_TRACE(device.to_string());
+    const auto out = b.load(device).run({f32({1, 2, 3, 4, 5, 6}, {2, 3}), f32({1, 2, 3, 4}, {1, 4})});
+    out[0].assert_eq(f32({9, 9, 9, 9, 9, 1, 2, 3, 9, 9, 4, 5, 6, 9, 9}, {3, 5}));
+    out[1].assert_eq(f32({3, 2, 1, 2, 3, 4, 3}, {1, 7}));
+    out[2].assert_eq(f32({1, 1, 1, 2, 3, 4, 4}, {1, 7}));
+    out[3].assert_eq(f32({2, 3}, {1, 2}));
+  }
+  Builder bad;
+  bad.input("r", {1, 4}).output("y").init("p", i64({0, 4, 0, 0}));
+  Builder::attr(bad.node("Pad", {"r", "p"}, {"y"}), "mode", "reflect");
+  EXPECT_NE(error_of([&] {
+              (void)bad.load(Device::flex()).run({f32({1, 2, 3, 4}, {1, 4})});
+            }).find("reflect padding of 4 on axis 1 of length 4"),
+            std::string::npos);
+}
+
+TEST(OnnxImport, AsymmetricAndSamePaddingPadTheInputFirst) {
+  // x = [[1, 2], [3, 4]] (and its negation), 2x2 kernels of ones.
+  Builder b;
+  b.input("x", {1, 1, 2, 2}).input("x3", {1, 1, 3, 3}).input("neg", {1, 1, 2, 2});
+  b.output("end_only").output("same_upper").output("same_lower").output("pool").output("transposed");
+  b.init("w", f32({1, 1, 1, 1}, {1, 1, 2, 2}));
+  Builder::attr(b.node("Conv", {"x", "w"}, {"end_only"}), "pads", std::vector<std::int64_t>{0, 0, 1, 1});
+  Builder::attr(b.node("Conv", {"x3", "w"}, {"same_upper"}), "auto_pad", "SAME_UPPER");
+  Builder::attr(b.node("Conv", {"x3", "w"}, {"same_lower"}), "auto_pad", "SAME_LOWER");
+  auto& pool = b.node("MaxPool", {"neg"}, {"pool"});
+  Builder::attr(pool, "kernel_shape", std::vector<std::int64_t>{2, 2});
+  Builder::attr(pool, "auto_pad", "SAME_UPPER");
+  Builder::attr(b.node("ConvTranspose", {"x", "w"}, {"transposed"}), "pads", std::vector<std::int64_t>{0, 0, 1, 1});
+  for (const Device& device : testing::all_devices()) {
+    SCOPED_TRACE(device.to_string());
+    const auto out =
+        b.load(device).run({f32({1, 2, 3, 4}, {1, 1, 2, 2}), f32(std::vector<float>(9, 1.0F), {1, 1, 3, 3}),
+                            f32({-1, -2, -3, -4}, {1, 1, 2, 2})});
+    out[0].assert_eq(f32({10, 6, 7, 4}, {1, 1, 2, 2}));
+    out[1].assert_eq(f32({4, 4, 2, 4, 4, 2, 2, 2, 1}, {1, 1, 3, 3}));
+    out[2].assert_eq(f32({1, 2, 2, 2, 4, 4, 2, 4, 4}, {1, 1, 3, 3}));
+    out[3].assert_eq(f32({-1, -2, -3, -4}, {1, 1, 2, 2}));  // the padding never wins a maximum
+    out[4].assert_eq(f32({1, 3, 4, 10}, {1, 1, 2, 2}));     // a transposed convolution's pads crop its output
+  }
 }
 
 TEST(OnnxImport, GatherTakesNegativeIndicesAndKeepsTheirShape) {
