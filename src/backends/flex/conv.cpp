@@ -2,7 +2,7 @@
 // f32 and bf16 run on oneDNN; f16 runs there through f32; f64 (and any case
 // oneDNN rejects) uses the direct loop below. With the device's float32
 // precision at High, 3x3 stride-1 f32 convolutions take oneDNN's Winograd
-// kernel where it has one (twice as fast, about 4x the rounding error).
+// kernel where it has one (twice as fast, with a looser error bound).
 #include <algorithm>
 #include <optional>
 
