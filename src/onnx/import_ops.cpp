@@ -515,6 +515,13 @@ std::vector<TensorRef> scatter_elements(const NodeArgs& a) {
 
 // ---- creation ---------------------------------------------------------------------------------
 
+/// `value` as a scalar of `dtype`'s kind.
+Scalar scalar_for(DType dtype, double value) {
+  if (is_float(dtype)) return Scalar(value);
+  if (is_bool(dtype)) return Scalar(value != 0.0);
+  return Scalar(static_cast<std::int64_t>(value));
+}
+
 std::vector<TensorRef> constant_of_shape(const NodeArgs& a) {
   Shape shape;
   for (auto d : a.ints(0)) {
@@ -524,11 +531,8 @@ std::vector<TensorRef> constant_of_shape(const NodeArgs& a) {
   TensorData value = a.attr_tensor("value").value_or(TensorData(std::vector<float>{0.0F}));
   if (value.num_elements() != 1) a.fail("value must hold one element");
   const DType dtype = value.dtype();
-  const Scalar s = is_float(dtype)  ? Scalar(value.value_as_double(0))
-                   : is_bool(dtype) ? Scalar(value.value_as_double(0) != 0.0)
-                                    : Scalar(static_cast<std::int64_t>(value.value_as_double(0)));
-  const TensorKind kind = kind_for(dtype);
-  return one(detail::full(shape, s, TensorCreationOptions(a.device(), dtype), kind));
+  return one(detail::full(shape, scalar_for(dtype, value.value_as_double(0)), TensorCreationOptions(a.device(), dtype),
+                          kind_for(dtype)));
 }
 
 std::vector<TensorRef> range(const NodeArgs& a) {
@@ -552,13 +556,6 @@ std::vector<TensorRef> range(const NodeArgs& a) {
 // ---- neural-network layers --------------------------------------------------------------------
 
 /// Symmetric pads per spatial dim from ONNX's [begin..., end...]; asymmetric ones are an error.
-/// `value` as a scalar of `dtype`'s kind.
-Scalar scalar_for(DType dtype, double value) {
-  if (is_float(dtype)) return Scalar(value);
-  if (is_bool(dtype)) return Scalar(value != 0.0);
-  return Scalar(static_cast<std::int64_t>(value));
-}
-
 /// `x` padded along each dim d by begins[d] elements before and ends[d]
 /// after (negative: that many cropped), as ONNX's Pad: "constant" (`value`),
 /// "reflect" (mirrored, the edge not repeated) or "edge" (the edge repeated).
