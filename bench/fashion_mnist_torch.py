@@ -1,4 +1,4 @@
-#!/usr/bin/python3
+#!/usr/bin/env python3
 """PyTorch's side of the burn-train comparison: the same model,
 batch size, optimiser and data as apps/burn-train, timed per epoch.
 
@@ -21,10 +21,13 @@ thread, a figure that other load on the machine barely changes); the test
 pass is timed separately.
 
 Prints one line per epoch and, with --json, one JSON object at the end:
-  {"meta": {...}, "epochs": [{"epoch", "train_s", "train_cpu_s", "test_s", "train_loss",
-   "train_acc", "test_loss", "test_acc"}], "final_test_acc": x}
+  {"meta": {...}, "epochs": [{"epoch", "train_s", "train_cpu_s", "train_items", "test_s",
+   "train_loss", "train_acc", "test_loss", "test_acc"}], "final_test_acc": x}
 Usage: fashion_mnist_torch.py [--epochs 5] [--batch-size 64] [--lr 1e-3]
-       [--lr-schedule cosine|constant] [--threads 2] [--seed 42] [--limit-batches N] [--data-dir DIR] [--json]
+       [--lr-schedule cosine|constant] [--threads 2] [--seed 42] [--limit-batches N] [--data-dir DIR]
+       [--compile] [--json]
+(--compile: the model through torch.compile; the first epoch then includes
+the compilation.)
 """
 import argparse
 import gzip
@@ -108,6 +111,7 @@ def main():
     p.add_argument("--seed", type=int, default=42)
     p.add_argument("--limit-batches", type=int, default=None)
     p.add_argument("--data-dir", default=DEFAULT_DIR)
+    p.add_argument("--compile", action="store_true", help="train the model through torch.compile")
     p.add_argument("--json", action="store_true", help="print a JSON summary as the last line")
     args = p.parse_args()
 
@@ -117,6 +121,7 @@ def main():
     test_x, test_y = load_split(args.data_dir, "t10k")
 
     model = Net()
+    forward = torch.compile(model) if args.compile else model
     opt = torch.optim.Adam(model.parameters(), lr=args.lr, betas=(0.9, 0.999), eps=1e-5)
     gen = torch.Generator().manual_seed(args.seed)
     steps_per_epoch = (train_x.shape[0] + args.batch_size - 1) // args.batch_size
@@ -137,7 +142,7 @@ def main():
         t0, c0 = time.perf_counter(), time.process_time()
         for idx in batches(train_x.shape[0], args.batch_size, perm, args.limit_batches):
             x, y = train_x.index_select(0, idx), train_y.index_select(0, idx)
-            logits = model(x)
+            logits = forward(x)
             loss = F.cross_entropy(logits, y)
             opt.zero_grad(set_to_none=True)
             loss.backward()
@@ -158,7 +163,7 @@ def main():
                 test_loss += float(F.cross_entropy(logits, y, reduction="sum"))
                 test_correct += int((logits.argmax(1) == y).sum())
         test_s = time.perf_counter() - t0
-        row = {"epoch": epoch, "train_s": train_s, "train_cpu_s": train_cpu_s, "test_s": test_s,
+        row = {"epoch": epoch, "train_s": train_s, "train_cpu_s": train_cpu_s, "train_items": seen, "test_s": test_s,
                "train_loss": loss_sum / seen, "train_acc": correct / seen,
                "test_loss": test_loss / test_x.shape[0], "test_acc": test_correct / test_x.shape[0]}
         epochs.append(row)
@@ -168,7 +173,8 @@ def main():
 
     summary = {
         "meta": {"torch": torch.__version__, "threads": torch.get_num_threads(), "batch_size": args.batch_size,
-                 "lr": args.lr, "lr_schedule": args.lr_schedule, "seed": args.seed, "limit_batches": args.limit_batches},
+                 "lr": args.lr, "lr_schedule": args.lr_schedule, "seed": args.seed, "limit_batches": args.limit_batches,
+                 "compile": args.compile},
         "epochs": epochs,
         "final_test_acc": epochs[-1]["test_acc"] if epochs else None,
     }

@@ -13,7 +13,12 @@
 
 #include "mlp_step.hpp"
 
+#include <dnnl.hpp>
+#include <hwy/targets.h>
+
 #include <cstdint>
+#include <fstream>
+#include <string>
 #include <vector>
 
 namespace {
@@ -144,8 +149,9 @@ void sum_16m(benchmark::State& state) {
   }
 }
 
+template <MakeDevice Make>
 void softmax_last(benchmark::State& state) {
-  auto device = flex();
+  auto device = Make();
   auto a = randn<3>({256, 256, 256}, device);
   device.sync();
   for (auto _ : state) {
@@ -343,6 +349,41 @@ void tiny(benchmark::internal::Benchmark* b) {
   b->Unit(benchmark::kMicrosecond)->UseRealTime()->MinTime(0.2)->Repetitions(5);
 }
 
+// What the run measured on: the CPU model and the instruction sets the
+// kernels picked at run time (oneDNN's JIT and Highway's dispatch), so a
+// table from another machine is never mistaken for this one's.
+std::string cpu_model() {
+  std::ifstream cpuinfo("/proc/cpuinfo");
+  for (std::string line; std::getline(cpuinfo, line);) {
+    if (line.rfind("model name", 0) == 0) {
+      const auto colon = line.find(':');
+      if (colon != std::string::npos) return line.substr(line.find_first_not_of(' ', colon + 1));
+    }
+  }
+  return "unknown";
+}
+
+std::string onednn_isa() {
+  switch (dnnl::get_effective_cpu_isa()) {
+    case dnnl::cpu_isa::sse41: return "sse41";
+    case dnnl::cpu_isa::avx: return "avx";
+    case dnnl::cpu_isa::avx2: return "avx2";
+    case dnnl::cpu_isa::avx2_vnni: return "avx2_vnni";
+    case dnnl::cpu_isa::avx512_core: return "avx512_core";
+    case dnnl::cpu_isa::avx512_core_vnni: return "avx512_core_vnni";
+    case dnnl::cpu_isa::avx512_core_bf16: return "avx512_core_bf16";
+    case dnnl::cpu_isa::avx512_core_amx: return "avx512_core_amx";
+    default: return "other";
+  }
+}
+
+// Highway dispatches to the best target this CPU supports among those
+// compiled in; the lowest set bit is the best.
+std::string highway_target() {
+  const std::int64_t usable = hwy::SupportedTargets() & HWY_TARGETS;
+  return usable == 0 ? "none" : hwy::TargetName(usable & -usable);
+}
+
 }  // namespace
 
 BENCHMARK(sgemm)->Name("sgemm_32")->Arg(32)->Apply(tiny);  // small products: dnnl_sgemm (matmul.cpp)
@@ -356,8 +397,14 @@ BENCHMARK(add_inplace)->Name("add_16m_inplace")->Apply([](auto* b) { big(b, 5, 5
 BENCHMARK(exp_fresh)->Name("exp_16m_fresh")->Apply([](auto* b) { big(b, 5, 5); });
 BENCHMARK(exp_inplace)->Name("exp_16m_inplace")->Apply([](auto* b) { big(b, 6, 5); });
 BENCHMARK(sum_16m)->Name("sum_16m")->Apply([](auto* b) { big(b, 5, 5); });
-BENCHMARK(softmax_last)->Name("softmax_256x256x256")->Apply([](auto* b) { big(b, 3, 5); });
+BENCHMARK(softmax_last<flex>)->Name("softmax_256x256x256")->Apply([](auto* b) { big(b, 3, 5); });
+#if BURN_HAS_CPU
+BENCHMARK(softmax_last<cpu>)->Name("softmax_256x256x256@cpu")->Apply([](auto* b) { big(b, 3, 5); });
+#endif
 BENCHMARK((layer_norm_rows<flex, 4096>))->Name("layer_norm_4096x1024")->Apply([](auto* b) { big(b, 3, 5); });
+#if BURN_HAS_CPU
+BENCHMARK((layer_norm_rows<cpu, 4096>))->Name("layer_norm_4096x1024@cpu")->Apply([](auto* b) { big(b, 3, 5); });
+#endif
 BENCHMARK(cumsum_last)->Name("cumsum_4096x4096")->Apply([](auto* b) { big(b, 3, 5); });
 BENCHMARK(gather_dim1)->Name("gather_4096x4096")->Apply([](auto* b) { big(b, 3, 5); });
 BENCHMARK(argmax_last)->Name("argmax_4096x4096")->Apply([](auto* b) { big(b, 3, 5); });
@@ -392,4 +439,14 @@ BENCHMARK((layer_norm_rows<flex, kRows16M>))->Name("layer_norm_16m")->Apply([](a
 BENCHMARK((layer_norm_rows<cpu, kRows16M>))->Name("layer_norm_16m@cpu")->Apply([](auto* b) { big(b, 3, 5); });
 #endif
 
-BENCHMARK_MAIN();
+int main(int argc, char** argv) {
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  benchmark::AddCustomContext("cpu_model", cpu_model());
+  benchmark::AddCustomContext("onednn_isa", onednn_isa());
+  benchmark::AddCustomContext("highway_target", highway_target());
+  benchmark::AddCustomContext("burn_threads", std::to_string(burn::Device::flex().num_threads()));
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}

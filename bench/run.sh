@@ -1,54 +1,124 @@
 #!/usr/bin/env bash
-# burn (flex, and cpu where built) vs PyTorch on the CPU, one table. Usage:
-#   bench/run.sh                 # build dir build/release (the Release preset)
-#   BUILD_DIR=build-bench bench/run.sh
-#   OUT_DIR=/tmp/x bench/run.sh  # keep the raw JSON somewhere else
-#   FILTER='gelu|layer_norm_16m' bench/run.sh   # only rows matching this regex (both sides)
-# Rows "<name>@cpu" of burn-flex-bench run on Device::cpu() (a build with
-# BURN_CPU=ON) and land in the "ours cpu" column of the same row.
-# Needs Google Benchmark (libbenchmark-dev) and, for PyTorch, python3-torch
-# (installed with apt-get if missing and we are root).
+# burn (flex, and cpu where built) against the modern peers on the CPU, one
+# table: PyTorch 2.x and JAX from PyPI, in a virtual environment made once
+# (bench/peers_venv.sh), run beside burn-flex-bench in one invocation.
+#
+#   bench/run.sh                  # every row, 2 interleaved rounds; build dir build/release
+#   bench/run.sh --quick          # 3 rows, 1 round: the CI smoke (ctest bench_smoke)
+#   BUILD_DIR=build/full bench/run.sh
+#   FILTER='gelu|layer_norm_16m' bench/run.sh    # rows matching this regex (every side)
+#   ROUNDS=3 THREADS=2 OUT_DIR=/tmp/x bench/run.sh
+#
+# Options: --quick (a few rows, one round, and a check that every column
+# holds a finite number), --no-build (use the build as it is; for ctest).
+# Environment: BUILD_DIR (a Release build; configured and built if needed),
+# OUT_DIR (raw JSON and the table; default BUILD_DIR/bench-results), FILTER,
+# ROUNDS (2: ours, PyTorch, JAX, then again, the best median per side
+# counting, so a disturbance hits one round of one side), THREADS (intra-op
+# threads of every side; default all cores), PEERS_VENV (default
+# BUILD_DIR/peers-venv), NO_COMPILE=1 (PyTorch eager only).
+#
+# Each training row (mlp_train_step, mlp_small_step) also runs alone in a
+# fresh process per side, for its peak resident memory. Where Debian's
+# python3-torch is installed it is an extra column, never the target.
+# Exits 4 (ctest: skipped) in --quick mode when the peers cannot be
+# installed (no python3-venv, no connection to PyPI), with the reason.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/.." && pwd)
+quick=0
+build_it=1
+while (($#)); do
+  case "$1" in
+    --quick) quick=1 ;;
+    --no-build) build_it=0 ;;
+    -h | --help) sed -n '2,27p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) echo "[run.sh] unknown argument '$1' (see --help)" >&2; exit 2 ;;
+  esac
+  shift
+done
 build=${BUILD_DIR:-$root/build/release}
 [[ $build = /* ]] || build=$root/$build
 out=${OUT_DIR:-$build/bench-results}
-filter=${FILTER:-}
-python=/usr/bin/python3
-mkdir -p "$out"
-
-if ! "$python" -c 'import torch' 2>/dev/null; then
-  if [[ $(id -u) -eq 0 ]]; then
-    apt-get install -y python3-torch
-  else
-    echo "[run.sh] PyTorch is missing: apt-get install -y python3-torch" >&2
-    exit 1
-  fi
+venv=${PEERS_VENV:-$build/peers-venv}
+threads=${THREADS:-$(nproc)}
+if ((quick)); then
+  filter=${FILTER:-'^(sgemm_128|gelu_16m|mlp_small_step)(@cpu)?(/|$)'}
+  rounds=${ROUNDS:-1}
+else
+  filter=${FILTER:-.}
+  rounds=${ROUNDS:-2}
 fi
+if ! [[ $threads =~ ^[1-9][0-9]{0,3}$ && $rounds =~ ^[1-9]$ ]]; then
+  echo "[run.sh] THREADS ($threads) must be 1-9999 and ROUNDS ($rounds) 1-9" >&2
+  exit 2
+fi
+mkdir -p "$out"
+rm -f "$out"/*.json "$out/table.md"
 
-if [[ ! -f $build/CMakeCache.txt ]]; then
-  cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DBURN_BUILD_BENCH=ON -DBURN_CPU=ON
+if ((build_it)); then
+  if [[ ! -f $build/CMakeCache.txt ]]; then
+    cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DBURN_BUILD_BENCH=ON -DBURN_CPU=ON
+  elif ! grep -q '^BURN_BUILD_BENCH:BOOL=ON' "$build/CMakeCache.txt"; then
+    cmake -DBURN_BUILD_BENCH=ON "$build" >/dev/null
+  fi
+  ninja -C "$build" -j "$(nproc)" burn-flex-bench
 fi
 cache_type=$(sed -n 's/^CMAKE_BUILD_TYPE:[A-Z]*=//p' "$build/CMakeCache.txt")
 if [[ $cache_type != Release ]]; then
   echo "[run.sh] $build is a '$cache_type' build; benchmarks need Release (set BUILD_DIR)" >&2
   exit 1
 fi
-cmake -DBURN_BUILD_BENCH=ON "$build" >/dev/null
-ninja -C "$build" -j "$(nproc)" burn-flex-bench
+ours_bin=$build/bench/burn-flex-bench
+[[ -x $ours_bin ]] || { echo "[run.sh] $ours_bin is missing (build the burn-flex-bench target)" >&2; exit 1; }
 
-echo "[run.sh] burn (flex, cpu) ..." >&2
-"$build/bench/burn-flex-bench" --benchmark_format=json --benchmark_out="$out/ours.json" \
-  --benchmark_out_format=json --benchmark_report_aggregates_only=true --benchmark_filter="${filter:-.}" >/dev/null
+rc=0
+python=$(bash "$here/peers_venv.sh" "$venv") || rc=$?
+if ((rc)); then
+  ((quick && rc == 4)) && { echo "bench smoke: skipped: the peers could not be installed (reason above)"; exit 4; }
+  exit "$rc"
+fi
+compile_flag=()
+[[ -n ${NO_COMPILE:-} ]] && compile_flag=(--no-compile)
 
-echo "[run.sh] PyTorch as installed ..." >&2
-"$python" "$here/torch_bench.py" --filter "$filter" >"$out/torch_installed.json"
+ours() {  # ours FILTER OUT_JSON
+  BURN_NUM_THREADS=$threads "$ours_bin" --benchmark_format=json --benchmark_out="$2" --benchmark_out_format=json \
+    --benchmark_report_aggregates_only=true --benchmark_filter="$1" >/dev/null
+}
+torch() { "$python" "$here/torch_bench.py" --threads "$threads" "${compile_flag[@]}" --filter "$1"; }
+jax() { "$python" "$here/jax_bench.py" --threads "$threads" --filter "$1"; }
 
-echo "[run.sh] PyTorch tuned (OPENBLAS_CORETYPE=SkylakeX OMP_WAIT_POLICY=passive) ..." >&2
-OPENBLAS_CORETYPE=SkylakeX OMP_WAIT_POLICY=passive "$python" "$here/torch_bench.py" --filter "$filter" \
-  >"$out/torch_tuned.json"
+for ((r = 1; r <= rounds; r++)); do
+  echo "[run.sh] round $r/$rounds: burn (flex, cpu) ..." >&2
+  ours "$filter" "$out/ours.$r.json"
+  echo "[run.sh] round $r/$rounds: PyTorch $("$python" -c 'import torch; print(torch.__version__)') ..." >&2
+  torch "$filter" >"$out/torch.$r.json"
+  echo "[run.sh] round $r/$rounds: JAX $("$python" -c 'import jax; print(jax.__version__)') ..." >&2
+  jax "$filter" >"$out/jax.$r.json"
+done
 
-echo "$(date -u '+%Y-%m-%d %H:%M UTC'), $(lscpu | sed -n 's/^Model name: *//p'), $(nproc) cores"
-"$python" "$here/report.py" "$out/ours.json" "$out/torch_installed.json" "$out/torch_tuned.json" | tee "$out/table.md"
+# Peak resident memory of the training rows: each alone, in a fresh process.
+for row in mlp_train_step mlp_small_step; do
+  [[ $row =~ $filter ]] || continue
+  echo "[run.sh] peak memory of $row ..." >&2
+  "$python" "$here/peak_rss.py" "$out/rss.$row.flex.json" \
+    env BURN_NUM_THREADS="$threads" "$ours_bin" --benchmark_filter="^$row(/|\$)" >/dev/null
+  if grep -q "\"$row@cpu" "$out/ours.1.json"; then
+    "$python" "$here/peak_rss.py" "$out/rss.$row.cpu.json" \
+      env BURN_NUM_THREADS="$threads" "$ours_bin" --benchmark_filter="^$row@cpu(/|\$)" >/dev/null
+  fi
+  "$python" "$here/peak_rss.py" "$out/rss.$row.torch.json" \
+    "$python" "$here/torch_bench.py" --threads "$threads" "${compile_flag[@]}" --filter "^$row\$" >/dev/null
+  "$python" "$here/peak_rss.py" "$out/rss.$row.jax.json" \
+    "$python" "$here/jax_bench.py" --threads "$threads" --filter "^$row\$" >/dev/null
+done
+
+if ((!quick)) && /usr/bin/python3 -c 'import torch' 2>/dev/null; then
+  echo "[run.sh] Debian's PyTorch $(/usr/bin/python3 -c 'import torch; print(torch.__version__)') (extra column) ..." >&2
+  /usr/bin/python3 "$here/torch_bench.py" --threads "$threads" --filter "$filter" >"$out/torch-debian.json"
+fi
+
+check=()
+((quick)) && check=(--check-complete)
+python3 "$here/report.py" "${check[@]}" "$out" | tee "$out/table.md"

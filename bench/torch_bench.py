@@ -1,63 +1,42 @@
-#!/usr/bin/python3
+#!/usr/bin/env python3
 """PyTorch's side of the CPU benchmark.
 
 The same workloads, names, iteration counts and repetitions as
-bench/flex_bench.cpp. Each repetition times `iters` runs with
-time.perf_counter after one warm-up run; the reported figure is the median
-over repetitions of the mean time per run, in milliseconds (what Google
-Benchmark's "median" aggregate reports for our side).
+bench/flex_bench.cpp, each in PyTorch's fastest idiomatic form: its native
+ops (F.layer_norm, F.gelu, F.cross_entropy, torch.optim.SGD), in-place ops
+for the in-place rows, and, for the composites and training steps,
+torch.compile as well as eager, the faster of the two counting ("forms" in
+the output says which). Timing and output: bench/peer_common.py.
 
-Prints one JSON object: {"meta": {...}, "results": {name: ms}}.
-Usage: torch_bench.py [--filter REGEX] [--threads N]
-(--threads calls torch.set_num_threads; by default PyTorch keeps its own
-choice, which for Debian's 1.13 on this machine is 1 thread.)
+Usage: torch_bench.py [--filter REGEX] [--threads N] [--no-compile]
+Run by bench/run.sh with PyTorch 2.x from PyPI (bench/peers_venv.sh) and,
+as an extra column, with Debian's python3-torch where it is installed.
 """
-import argparse
-import json
-import math
 import os
-import re
-import statistics
-import time
+import sys
 
 import torch
 import torch.nn.functional as F
 
+from peer_common import min_time_loop, parse_args, run, timed
+
 SEED = 42
 N16M = 1 << 24
+COMPILE = hasattr(torch, "compile")
 
 
-def timed(fn, iters, reps, setup=None):
-    """Median over reps of the mean seconds per call of fn (after one warm-up)."""
-    fn()
-    means = []
-    for _ in range(reps):
-        total = 0.0
-        for i in range(iters):
-            if setup is not None:
-                setup(i)
-            t0 = time.perf_counter()
-            fn()
-            total += time.perf_counter() - t0
-        means.append(total / iters)
-    return statistics.median(means) * 1e3
-
-
-def min_time_loop(fn, min_time, reps):
-    """For tiny ops: as many calls as fit in min_time, per repetition."""
-    fn()
-    means = []
-    for _ in range(reps):
-        n = 0
-        t0 = time.perf_counter()
-        while True:
-            fn()
-            n += 1
-            elapsed = time.perf_counter() - t0
-            if elapsed >= min_time:
-                break
-        means.append(elapsed / n)
-    return statistics.median(means) * 1e3
+def eager_or_compiled(make_fn, iters, reps, setup=None):
+    """Times make_fn(eager) and, where torch.compile exists and works, the
+    compiled form; returns (the faster ms, its form)."""
+    best = (timed(make_fn(lambda f: f), iters, reps, setup), "eager")
+    if not COMPILE:
+        return best
+    try:
+        ms = timed(make_fn(torch.compile), iters, reps, setup)
+    except Exception as e:  # noqa: BLE001 - a compiler failure leaves the eager time
+        print(f"[torch_bench] torch.compile failed, eager time kept: {type(e).__name__}: {e}"[:400], file=sys.stderr)
+        return best
+    return min(best, (ms, "compiled"))
 
 
 def bench_sgemm(n, iters, reps):
@@ -66,10 +45,16 @@ def bench_sgemm(n, iters, reps):
     return timed(lambda: torch.matmul(a, b), iters, reps)
 
 
+def bench_sgemm_small(n):
+    a = torch.randn(n, n)
+    b = torch.randn(n, n)
+    return min_time_loop(lambda: torch.matmul(a, b), 0.2, 5)
+
+
 def bench_bmm():
     a = torch.randn(32, 256, 256)
     b = torch.randn(32, 256, 256)
-    return timed(lambda: torch.matmul(a, b), 2, 3)
+    return timed(lambda: torch.bmm(a, b), 2, 3)
 
 
 def bench_add_fresh():
@@ -105,7 +90,12 @@ def bench_sum():
 
 def bench_softmax():
     a = torch.randn(256, 256, 256)
-    return timed(lambda: torch.softmax(a, -1), 3, 5)
+
+    def make(c):
+        f = c(lambda t: torch.softmax(t, -1))
+        return lambda: f(a)
+
+    return eager_or_compiled(make, 3, 5)
 
 
 def bench_cumsum():
@@ -124,30 +114,27 @@ def bench_argmax():
     return timed(lambda: torch.argmax(a, -1, keepdim=True), 3, 5)
 
 
-def layer_norm(x, gamma, beta, eps):
-    # The same composite as flex_bench.cpp (burn has no layer_norm op yet).
-    mean = x.mean(-1, keepdim=True)
-    var = x.var(-1, unbiased=False, keepdim=True)
-    return (x - mean) / (var + eps).sqrt() * gamma + beta
-
-
-def bench_layer_norm():
-    x = torch.randn(4096, 1024)
+def bench_layer_norm(rows):
+    x = torch.randn(rows, 1024)
     gamma, beta = torch.ones(1024), torch.zeros(1024)
-    return timed(lambda: layer_norm(x, gamma, beta, 1e-5), 3, 5)
 
+    def make(c):
+        f = c(lambda t: F.layer_norm(t, (1024,), gamma, beta, 1e-5))
+        return lambda: f(x)
 
-def bench_layer_norm_16m():
-    x = torch.randn(N16M // 1024, 1024)
-    gamma, beta = torch.ones(1024), torch.zeros(1024)
-    return timed(lambda: layer_norm(x, gamma, beta, 1e-5), 3, 5)
+    return eager_or_compiled(make, 3, 5)
 
 
 def bench_gelu_16m():
-    # Eager: x * w + b and the (exact, erf) gelu each pass over memory.
+    # gelu(x * w + b), exact (erf) gelu, w and b broadcast over the rows.
     x = torch.randn(N16M // 1024, 1024)
     w, b = torch.randn(1024), torch.randn(1024)
-    return timed(lambda: F.gelu(x * w + b), 3, 5)
+
+    def make(c):
+        f = c(lambda t: F.gelu(t * w + b))
+        return lambda: f(x)
+
+    return eager_or_compiled(make, 3, 5)
 
 
 def bench_conv_fwd():
@@ -192,43 +179,33 @@ def bench_max_pool():
     return timed(lambda: F.max_pool2d(x, 5, 2), 2, 3)
 
 
-def bench_mlp(n_in=784, hidden=1024, classes=10, batch=256, iters=2, reps=3):
-    def param(i, o):
-        scale = 1.0 / i
-        return torch.empty(i, o).uniform_(-2 * scale, 2 * scale).requires_grad_()
-
-    params = [param(n_in, hidden), param(hidden, hidden), param(hidden, classes),
-              torch.zeros(hidden, requires_grad=True), torch.zeros(hidden, requires_grad=True),
-              torch.zeros(classes, requires_grad=True)]
+def bench_mlp(n_in=784, hidden=1024, classes=10, batch=256, iters=20, reps=5):
+    """One SGD step (lr 0.01) of an n_in-hidden-hidden-classes relu MLP with
+    cross-entropy, as PyTorch users write it."""
+    torch.manual_seed(SEED)
+    model = torch.nn.Sequential(torch.nn.Linear(n_in, hidden), torch.nn.ReLU(), torch.nn.Linear(hidden, hidden),
+                                torch.nn.ReLU(), torch.nn.Linear(hidden, classes))
     x = torch.randn(batch, n_in)
-    labels = torch.tensor([(i * 7) % classes for i in range(batch)]).reshape(batch, 1)
-    lr = 0.01
+    labels = torch.tensor([(i * 7) % classes for i in range(batch)])
+    opt = torch.optim.SGD(model.parameters(), lr=0.01)
 
-    def step():
-        w1, w2, w3, b1, b2, b3 = params
-        # Burn's weight layout [in, out]: x @ W + b, as burn::module::linear.
-        h1 = torch.relu(torch.addmm(b1, x, w1))
-        h2 = torch.relu(torch.addmm(b2, h1, w2))
-        logits = torch.addmm(b3, h2, w3)
-        loss = -torch.log_softmax(logits, 1).gather(1, labels).mean()
-        grads = torch.autograd.grad(loss, params)
-        with torch.no_grad():
-            for i, (p, g) in enumerate(zip(params, grads)):
-                params[i] = (p - g * lr).requires_grad_()
+    def make(c):
+        forward = c(model)
 
-    return timed(step, iters, reps)
+        def step():
+            opt.zero_grad(set_to_none=True)
+            F.cross_entropy(forward(x), labels).backward()
+            opt.step()
+
+        return step
+
+    return eager_or_compiled(make, iters, reps)
 
 
 def bench_tiny():
     a = torch.tensor([1.0, 2.0, 3.0, 4.0])
     b = torch.tensor([4.0, 3.0, 2.0, 1.0])
     return min_time_loop(lambda: a + b, 0.2, 5)
-
-
-def bench_sgemm_small(n):
-    a = torch.randn(n, n)
-    b = torch.randn(n, n)
-    return min_time_loop(lambda: torch.matmul(a, b), 0.2, 5)
 
 
 WORKLOADS = [
@@ -244,7 +221,7 @@ WORKLOADS = [
     ("exp_16m_inplace", bench_exp_inplace),
     ("sum_16m", bench_sum),
     ("softmax_256x256x256", bench_softmax),
-    ("layer_norm_4096x1024", bench_layer_norm),
+    ("layer_norm_4096x1024", lambda: bench_layer_norm(4096)),
     ("cumsum_4096x4096", bench_cumsum),
     ("gather_4096x4096", bench_gather),
     ("argmax_4096x4096", bench_argmax),
@@ -256,33 +233,26 @@ WORKLOADS = [
     ("mlp_small_step", lambda: bench_mlp(64, 64, 10, 16, iters=500, reps=5)),
     ("tiny_add_4", bench_tiny),
     ("gelu_16m", bench_gelu_16m),
-    ("layer_norm_16m", bench_layer_norm_16m),
+    ("layer_norm_16m", lambda: bench_layer_norm(N16M // 1024)),
 ]
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--filter", default="",
-                        help="run only workloads whose name matches this regular expression (as --benchmark_filter)")
-    parser.add_argument("--threads", type=int, default=0, help="torch.set_num_threads(N) first (0: as installed)")
-    args = parser.parse_args()
+    global COMPILE
+    args = parse_args(__doc__.splitlines()[0])
     if args.threads > 0:
         torch.set_num_threads(args.threads)
+    if args.no_compile:
+        COMPILE = False
     torch.manual_seed(SEED)
-    results = {}
-    for name, fn in WORKLOADS:
-        if re.search(args.filter, name):
-            ms = fn()
-            if not math.isfinite(ms):
-                raise SystemExit(f"[torch_bench] {name}: non-finite time {ms}")
-            results[name] = ms
     meta = {
-        "torch": torch.__version__,
+        "peer": "torch",
+        "version": torch.__version__.split("+")[0],
         "threads": torch.get_num_threads(),
-        "OPENBLAS_CORETYPE": os.environ.get("OPENBLAS_CORETYPE"),
+        "compile": COMPILE,
         "OMP_WAIT_POLICY": os.environ.get("OMP_WAIT_POLICY"),
     }
-    print(json.dumps({"meta": meta, "results": results}, indent=1))
+    run(WORKLOADS, args, meta)
 
 
 if __name__ == "__main__":

@@ -36,6 +36,7 @@ packages=(
   libgtest-dev libgmock-dev          # tests
   python3-venv ca-certificates       # tests/onnx/onnxruntime_check.sh: ONNX Runtime from PyPI in a venv
   libbenchmark-dev                   # bench/
+  python3-dev                        # bench/: torch.compile (Inductor) builds its kernels against Python's headers
 )
 fuzz_packages=(
   clang libclang-rt-14-dev           # libFuzzer and the sanitizer runtimes (scripts/fuzz.sh)

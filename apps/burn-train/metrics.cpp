@@ -3,6 +3,7 @@
 #include "checkpoint.hpp"
 
 #include <fmt/format.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <burn/error.hpp>
@@ -59,6 +60,12 @@ json epoch_to_json(const EpochMetrics& m) {
 
 }  // namespace
 
+std::uint64_t peak_resident_bytes() {
+  rusage usage{};
+  if (::getrusage(RUSAGE_SELF, &usage) != 0) return 0;
+  return static_cast<std::uint64_t>(usage.ru_maxrss) * 1024;  // Linux reports KiB
+}
+
 MemoryReading read_memory(const burn::Device& device) {
   MemoryReading r;
   r.pool = device.memory_pool_usage();
@@ -109,6 +116,7 @@ void write_summary_json(const std::filesystem::path& path, const RunInfo& info,
                {"batch_size", info.batch_size}, {"lr", info.lr},         {"seed", info.seed},
                {"num_params", info.num_params}};
   meta["limit_batches"] = info.limit_batches ? json(*info.limit_batches) : json(nullptr);
+  meta["peak_rss_bytes"] = peak_resident_bytes();
   json epochs = json::array();
   for (const auto& m : history) epochs.push_back(epoch_to_json(m));
   const json summary = {{"meta", meta},

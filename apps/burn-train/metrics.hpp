@@ -38,6 +38,9 @@ struct EpochMetrics {
 /// Reads the device's pool usage and the process RSS now.
 MemoryReading read_memory(const burn::Device& device);
 
+/// The process's peak resident set so far (getrusage), in bytes.
+std::uint64_t peak_resident_bytes();
+
 /// "epoch 2/5: train loss 0.3012 acc 0.8921 | test loss ... | 21.3 s, 2817 img/s | memory ..."
 std::string format_epoch_line(const EpochMetrics& m, std::size_t epochs);
 

@@ -25,6 +25,9 @@ status=$?
 [[ $status -eq 4 ]] && exit 4
 [[ $status -eq 0 ]] || fail "the first run exited with $status"
 [[ -n $(final_accuracy "$dir/1.log") ]] || fail "no 'final test accuracy' line"
+# The run's peak resident memory, in MiB, just before the last line.
+peak=$(sed -n 's/^peak resident memory: \([0-9]*\)\.[0-9] MiB$/\1/p' "$dir/1.log")
+[[ -n $peak && $peak -gt 0 ]] || fail "no 'peak resident memory: N MiB' line"
 for f in checkpoint.json model-epoch-1.safetensors optimizer-epoch-1.safetensors; do
   [[ -f $dir/ckpt/$f ]] || fail "the checkpoint lacks $f"
 done

@@ -264,6 +264,7 @@ int run_training(const Options& options) {
     if (say) fmt::print("training loss: no batches were trained in this run\n");
     status = kLossDidNotFall;
   }
+  if (say) fmt::print("peak resident memory: {:.1f} MiB\n", static_cast<double>(peak_resident_bytes()) / (1 << 20));
   if (say) fmt::print("final test accuracy: {:.4f}\n", final_accuracy);
   std::fflush(stdout);
   return status;

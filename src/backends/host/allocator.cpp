@@ -3,6 +3,7 @@
 #include <sys/mman.h>
 
 #include <bit>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <fmt/format.h>
@@ -17,29 +18,81 @@ namespace {
 bool is_small(std::size_t capacity, std::size_t lists) {
   return capacity != 0 && (capacity & (capacity - 1)) == 0 && capacity < (std::size_t(1) << lists);
 }
+
+std::uint64_t steady_ms() {
+  return static_cast<std::uint64_t>(
+      std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now().time_since_epoch())
+          .count());
+}
+
+constexpr std::size_t kPage = 4096;
+std::size_t whole_pages(std::size_t bytes) { return (bytes + kPage - 1) / kPage * kPage; }
+
+// Maps `capacity` bytes aligned to `alignment` (a multiple of the page size):
+// maps the extra alignment and unmaps what lies outside the aligned range.
+std::byte* map_aligned(std::size_t capacity, std::size_t alignment) {
+  capacity = whole_pages(capacity);
+  const std::size_t span = capacity + alignment;
+  void* p = mmap(nullptr, span, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (p == MAP_FAILED) return nullptr;
+  auto* const start = static_cast<std::byte*>(p);
+  const std::size_t misalignment = reinterpret_cast<std::uintptr_t>(start) % alignment;
+  std::byte* const aligned = misalignment == 0 ? start : start + (alignment - misalignment);
+  if (aligned > start) munmap(start, static_cast<std::size_t>(aligned - start));
+  std::byte* const end = aligned + capacity;
+  if (start + span > end) munmap(end, static_cast<std::size_t>(start + span - end));
+  return aligned;
+}
 }  // namespace
 
-std::vector<std::byte*>& FreeLists::list_for(std::size_t capacity) {
+template <typename Fn>
+void FreeLists::for_each_list(Fn&& fn) {
+  for (std::size_t i = 0; i < kSmallLists; ++i) fn(small_[i], std::size_t(1) << i);
+  for (auto& [capacity, list] : large_) fn(list, capacity);
+}
+
+FreeLists::List& FreeLists::list_for(std::size_t capacity) {
   if (is_small(capacity, kSmallLists)) return small_[static_cast<std::size_t>(std::countr_zero(capacity))];
   return large_[capacity];
 }
 
-std::byte* FreeLists::take(std::size_t capacity) {
-  std::vector<std::byte*>* list = nullptr;
+std::byte* FreeLists::take(std::size_t& capacity, std::size_t max_capacity) {
+  List* list = nullptr;
   if (is_small(capacity, kSmallLists)) {
     list = &small_[static_cast<std::size_t>(std::countr_zero(capacity))];
   } else {
-    const auto it = large_.find(capacity);  // find, not [], so a miss adds no entry
-    if (it == large_.end()) return nullptr;
-    list = &it->second;
+    // The smallest cached capacity that fits, up to max_capacity (lower_bound,
+    // not [], so a miss adds no entry).
+    for (auto it = large_.lower_bound(capacity); it != large_.end() && it->first <= max_capacity; ++it) {
+      if (!it->second.empty()) {
+        list = &it->second;
+        capacity = it->first;
+        break;
+      }
+    }
+    if (list == nullptr) return nullptr;
   }
   if (list->empty()) return nullptr;
-  std::byte* block = list->back();
+  std::byte* block = list->back().block;
   list->pop_back();
   return block;
 }
 
-void FreeLists::put(std::size_t capacity, std::byte* block) { list_for(capacity).push_back(block); }
+void FreeLists::put(std::size_t capacity, std::byte* block, std::uint64_t now_ms) {
+  list_for(capacity).push_back({block, now_ms});
+}
+
+void FreeLists::release_older_than(std::size_t& cached, std::uint64_t cutoff_ms) {
+  for_each_list([&](List& list, std::size_t capacity) {
+    std::size_t idle = 0;
+    while (idle < list.size() && list[idle].freed_ms < cutoff_ms) {
+      Allocator::free_block(capacity, list[idle].block);
+      cached -= capacity;
+      ++idle;
+    }
+    list.erase(list.begin(), list.begin() + static_cast<std::ptrdiff_t>(idle));
+  });
+}
 
 void FreeLists::release_largest(std::size_t& cached, std::size_t keep) {
   // Largest blocks first: they return the most memory for the fewest frees.
@@ -47,9 +100,9 @@ void FreeLists::release_largest(std::size_t& cached, std::size_t keep) {
   // taking whichever list holds the larger blocks next.
   auto large = large_.rbegin();
   std::size_t small = kSmallLists;
-  auto drain = [&](std::vector<std::byte*>& list, std::size_t capacity) {
+  auto drain = [&](List& list, std::size_t capacity) {
     while (!list.empty() && cached > keep) {
-      std::free(list.back());
+      Allocator::free_block(capacity, list.back().block);
       list.pop_back();
       cached -= capacity;
     }
@@ -67,16 +120,14 @@ void FreeLists::release_largest(std::size_t& cached, std::size_t keep) {
 }
 
 void FreeLists::release_all() {
-  auto free_list = [](std::vector<std::byte*>& list) {
-    for (std::byte* block : list) std::free(block);
+  for_each_list([](List& list, std::size_t capacity) {
+    for (const Cached& c : list) Allocator::free_block(capacity, c.block);
     list.clear();
-  };
-  for (auto& list : small_) free_list(list);
-  for (auto& [capacity, list] : large_) free_list(list);
+  });
 }
 
-Allocator::Allocator(bool caching, std::size_t cache_limit_bytes)
-    : caching_(caching), cache_limit_(cache_limit_bytes) {}
+Allocator::Allocator(bool caching, std::size_t cache_limit_bytes, std::uint64_t decay_ms)
+    : caching_(caching), cache_limit_(cache_limit_bytes), decay_ms_(decay_ms) {}
 
 Allocator::~Allocator() {
   cache_.release_all();
@@ -97,8 +148,8 @@ std::size_t Allocator::bucket_size(std::size_t bytes) {
 }
 
 std::byte* Allocator::fresh_block(std::size_t capacity) {
-  if (capacity < kHugePage || capacity > kHugeBlockMax)
-    return static_cast<std::byte*>(std::aligned_alloc(kAlignment, capacity));
+  if (capacity < kMappedMin) return static_cast<std::byte*>(std::aligned_alloc(kAlignment, capacity));
+  if (capacity < kHugePage || capacity > kHugeBlockMax) return map_aligned(capacity, kPage);
   // Blocks of 2-16 MiB (weights, activations, their gradients) are aligned
   // to a huge page and offered to the kernel as transparent huge pages: a
   // matmul over 4 MiB of weights then walks 2 pages instead of 1,024. The
@@ -108,21 +159,32 @@ std::byte* Allocator::fresh_block(std::size_t capacity) {
   // Larger blocks keep 4 KiB pages: with huge pages the Fashion-MNIST test
   // pass (batch 1000: 25-100 MB activations) took 1.2 s instead of 0.75 s
   // here, for a reason not yet found (first touch itself is faster).
-  void* p = nullptr;
-  if (posix_memalign(&p, kHugePage, capacity) != 0) return nullptr;
-  madvise(p, capacity / kHugePage * kHugePage, MADV_HUGEPAGE);
-  return static_cast<std::byte*>(p);
+  std::byte* p = map_aligned(capacity, kHugePage);
+  if (p != nullptr) madvise(p, capacity / kHugePage * kHugePage, MADV_HUGEPAGE);
+  return p;
+}
+
+void Allocator::free_block(std::size_t capacity, std::byte* block) {
+  if (capacity < kMappedMin) {
+    std::free(block);
+  } else {
+    munmap(block, whole_pages(capacity));
+  }
 }
 
 Allocator::Block Allocator::allocate(std::size_t bytes) {
   Block block;
   block.requested = bytes;
   if (bytes == 0) return block;
-  const std::size_t capacity = caching_ ? bucket_size(bytes) : (bytes + kAlignment - 1) / kAlignment * kAlignment;
+  std::size_t capacity = caching_ ? bucket_size(bytes) : (bytes + kAlignment - 1) / kAlignment * kAlignment;
   std::lock_guard lock(mutex_);
   block.persistent = persistent_mode_;
   auto& cache = block.persistent ? persistent_cache_ : cache_;
-  if (std::byte* cached = cache.take(capacity)) {
+  // A large request may take a cached block up to twice its size: a pass
+  // whose layers shrink (an evaluation batch through conv and pooling)
+  // reuses the blocks the earlier layers freed instead of mapping more, so
+  // what is reserved stays near the pass's peak in use.
+  if (std::byte* cached = cache.take(capacity, capacity < kMappedMin ? capacity : 2 * capacity)) {
     block.data = cached;
     (block.persistent ? persistent_cached_bytes_ : cached_bytes_) -= capacity;
   } else {
@@ -157,20 +219,28 @@ void Allocator::deallocate(const Block& block) {
   live_capacity_ -= block.capacity;
   (block.persistent ? persistent_ : dynamic_).live -= 1;
   if (block.persistent) {
-    persistent_cache_.put(block.capacity, block.data);
+    persistent_cache_.put(block.capacity, block.data, 0);
     persistent_cached_bytes_ += block.capacity;
     return;
   }
   if (!caching_) {
-    std::free(block.data);
+    free_block(block.capacity, block.data);
     return;
   }
-  cache_.put(block.capacity, block.data);
+  const std::uint64_t now = steady_ms();
+  cache_.put(block.capacity, block.data, now);
   cached_bytes_ += block.capacity;
   if (cached_bytes_ > cache_limit_) release_until(cache_limit_ / 2);
+  decay(now);
 }
 
 void Allocator::release_until(std::size_t limit) { cache_.release_largest(cached_bytes_, limit); }
+
+void Allocator::decay(std::uint64_t now_ms) {
+  if (decay_ms_ == 0 || cached_bytes_ == 0 || now_ms < last_decay_ms_ + decay_ms_ / 4) return;
+  last_decay_ms_ = now_ms;
+  if (now_ms > decay_ms_) cache_.release_older_than(cached_bytes_, now_ms - decay_ms_);
+}
 
 void Allocator::cleanup() {
   std::lock_guard lock(mutex_);

@@ -1,10 +1,21 @@
 // A caching host allocator shared by the CPU backends: 64-byte aligned blocks
-// in size buckets, freed blocks kept for reuse up to a limit, reports for
-// Device::memory_pool_usage/memory_pool_report, and memory_cleanup.
+// in size buckets, freed blocks kept for reuse while they keep being reused,
+// reports for Device::memory_pool_usage/memory_pool_report, and
+// memory_cleanup.
+//
+// The policy (docs/api.md, "Memory"): a freed block is cached for the next
+// request of its bucket; a cached block that no request took for
+// kDecayMilliseconds goes back to the operating system, as does everything
+// beyond the cache limit (1 GiB) and everything on memory_cleanup. Blocks of
+// 1 MiB and more are mapped pages, so giving them back lowers the resident
+// memory at once (the C heap keeps freed memory for itself). A training loop
+// reuses its blocks every step and keeps them; memory of a finished phase (an
+// evaluation pass with larger batches) is gone a second later.
 #pragma once
 
 #include <array>
 #include <cstddef>
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -22,21 +33,35 @@ namespace burn::host {
 /// small blocks of tiny ops skip the map lookup.
 class FreeLists {
  public:
-  /// A cached block of exactly `capacity` bytes, or nullptr.
-  std::byte* take(std::size_t capacity);
-  void put(std::size_t capacity, std::byte* block);
+  /// A cached block of `capacity` bytes or, for capacities beyond the small
+  /// lists, the smallest cached one up to `max_capacity` (`capacity` is set
+  /// to the block's); nullptr when none is cached.
+  std::byte* take(std::size_t& capacity, std::size_t max_capacity);
+  /// Caches a block freed at `now_ms` (a steady-clock reading).
+  void put(std::size_t capacity, std::byte* block, std::uint64_t now_ms);
   /// Frees cached blocks, largest first, until at most `keep` bytes remain;
   /// `cached` is the running total of cached bytes and is updated.
   void release_largest(std::size_t& cached, std::size_t keep);
+  /// Frees the blocks cached before `cutoff_ms`; updates `cached`.
+  void release_older_than(std::size_t& cached, std::uint64_t cutoff_ms);
   /// Frees every cached block.
   void release_all();
 
  private:
+  struct Cached {
+    std::byte* block;
+    std::uint64_t freed_ms;
+  };
+  // Each list is in the order its blocks were freed (take pops the newest),
+  // so the blocks idle longest are a prefix.
+  using List = std::vector<Cached>;
   static constexpr std::size_t kSmallLists = 21;  // capacities 2^0 .. 2^20
-  std::vector<std::byte*>& list_for(std::size_t capacity);
+  List& list_for(std::size_t capacity);
+  template <typename Fn>
+  void for_each_list(Fn&& fn);
 
-  std::array<std::vector<std::byte*>, kSmallLists> small_;
-  std::map<std::size_t, std::vector<std::byte*>> large_;
+  std::array<List, kSmallLists> small_;
+  std::map<std::size_t, List> large_;
 };
 
 class Allocator : public std::enable_shared_from_this<Allocator> {
@@ -46,9 +71,16 @@ class Allocator : public std::enable_shared_from_this<Allocator> {
   /// huge page (see fresh_block).
   static constexpr std::size_t kHugePage = std::size_t(2) << 20;
   static constexpr std::size_t kHugeBlockMax = std::size_t(16) << 20;
+  /// Blocks from this size up are mapped pages (mmap), returned with munmap.
+  static constexpr std::size_t kMappedMin = std::size_t(1) << 20;
+  /// A cached block unused this long goes back to the system.
+  static constexpr std::uint64_t kDecayMilliseconds = 1000;
 
   /// caching = false frees every block immediately (the reference backend).
-  explicit Allocator(bool caching, std::size_t cache_limit_bytes = std::size_t(1) << 30);
+  /// decay_ms: how long an unused cached block is kept (0: until the limit
+  /// or memory_cleanup).
+  explicit Allocator(bool caching, std::size_t cache_limit_bytes = std::size_t(1) << 30,
+                     std::uint64_t decay_ms = kDecayMilliseconds);
   ~Allocator();
   Allocator(const Allocator&) = delete;
   Allocator& operator=(const Allocator&) = delete;
@@ -76,18 +108,26 @@ class Allocator : public std::enable_shared_from_this<Allocator> {
 
   /// The bucket a request is served from (rounded up for reuse).
   static std::size_t bucket_size(std::size_t bytes);
-  /// A new block of `capacity` bytes from the C heap (huge-page aligned
-  /// from kHugePage to kHugeBlockMax); nullptr when the heap has none.
+  /// A new block of `capacity` bytes: from the C heap below kMappedMin,
+  /// mapped pages from there on (huge-page aligned and advised from
+  /// kHugePage to kHugeBlockMax); nullptr when the system has none.
   static std::byte* fresh_block(std::size_t capacity);
+  /// Gives back a block fresh_block made.
+  static void free_block(std::size_t capacity, std::byte* block);
 
  private:
   struct PoolStats {
     std::uint64_t live = 0, peak = 0, largest = 0;
   };
   void release_until(std::size_t limit);
+  /// Frees the cached blocks idle for decay_ms_; runs at most four times per
+  /// decay period (callers hold mutex_).
+  void decay(std::uint64_t now_ms);
 
   const bool caching_;
   const std::size_t cache_limit_;
+  const std::uint64_t decay_ms_;
+  std::uint64_t last_decay_ms_ = 0;
   mutable std::mutex mutex_;
   FreeLists cache_;
   FreeLists persistent_cache_;  // never released by cleanup
