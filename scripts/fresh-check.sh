@@ -157,6 +157,16 @@ env_vars=(PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin LANG
 for v in BURN_WERROR http_proxy https_proxy; do
   [[ -n "${!v:-}" ]] && env_vars+=("$v=${!v}")
 done
+# Like the proxy variables, the certificate bundle this machine's pip trusts
+# (PIP_CERT, or `cert` in /etc/pip.conf): behind a TLS-intercepting proxy,
+# Debian's bundle in the root lacks the proxy's certificate and the tests
+# that install from PyPI (ONNX Runtime, the bench peers) could only skip.
+pip_cert=${PIP_CERT:-$(sed -n 's/^cert *= *//p' /etc/pip.conf 2>/dev/null | head -n 1)}
+if [[ -n $pip_cert && -f $pip_cert ]]; then
+  mkdir -p "$root/etc/burn-fresh-check"
+  cp "$pip_cert" "$root/etc/burn-fresh-check/pip-ca.crt"
+  env_vars+=(PIP_CERT=/etc/burn-fresh-check/pip-ca.crt)
+fi
 failed=0
 # run_in_root WHO NAME LOG COMMAND PATTERN...: runs COMMAND in the tree as WHO
 # (root or burn); it passes when it exits 0 and its output matches every
