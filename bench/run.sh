@@ -33,7 +33,7 @@ while (($#)); do
   case "$1" in
     --quick) quick=1 ;;
     --no-build) build_it=0 ;;
-    -h | --help) sed -n '2,27p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h | --help) sed -n '2,25p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "[run.sh] unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
   shift
