@@ -13,8 +13,10 @@
 
 #include "mlp_step.hpp"
 
+#if BURN_BENCH_REPORTS_ISA
 #include <dnnl.hpp>
 #include <hwy/targets.h>
+#endif
 
 #include <cstdint>
 #include <fstream>
@@ -363,6 +365,7 @@ std::string cpu_model() {
   return "unknown";
 }
 
+#if BURN_BENCH_REPORTS_ISA
 std::string onednn_isa() {
   switch (dnnl::get_effective_cpu_isa()) {
     case dnnl::cpu_isa::sse41: return "sse41";
@@ -383,6 +386,7 @@ std::string highway_target() {
   const std::int64_t usable = hwy::SupportedTargets() & HWY_TARGETS;
   return usable == 0 ? "none" : hwy::TargetName(usable & -usable);
 }
+#endif
 
 }  // namespace
 
@@ -443,8 +447,10 @@ int main(int argc, char** argv) {
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
   benchmark::AddCustomContext("cpu_model", cpu_model());
+#if BURN_BENCH_REPORTS_ISA
   benchmark::AddCustomContext("onednn_isa", onednn_isa());
   benchmark::AddCustomContext("highway_target", highway_target());
+#endif
   benchmark::AddCustomContext("burn_threads", std::to_string(burn::Device::flex().num_threads()));
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();

@@ -148,9 +148,11 @@ int main(int argc, char** argv) {
   try {
     burn_server::Server server(options);
     for (const auto& d : server.devices()) burn_server::log("hosting {}: {}", d.info.name, d.info.description);
-    if (!port_file.empty()) write_port_file(port_file, server.port());
     burn_server::log("listening on {} (port {}){}{}", options.listen, server.port(), options.tls ? ", TLS" : "",
                      options.token.empty() ? "" : ", token required");
+    // Last: whoever waits for the port file (a launcher, a test) may read the
+    // log the moment it appears, and must find the start-up lines there.
+    if (!port_file.empty()) write_port_file(port_file, server.port());
     if (!options.tls && !burn_server::is_loopback(burn::remote::split_address(options.listen).first))
       burn_server::log(
           "warning: no TLS: the token and the tensor data cross the network unencrypted "

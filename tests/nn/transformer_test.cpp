@@ -36,7 +36,7 @@ std::vector<double> plus_one(std::vector<double> v) {
   return v;
 }
 
-std::vector<double> values(const Tensor<3>& t) { return t.to_data().convert<double>().to_vec<double>(); }
+std::vector<double> encoder_values(const Tensor<3>& t) { return t.to_data().convert<double>().to_vec<double>(); }
 
 nn::TransformerEncoderLayer torch_layer(double base, bool norm_first, Activation act, const Device& device,
                                         DType dtype) {
@@ -118,8 +118,8 @@ TEST(TransformerEncoder, PaddedPositionsDoNotAffectTheOthers) {
     const auto changed = x.slice_fill({Range{1, 2}, Range{2, 3}}, 50.0);  // batch 1, padded position 2
     const auto a = encoder.forward(nn::TransformerEncoderInput{x}.mask_pad(reference_pad(device)));
     const auto b = encoder.forward(nn::TransformerEncoderInput{changed}.mask_pad(reference_pad(device)));
-    expect_values(b.narrow(1, 0, 2).to_data(), values(a.narrow(1, 0, 2)), Shape{2, 2, 4}, kTransformerTol);
-    expect_values(b.narrow(0, 0, 1).to_data(), values(a.narrow(0, 0, 1)), Shape{1, 3, 4}, kTransformerTol);
+    expect_values(b.narrow(1, 0, 2).to_data(), encoder_values(a.narrow(1, 0, 2)), Shape{2, 2, 4}, kTransformerTol);
+    expect_values(b.narrow(0, 0, 1).to_data(), encoder_values(a.narrow(0, 0, 1)), Shape{1, 3, 4}, kTransformerTol);
   }
 }
 
@@ -135,11 +135,11 @@ TEST(TransformerEncoder, CausalAttentionMaskHidesTheFuture) {
     // Changing the last step changes only the last step's output.
     const auto b =
         encoder.forward(nn::TransformerEncoderInput{x.slice_fill({Range::all(), Range{2, 3}}, -7.0)}.mask_attn(causal));
-    expect_values(b.narrow(1, 0, 2).to_data(), values(a.narrow(1, 0, 2)), Shape{2, 2, 4}, kTransformerTol);
-    EXPECT_NE(values(b.narrow(1, 2, 1)), values(a.narrow(1, 2, 1)));
+    expect_values(b.narrow(1, 0, 2).to_data(), encoder_values(a.narrow(1, 0, 2)), Shape{2, 2, 4}, kTransformerTol);
+    EXPECT_NE(encoder_values(b.narrow(1, 2, 1)), encoder_values(a.narrow(1, 2, 1)));
     // The first step sees only itself: the same as a length-1 sequence.
     const auto first = encoder.forward(nn::TransformerEncoderInput{x.narrow(1, 0, 1)});
-    expect_values(a.narrow(1, 0, 1).to_data(), values(first), Shape{2, 1, 4}, kTransformerTol);
+    expect_values(a.narrow(1, 0, 1).to_data(), encoder_values(first), Shape{2, 1, 4}, kTransformerTol);
   }
 }
 
@@ -179,9 +179,9 @@ TEST(TransformerEncoder, DropoutActsOnlyInTraining) {
   const Device device = Device::flex();
   const auto encoder = nn::TransformerEncoderConfig{8, 16, 2, 2}.with_dropout(0.5).init(device);
   const auto input = nn::TransformerEncoderInput{reference_x(device).repeat_dim(2, 2)};
-  const auto eval = values(encoder.forward(input));  // Auto mode on a plain device: evaluation
+  const auto eval = encoder_values(encoder.forward(input));  // Auto mode on a plain device: evaluation
   expect_values(encoder.forward(input).to_data(), eval, Shape{2, 3, 8}, Tolerance{0.0, 0.0});
-  EXPECT_NE(values(encoder.train().forward(input)), eval);
+  EXPECT_NE(encoder_values(encoder.train().forward(input)), eval);
   expect_values(encoder.train().eval().forward(input).to_data(), eval, Shape{2, 3, 8}, Tolerance{0.0, 0.0});
 }
 

@@ -101,6 +101,14 @@ struct MultiHeadAttentionConfig {
     c.initializer = i;
     return c;
   }
+  /// nn.MultiheadAttention(embed_dim, num_heads)'s defaults: no dropout
+  /// (Burn's default is 0.1).
+  static MultiHeadAttentionConfig pytorch_defaults(std::size_t d_model, std::size_t n_heads) {
+    MultiHeadAttentionConfig c;
+    c.d_model = d_model;
+    c.n_heads = n_heads;
+    return c.with_dropout(0.0);
+  }
   /// Throws burn::Error("[MultiHeadAttentionConfig] ...") for zero sizes, d_model not
   /// divisible by n_heads, or dropout outside [0, 1].
   MultiHeadAttention init(const TensorCreationOptions& options) const;

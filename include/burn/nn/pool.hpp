@@ -52,6 +52,13 @@ struct MaxPool1dConfig {
     c.ceil_mode = m;
     return c;
   }
+  /// nn.MaxPool1d(kernel_size)'s defaults: stride = kernel_size (Burn's
+  /// default stride is 1).
+  static MaxPool1dConfig pytorch_defaults(std::size_t kernel_size) {
+    MaxPool1dConfig c;
+    c.kernel_size = kernel_size;
+    return c.with_stride(kernel_size);
+  }
   /// Throws burn::Error("[MaxPool1dConfig] ...") for zero sizes or padding above half the kernel.
   MaxPool1d init() const;
 };
@@ -93,6 +100,13 @@ struct MaxPool2dConfig {
     c.ceil_mode = m;
     return c;
   }
+  /// nn.MaxPool2d(kernel_size)'s defaults: strides = kernel_size (Burn's
+  /// default stride is 1).
+  static MaxPool2dConfig pytorch_defaults(std::array<std::size_t, 2> kernel_size) {
+    MaxPool2dConfig c;
+    c.kernel_size = kernel_size;
+    return c.with_strides(kernel_size);
+  }
   /// Throws burn::Error("[MaxPool2dConfig] ...") for zero sizes or padding above half the kernel.
   MaxPool2d init() const;
 };
@@ -133,6 +147,13 @@ struct AvgPool1dConfig {
     c.ceil_mode = m;
     return c;
   }
+  /// nn.AvgPool1d(kernel_size)'s defaults: stride = kernel_size (Burn's
+  /// default stride is 1).
+  static AvgPool1dConfig pytorch_defaults(std::size_t kernel_size) {
+    AvgPool1dConfig c;
+    c.kernel_size = kernel_size;
+    return c.with_stride(kernel_size);
+  }
   /// Throws burn::Error("[AvgPool1dConfig] ...") for zero sizes or padding above half the kernel.
   AvgPool1d init() const;
 };
@@ -172,6 +193,13 @@ struct AvgPool2dConfig {
     auto c = *this;
     c.ceil_mode = m;
     return c;
+  }
+  /// nn.AvgPool2d(kernel_size)'s defaults: strides = kernel_size (Burn's
+  /// default stride is 1).
+  static AvgPool2dConfig pytorch_defaults(std::array<std::size_t, 2> kernel_size) {
+    AvgPool2dConfig c;
+    c.kernel_size = kernel_size;
+    return c.with_strides(kernel_size);
   }
   /// Throws burn::Error("[AvgPool2dConfig] ...") for zero sizes or padding above half the kernel.
   AvgPool2d init() const;

@@ -118,6 +118,19 @@ struct TransformerEncoderConfig {
     c.initializer = i;
     return c;
   }
+  /// nn.TransformerEncoder(nn.TransformerEncoderLayer(d_model, nhead,
+  /// dim_feedforward), num_layers)'s defaults: relu activation (Burn's is
+  /// gelu), dropout 0.1, epsilon 1e-5, post-norm. Initial weights still
+  /// follow `initializer` (see docs/pytorch.md); loaded weights replace them.
+  static TransformerEncoderConfig pytorch_defaults(std::size_t d_model, std::size_t n_heads, std::size_t n_layers,
+                                                   std::size_t d_ff = 2048) {
+    TransformerEncoderConfig c;
+    c.d_model = d_model;
+    c.d_ff = d_ff;
+    c.n_heads = n_heads;
+    c.n_layers = n_layers;
+    return c.with_activation(Activation::relu());
+  }
   /// Throws burn::Error("[TransformerEncoderConfig] ...") for zero sizes, d_model not
   /// divisible by n_heads, dropout outside [0, 1] or a non-positive epsilon.
   TransformerEncoder init(const TensorCreationOptions& options) const;

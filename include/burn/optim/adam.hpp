@@ -53,6 +53,9 @@ struct AdamConfig {
     return c;
   }
   AdamConfig with_gradient_clipping(std::optional<GradientClippingConfig> g) const { return with_grad_clipping(g); }
+  /// torch.optim.Adam's defaults, for a port that must match PyTorch:
+  /// epsilon 1e-8 (Burn's is 1e-5); betas and weight decay agree.
+  static AdamConfig pytorch_defaults() { return AdamConfig{}.with_epsilon(1e-8); }
   /// Throws burn::Error("[AdamConfig] ...") for betas outside [0, 1), a
   /// negative epsilon or penalty.
   Optimizer init() const;

@@ -50,6 +50,9 @@ struct AdamWConfig {
     return c;
   }
   AdamWConfig with_gradient_clipping(std::optional<GradientClippingConfig> g) const { return with_grad_clipping(g); }
+  /// torch.optim.AdamW's defaults: epsilon 1e-8 and weight decay 1e-2
+  /// (Burn's are 1e-5 and 1e-4); betas agree.
+  static AdamWConfig pytorch_defaults() { return AdamWConfig{}.with_epsilon(1e-8).with_weight_decay(1e-2); }
   /// Throws burn::Error("[AdamWConfig] ...") for betas outside [0, 1), a
   /// negative epsilon or weight decay.
   Optimizer init() const;

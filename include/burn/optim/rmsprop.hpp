@@ -56,6 +56,9 @@ struct RmsPropConfig {
     return c;
   }
   RmsPropConfig with_gradient_clipping(std::optional<GradientClippingConfig> g) const { return with_grad_clipping(g); }
+  /// torch.optim.RMSprop's defaults: epsilon 1e-8 (Burn's is 1e-5); alpha,
+  /// momentum and centered agree.
+  static RmsPropConfig pytorch_defaults() { return RmsPropConfig{}.with_epsilon(1e-8); }
   /// Throws burn::Error("[RmsPropConfig] ...") for alpha outside [0, 1] or a
   /// negative epsilon, momentum or penalty.
   Optimizer init() const;

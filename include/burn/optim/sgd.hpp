@@ -20,6 +20,11 @@ struct MomentumConfig {
   double momentum = 0.9;
   double dampening = 0.1;
   bool nesterov = false;
+
+  /// torch.optim.SGD(momentum=m)'s momentum: no dampening (Burn's default
+  /// dampening is 0.1), not Nesterov. PyTorch has no default momentum (0
+  /// means none): pass the one the PyTorch code sets.
+  static MomentumConfig pytorch_defaults(double momentum) { return {momentum, 0.0, false}; }
 };
 
 struct SgdConfig {
