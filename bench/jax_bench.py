@@ -18,10 +18,9 @@ import jax
 import jax.numpy as jnp
 from jax import lax
 
-from peer_common import min_time_loop, parse_args, run, timed
+from peer_common import N16M, min_time_loop, parse_args, run, timed
 
 SEED = 42
-N16M = 1 << 24
 KEYS = iter(jax.random.split(jax.random.PRNGKey(SEED), 64))
 
 
@@ -196,35 +195,6 @@ def bench_tiny():
                          0.2, 5)
 
 
-WORKLOADS = [
-    ("sgemm_32", lambda: bench_sgemm_small(32)),
-    ("sgemm_128", lambda: bench_sgemm_small(128)),
-    ("sgemm_256", lambda: bench_sgemm(256, 50, 3)),
-    ("sgemm_1024", lambda: bench_sgemm(1024, 2, 3)),
-    ("sgemm_2048", lambda: bench_sgemm(2048, 1, 3)),
-    ("bmm_32x256", bench_bmm),
-    ("add_16m_fresh", bench_add_fresh),
-    ("add_16m_inplace", bench_add_inplace),
-    ("exp_16m_fresh", bench_exp_fresh),
-    ("exp_16m_inplace", bench_exp_inplace),
-    ("sum_16m", bench_sum),
-    ("softmax_256x256x256", bench_softmax),
-    ("layer_norm_4096x1024", lambda: bench_layer_norm(4096)),
-    ("cumsum_4096x4096", bench_cumsum),
-    ("gather_4096x4096", bench_gather),
-    ("argmax_4096x4096", bench_argmax),
-    ("conv2d_fwd", bench_conv_fwd),
-    ("conv_chain_4", bench_conv_chain_4),
-    ("conv2d_fwd_bwd", bench_conv_fwd_bwd),
-    ("max_pool2d_k5s2", bench_max_pool),
-    ("mlp_train_step", bench_mlp),
-    ("mlp_small_step", lambda: bench_mlp(64, 64, 10, 16, iters=500, reps=5)),
-    ("tiny_add_4", bench_tiny),
-    ("gelu_16m", bench_gelu_16m),
-    ("layer_norm_16m", lambda: bench_layer_norm(N16M // 1024)),
-]
-
-
 def main():
     args = parse_args(__doc__.splitlines()[0])
     meta = {
@@ -234,7 +204,7 @@ def main():
         "compile": True,
         "backend": jax.default_backend(),
     }
-    run([(name, lambda fn=fn: (fn(), "jit")) for name, fn in WORKLOADS], args, meta)
+    run(globals(), args, meta, form="jit")
 
 
 if __name__ == "__main__":

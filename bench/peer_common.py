@@ -8,15 +8,15 @@ median over repetitions of the mean time per run, in milliseconds (what
 Google Benchmark's "median" aggregate reports for burn's side). Tiny
 workloads run as many calls as fit in a minimum time per repetition.
 
-A bench script prints one JSON object:
-  {"meta": {...}, "results": {row: ms}, "forms": {row: "eager" | "compiled" | ...},
-   "peak_rss_mib": N}
+The rows both peers run are WORKLOADS below, one table for both: each peer
+defines the bench_* functions it names. A bench script prints one JSON
+object:
+  {"meta": {...}, "results": {row: ms}, "forms": {row: "eager" | "compiled" | "jit"}}
 """
 import argparse
 import json
 import math
 import re
-import resource
 import statistics
 import time
 
@@ -54,9 +54,37 @@ def min_time_loop(fn, min_time, reps):
     return statistics.median(means) * 1e3
 
 
-def peak_rss_mib():
-    """This process's peak resident memory so far (Linux reports KiB)."""
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
+N16M = 1 << 24
+
+# (row, the peer's function bench_<name>, its arguments): the rows, sizes,
+# iteration and repetition counts of bench/flex_bench.cpp.
+WORKLOADS = [
+    ("sgemm_32", "sgemm_small", (32,)),
+    ("sgemm_128", "sgemm_small", (128,)),
+    ("sgemm_256", "sgemm", (256, 50, 3)),
+    ("sgemm_1024", "sgemm", (1024, 2, 3)),
+    ("sgemm_2048", "sgemm", (2048, 1, 3)),
+    ("bmm_32x256", "bmm", ()),
+    ("add_16m_fresh", "add_fresh", ()),
+    ("add_16m_inplace", "add_inplace", ()),
+    ("exp_16m_fresh", "exp_fresh", ()),
+    ("exp_16m_inplace", "exp_inplace", ()),
+    ("sum_16m", "sum", ()),
+    ("softmax_256x256x256", "softmax", ()),
+    ("layer_norm_4096x1024", "layer_norm", (4096,)),
+    ("cumsum_4096x4096", "cumsum", ()),
+    ("gather_4096x4096", "gather", ()),
+    ("argmax_4096x4096", "argmax", ()),
+    ("conv2d_fwd", "conv_fwd", ()),
+    ("conv_chain_4", "conv_chain_4", ()),
+    ("conv2d_fwd_bwd", "conv_fwd_bwd", ()),
+    ("max_pool2d_k5s2", "max_pool", ()),
+    ("mlp_train_step", "mlp", ()),  # 784-1024-1024-10, batch 256, 20 iterations x 5
+    ("mlp_small_step", "mlp", (64, 64, 10, 16, 500, 5)),  # in, hidden, classes, batch, iters, reps
+    ("tiny_add_4", "tiny", ()),
+    ("gelu_16m", "gelu_16m", ()),
+    ("layer_norm_16m", "layer_norm", (N16M // 1024,)),
+]
 
 
 def parse_args(description):
@@ -69,18 +97,20 @@ def parse_args(description):
     return parser.parse_args()
 
 
-def run(workloads, args, meta):
-    """Runs every workload whose name matches args.filter; prints the JSON.
+def run(functions, args, meta, form="eager"):
+    """Runs every row of WORKLOADS whose name matches args.filter with the
+    peer's functions (its module's globals()); prints the JSON.
 
-    workloads: [(name, fn)] where fn() returns ms, or (ms, form)."""
+    A bench_* function returns ms, or (ms, form) where it chose among forms;
+    `form` names the rest."""
     results, forms = {}, {}
-    for name, fn in workloads:
+    for name, fn, fn_args in WORKLOADS:
         if not re.search(args.filter, name):
             continue
-        got = fn()
-        ms, form = got if isinstance(got, tuple) else (got, "eager")
+        got = functions["bench_" + fn](*fn_args)
+        ms, form_used = got if isinstance(got, tuple) else (got, form)
         if not math.isfinite(ms) or ms <= 0:
             raise SystemExit(f"[{meta.get('peer', 'peer')}] {name}: bad time {ms}")
         results[name] = ms
-        forms[name] = form
-    print(json.dumps({"meta": meta, "results": results, "forms": forms, "peak_rss_mib": peak_rss_mib()}, indent=1))
+        forms[name] = form_used
+    print(json.dumps({"meta": meta, "results": results, "forms": forms}, indent=1))

@@ -79,39 +79,33 @@ if ((rc)); then
   ((quick && rc == 4)) && { echo "bench smoke: skipped: the peers could not be installed (reason above)"; exit 4; }
   exit "$rc"
 fi
-compile_flag=()
-[[ -n ${NO_COMPILE:-} ]] && compile_flag=(--no-compile)
-
-ours() {  # ours FILTER OUT_JSON
-  BURN_NUM_THREADS=$threads "$ours_bin" --benchmark_format=json --benchmark_out="$2" --benchmark_out_format=json \
-    --benchmark_report_aggregates_only=true --benchmark_filter="$1" >/dev/null
-}
-torch() { "$python" "$here/torch_bench.py" --threads "$threads" "${compile_flag[@]}" --filter "$1"; }
-jax() { "$python" "$here/jax_bench.py" --threads "$threads" --filter "$1"; }
+# Each side's command, used for the timed rounds and the memory runs alike.
+ours_cmd=(env BURN_NUM_THREADS="$threads" "$ours_bin")
+torch_cmd=("$python" "$here/torch_bench.py" --threads "$threads")
+[[ -n ${NO_COMPILE:-} ]] && torch_cmd+=(--no-compile)
+jax_cmd=("$python" "$here/jax_bench.py" --threads "$threads")
 
 for ((r = 1; r <= rounds; r++)); do
   echo "[run.sh] round $r/$rounds: burn (flex, cpu) ..." >&2
-  ours "$filter" "$out/ours.$r.json"
-  echo "[run.sh] round $r/$rounds: PyTorch $("$python" -c 'import torch; print(torch.__version__)') ..." >&2
-  torch "$filter" >"$out/torch.$r.json"
-  echo "[run.sh] round $r/$rounds: JAX $("$python" -c 'import jax; print(jax.__version__)') ..." >&2
-  jax "$filter" >"$out/jax.$r.json"
+  "${ours_cmd[@]}" --benchmark_format=json --benchmark_out="$out/ours.$r.json" --benchmark_out_format=json \
+    --benchmark_report_aggregates_only=true --benchmark_filter="$filter" >/dev/null
+  echo "[run.sh] round $r/$rounds: PyTorch ..." >&2
+  "${torch_cmd[@]}" --filter "$filter" >"$out/torch.$r.json"
+  echo "[run.sh] round $r/$rounds: JAX ..." >&2
+  "${jax_cmd[@]}" --filter "$filter" >"$out/jax.$r.json"
 done
 
 # Peak resident memory of the training rows: each alone, in a fresh process.
 for row in mlp_train_step mlp_small_step; do
   [[ $row =~ $filter ]] || continue
   echo "[run.sh] peak memory of $row ..." >&2
-  "$python" "$here/peak_rss.py" "$out/rss.$row.flex.json" \
-    env BURN_NUM_THREADS="$threads" "$ours_bin" --benchmark_filter="^$row(/|\$)" >/dev/null
+  "$python" "$here/peak_rss.py" "$out/rss.$row.flex.json" "${ours_cmd[@]}" --benchmark_filter="^$row(/|\$)" >/dev/null
   if grep -q "\"$row@cpu" "$out/ours.1.json"; then
-    "$python" "$here/peak_rss.py" "$out/rss.$row.cpu.json" \
-      env BURN_NUM_THREADS="$threads" "$ours_bin" --benchmark_filter="^$row@cpu(/|\$)" >/dev/null
+    "$python" "$here/peak_rss.py" "$out/rss.$row.cpu.json" "${ours_cmd[@]}" --benchmark_filter="^$row@cpu(/|\$)" \
+      >/dev/null
   fi
-  "$python" "$here/peak_rss.py" "$out/rss.$row.torch.json" \
-    "$python" "$here/torch_bench.py" --threads "$threads" "${compile_flag[@]}" --filter "^$row\$" >/dev/null
-  "$python" "$here/peak_rss.py" "$out/rss.$row.jax.json" \
-    "$python" "$here/jax_bench.py" --threads "$threads" --filter "^$row\$" >/dev/null
+  "$python" "$here/peak_rss.py" "$out/rss.$row.torch.json" "${torch_cmd[@]}" --filter "^$row\$" >/dev/null
+  "$python" "$here/peak_rss.py" "$out/rss.$row.jax.json" "${jax_cmd[@]}" --filter "^$row\$" >/dev/null
 done
 
 if ((!quick)) && /usr/bin/python3 -c 'import torch' 2>/dev/null; then
