@@ -25,6 +25,7 @@ packages=(
   zlib1g-dev                         # gzip-compressed datasets (IDX files)
   nlohmann-json3-dev                 # safetensors headers
   libre2-dev                         # key-remap rules on load: linear-time regular expressions
+  libzip-dev                         # torch.save archives (.pt/.pth): load_pytorch, load_module
   libboost-dev                       # Boost.Beast/Asio (header-only): the remote backend's websocket transport
   libssl-dev                         # OpenSSL: TLS for the remote backend's connections
   libgloo-dev                        # Gloo: the collectives of data-parallel training (burn::collective)
@@ -37,6 +38,7 @@ packages=(
   python3-venv ca-certificates       # tests/onnx/onnxruntime_check.sh: ONNX Runtime from PyPI in a venv
   libbenchmark-dev                   # bench/
   python3-dev                        # bench/: torch.compile (Inductor) builds its kernels against Python's headers
+  python3-torch python3-torchvision  # tests and examples: PyTorch's own modules make the weights and outputs burn must match
 )
 fuzz_packages=(
   clang libclang-rt-14-dev           # libFuzzer and the sanitizer runtimes (scripts/fuzz.sh)

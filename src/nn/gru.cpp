@@ -1,38 +1,72 @@
 #include <burn/activation.hpp>
 #include <burn/nn/gru.hpp>
+#include <fmt/format.h>
 #include <vector>
 
 #include "nn/recurrent.hpp"
 
 namespace burn::nn {
 
-Tensor<3> Gru::forward(const Tensor<3>& x, const std::optional<Tensor<2>>& state) const {
-  constexpr const char* op = "Gru";
-  const std::size_t h_size = d_hidden();
-  detail::check_sequence(op, x, d_input());
-  const std::size_t batch = x.dims()[0], seq = x.dims()[1];
-  Tensor<2> h = state ? *state : Tensor<2>::zeros(Shape{batch, h_size}, {x.device(), x.dtype()});
-  if (state) detail::check_state(op, "hidden", h, batch, h_size);
+namespace {
 
-  // The input half of every gate for all steps in one product; only h W_hh is sequential.
-  const Tensor<3> x_gates = detail::project_inputs(x, weight_ih_l0, bias_ih_l0);
-  std::vector<Tensor<2>> outputs;
-  outputs.reserve(seq);
-  for (std::size_t t = 0; t < seq; ++t) {
-    const auto gx = x_gates.narrow(1, static_cast<std::int64_t>(t), 1).squeeze<2>(1).chunk(3, 1);
-    const auto gh = detail::project_hidden(h, weight_hh_l0, bias_hh_l0).chunk(3, 1);  // r, z, n
+constexpr const char* kOp = "Gru";
+
+/// One layer in one direction from hidden state `h`; returns the hidden
+/// states and the final one.
+std::pair<Tensor<3>, Tensor<2>> run_gru(const Tensor<3>& x, const RecurrentWeights& w, Tensor<2> h, bool reverse,
+                                        std::size_t d_hidden) {
+  const Tensor<3> y = detail::run_direction(x, w, reverse, d_hidden, [&](const Tensor<2>& x_gates) {
+    const auto gx = x_gates.chunk(3, 1);
+    const auto gh = detail::project_hidden(h, w.weight_hh, w.bias_hh).chunk(3, 1);  // r, z, n
     const Tensor<2> reset = activation::sigmoid(gx[0] + gh[0]);
     const Tensor<2> update = activation::sigmoid(gx[1] + gh[1]);
     const Tensor<2> candidate = (gx[2] + reset * gh[2]).tanh();
     h = candidate + update * (h - candidate);  // (1 - z) n + z h
-    outputs.push_back(h);
+    return h;
+  });
+  return {y, h};
+}
+
+Tensor<2> checked_state(const std::optional<Tensor<2>>& state, std::size_t batch, std::size_t d_hidden,
+                        const Tensor<3>& x) {
+  if (!state) return Tensor<2>::zeros(Shape{batch, d_hidden}, {x.device(), x.dtype()});
+  detail::check_state(kOp, "hidden", *state, batch, d_hidden);
+  return *state;
+}
+
+}  // namespace
+
+Tensor<3> Gru::forward(const Tensor<3>& x, const std::optional<Tensor<2>>& state) const {
+  detail::check_built(kOp, "GruConfig", layers, bidirectional);
+  if (state && layers.size() != 1)
+    throw Error(kOp, fmt::format("forward takes an initial state for one layer in one direction; this Gru has {} "
+                                 "layer(s){}, so its states are one per layer and direction: call forward_states",
+                                 num_layers(), bidirectional ? ", bidirectional" : ""));
+  if (state) {
+    detail::check_sequence(kOp, x, d_input());
+    return run_gru(x, layers.front(), checked_state(state, x.dims()[0], d_hidden(), x), false, d_hidden()).first;
   }
-  return detail::stack_steps(outputs, x, h_size);
+  return forward_states(x).first;
+}
+
+std::pair<Tensor<3>, std::vector<Tensor<2>>> Gru::forward_states(const Tensor<3>& x,
+                                                                 const std::vector<Tensor<2>>& states) const {
+  detail::check_built(kOp, "GruConfig", layers, bidirectional);
+  detail::check_sequence(kOp, x, d_input());
+  detail::check_state_count(kOp, states.size(), layers.size(), bidirectional);
+  const std::size_t batch = x.dims()[0];
+  return detail::run_layers<Tensor<2>>(
+      x, num_layers(), bidirectional, [&](const Tensor<3>& input, std::size_t k, bool reverse) {
+        const auto initial =
+            checked_state(states.empty() ? std::nullopt : std::optional(states[k]), batch, d_hidden(), x);
+        return run_gru(input, layers[k], initial, reverse, d_hidden());
+      });
 }
 
 Gru GruConfig::init(const TensorCreationOptions& options) const {
-  auto p = detail::init_gate_params("GruConfig", d_input, d_hidden, 3, bias, initializer, options);
-  return Gru{std::move(p.weight_ih), std::move(p.weight_hh), std::move(p.bias_ih), std::move(p.bias_hh)};
+  return Gru{detail::init_recurrent_layers("GruConfig", d_input, d_hidden, 3, bias, num_layers, bidirectional,
+                                           initializer, options),
+             bidirectional};
 }
 
 }  // namespace burn::nn

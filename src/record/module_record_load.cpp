@@ -1,6 +1,7 @@
 // load_module's core: a safetensors file -> the module's tensors. Everything
 // is checked before anything is replaced, and all problems of one kind are
 // reported together so a user fixes them in one go.
+#include <algorithm>
 #include <optional>
 #include <set>
 
@@ -8,6 +9,8 @@
 
 #include "module_record_detail.hpp"
 #include "module_record_metadata.hpp"
+#include "pytorch_names.hpp"
+#include "record_file.hpp"
 #include "safetensors_internal.hpp"
 
 namespace burn::record::detail {
@@ -47,7 +50,7 @@ struct Update {
 /// "num_batches_tracked" counters exist in PyTorch's files only. A square
 /// weight matches both, so a file of square weights alone is refused.
 Adapter detect_adapter(std::span<const Slot> slots, const SafetensorsFile& file,
-                       const std::map<std::string, std::string>& keys, const std::string& where) {
+                       const std::map<std::string, NamedTensor>& tensors, const std::string& where) {
   if (file.metadata.contains(std::string(kLayoutKey))) {
     const std::string& layout = file.metadata.at(std::string(kLayoutKey));
     return layout == layout_name(Adapter::PyTorch) ? Adapter::PyTorch : Adapter::Burn;  // checked by check_layout
@@ -57,18 +60,19 @@ Adapter detect_adapter(std::span<const Slot> slots, const SafetensorsFile& file,
   std::vector<std::string> burn_shaped, torch_shaped, square;
   for (const auto& slot : slots) {
     if (!slot.tensor->is_pytorch_transposed()) continue;
-    const auto key = keys.find(slot.path);
-    if (key == keys.end()) continue;  // reported as missing
+    const auto entry = tensors.find(slot.path);
+    if (entry == tensors.end()) continue;  // reported as missing
     const Shape& mine = slot.tensor->ref()->spec.shape;
-    const Shape& stored = file.tensors.at(key->second).shape();
+    const Shape& stored = entry->second.data.shape();
     if (mine.rank() != 2 || stored.rank() != 2) continue;
     const bool as_burn = stored == mine, as_torch = stored == transposed_shape(mine);
     if (as_burn && as_torch) square.push_back(slot.path);
     else if (as_burn) burn_shaped.push_back(slot.path);
     else if (as_torch) torch_shaped.push_back(slot.path);
   }
+  // BatchNorm's counters and fused attention projections: PyTorch's names.
   bool counters = false;
-  for (const auto& [key, _] : file.tensors) counters = counters || is_num_batches_tracked(key);
+  for (const auto& [key, _] : tensors) counters = counters || is_num_batches_tracked(key) || is_pytorch_only_name(key);
   if ((!torch_shaped.empty() || counters) && burn_shaped.empty()) return Adapter::PyTorch;
   if (!burn_shaped.empty() && torch_shaped.empty()) return Adapter::Burn;
   if (!burn_shaped.empty() && !torch_shaped.empty())
@@ -88,39 +92,45 @@ Adapter detect_adapter(std::span<const Slot> slots, const SafetensorsFile& file,
 
 }  // namespace
 
-void load_slots(std::span<const Slot> slots, const std::filesystem::path& path, const LoadOptions& options) {
+LoadReport load_slots(std::span<const Slot> slots, const std::filesystem::path& path, const LoadOptions& options) {
   const std::string where = path.string() + ": ";
-  const SafetensorsFile file = burn::record::detail::read_safetensors_file(path, kLoadOp);
+  SafetensorsFile file = read_record_file(path, kLoadOp);
   std::vector<std::string> file_keys;
   file_keys.reserve(file.tensors.size());
   for (const auto& [key, _] : file.tensors) file_keys.push_back(key);
-  const auto keys = remap_keys(file_keys, options.key_remap, where);
-  const Adapter adapter = options.adapter ? *options.adapter : detect_adapter(slots, file, keys, where);
-  check_layout(file.metadata, adapter, where);
+  // The file's tensors under their names after key_remap.
+  std::map<std::string, NamedTensor> tensors;
+  for (auto& [name, file_key] : remap_keys(file_keys, options.key_remap, where))
+    tensors.emplace(name, NamedTensor{file_key, file_key, std::move(file.tensors.at(file_key))});
+  file.tensors.clear();
 
   std::set<std::string> wanted;
-  std::vector<std::string> missing;
-  for (const auto& slot : slots) {
+  for (const auto& slot : slots)
     if (!wanted.insert(slot.path).second)
       throw Error(kLoadOp,
                   fmt::format("{}two module tensors share the path '{}'; rename one of the fields", where, slot.path));
-    if (!keys.contains(slot.path)) missing.push_back(slot.path);
-  }
+  const Adapter adapter = options.adapter ? *options.adapter : detect_adapter(slots, file, tensors, where);
+  check_layout(file.metadata, adapter, where);
+  if (adapter == Adapter::PyTorch) from_pytorch_names(tensors, wanted, where);
+
+  std::vector<std::string> missing;
+  for (const auto& slot : slots)
+    if (!tensors.contains(slot.path)) missing.push_back(slot.path);
   std::vector<std::string> unexpected;
-  for (const auto& [name, file_key] : keys) {
+  for (const auto& [name, tensor] : tensors) {
     if (wanted.contains(name)) continue;
     // torch's BatchNorm counter has no counterpart here (PyTorch adapter only).
-    if (adapter == Adapter::PyTorch && is_num_batches_tracked(file_key)) continue;
+    if (adapter == Adapter::PyTorch && is_num_batches_tracked(tensor.file_key)) continue;
     unexpected.push_back(name);
   }
-  if (!missing.empty()) {
+  if (!missing.empty() && !options.partial) {
     std::string msg = fmt::format("{}missing keys (in the module, not in the file): {}", where, listed(missing));
     if (!unexpected.empty())
       msg += fmt::format(
           "; the file has these keys the module lacks: {} (rename them with "
           "LoadOptions::with_key_remap)",
           listed(unexpected));
-    throw Error(kLoadOp, msg);
+    throw Error(kLoadOp, msg + "; LoadOptions{}.with_partial() keeps missing tensors as they are");
   }
   if (options.strict && !unexpected.empty())
     throw Error(kLoadOp, fmt::format("{}unexpected keys (in the file, not in the module): {}; load with "
@@ -130,8 +140,10 @@ void load_slots(std::span<const Slot> slots, const std::filesystem::path& path, 
   std::vector<std::string> problems;
   std::vector<Update> updates;
   for (const auto& slot : slots) {
-    const std::string& file_key = keys.at(slot.path);
-    const TensorData& stored = file.tensors.at(file_key);
+    const auto found = tensors.find(slot.path);
+    if (found == tensors.end()) continue;  // missing, allowed by options.partial
+    const NamedTensor& entry = found->second;
+    const TensorData& stored = entry.data;
     const burn::detail::TensorImpl& current = *slot.tensor->ref();
     const DType dtype = current.spec.dtype;
     const bool transposed = stored_transposed(*slot.tensor, adapter);
@@ -163,7 +175,7 @@ void load_slots(std::span<const Slot> slots, const std::filesystem::path& path, 
         burn::detail::from_data(std::move(data), TensorCreationOptions(current.device, dtype), kind_of_dtype(dtype));
     std::optional<module::ParamId> id;
     if (options.fresh_ids) id = module::ParamId();
-    else if (const auto stored = stored_id(file.metadata, file_key, where)) id = module::ParamId(*stored);
+    else if (const auto stored = stored_id(file.metadata, entry.id_key, where)) id = module::ParamId(*stored);
     updates.push_back({slot.tensor, std::move(value), id});
   }
   if (!problems.empty()) throw Error(kLoadOp, where + listed(problems, "; "));
@@ -172,6 +184,9 @@ void load_slots(std::span<const Slot> slots, const std::filesystem::path& path, 
     u.tensor->set_ref(std::move(u.value));
     if (u.id) u.tensor->set_id(*u.id);
   }
+  std::sort(missing.begin(), missing.end());
+  std::sort(unexpected.begin(), unexpected.end());
+  return LoadReport{std::move(missing), std::move(unexpected)};
 }
 
 }  // namespace burn::record::detail

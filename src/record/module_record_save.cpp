@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 
 #include "module_record_detail.hpp"
+#include "pytorch_names.hpp"
 #include "safetensors_internal.hpp"
 
 namespace burn::record::detail {
@@ -41,6 +42,9 @@ void save_slots(std::span<const ConstSlot> slots, const std::filesystem::path& p
                   fmt::format("{}two module tensors share the path '{}'; rename one of the fields", where, slot.path));
     metadata.emplace(std::string(kIdPrefix) + slot.path, t.id().to_string());
   }
+  // PyTorch's modules name some parts otherwise and fuse attention's
+  // projections (pytorch_names.hpp); ids stay keyed by module path.
+  if (options.adapter == Adapter::PyTorch) tensors = to_pytorch_names(std::move(tensors), where);
   // Serialise fully before touching the filesystem, so bad input leaves any
   // existing checkpoint alone; the write itself is atomic.
   const auto bytes = burn::record::detail::build_safetensors(tensors, metadata, kSaveOp, where);

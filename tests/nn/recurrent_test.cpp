@@ -36,11 +36,11 @@ std::vector<double> values(const Tensor<3>& t) { return t.to_data().convert<doub
 template <class Rnn>
 Rnn torch_rnn(std::size_t gates, double base, const Device& device) {
   const std::size_t h = 2, in = 3;
-  return Rnn{
+  return Rnn{{nn::RecurrentWeights{
       module::Param(tensor<2>(seq_wave(gates * h * in, base, 0.5), Shape{gates * h, in}, device).transpose()),
       module::Param(tensor<2>(seq_wave(gates * h * h, base + 0.1, 0.5), Shape{gates * h, h}, device).transpose()),
       module::Param(tensor<1>(seq_wave(gates * h, base + 0.2, 0.3), Shape{gates * h}, device)),
-      module::Param(tensor<1>(seq_wave(gates * h, base + 0.3, 0.3), Shape{gates * h}, device))};
+      module::Param(tensor<1>(seq_wave(gates * h, base + 0.3, 0.3), Shape{gates * h}, device))}}};
 }
 
 nn::Lstm reference_lstm(const Device& device) { return torch_rnn<nn::Lstm>(4, 2.1, device); }
@@ -126,26 +126,26 @@ TEST(Recurrent, EmptySequencesKeepTheState) {
 TEST(Recurrent, ConfigsFollowPyTorchsLayoutAndDefaults) {
   for (const auto& device : all_devices()) {
     const auto lstm = nn::LstmConfig{5, 4}.init(device);
-    EXPECT_EQ(lstm.weight_ih_l0->shape(), (Shape{5, 16}));
-    EXPECT_EQ(lstm.weight_hh_l0->shape(), (Shape{4, 16}));
+    EXPECT_EQ(lstm.layers[0].weight_ih->shape(), (Shape{5, 16}));
+    EXPECT_EQ(lstm.layers[0].weight_hh->shape(), (Shape{4, 16}));
     EXPECT_EQ(lstm.num_params(), 5u * 16u + 4u * 16u + 2u * 16u);  // as torch's nn.LSTM(5, 4)
-    EXPECT_TRUE(lstm.weight_ih_l0.is_pytorch_transposed());
-    EXPECT_FALSE(lstm.bias_ih_l0->is_pytorch_transposed());
+    EXPECT_TRUE(lstm.layers[0].weight_ih.is_pytorch_transposed());
+    EXPECT_FALSE(lstm.layers[0].bias_ih->is_pytorch_transposed());
     std::vector<std::string> paths;
     module::for_each_param(lstm, [&](const std::string& p, const module::ParamBase&) { paths.push_back(p); });
     EXPECT_EQ(paths, (std::vector<std::string>{"weight_ih_l0", "weight_hh_l0", "bias_ih_l0", "bias_hh_l0"}));
     // PyTorch's default initialisation: uniform in ±1/sqrt(d_hidden) = ±0.5.
-    EXPECT_LE(lstm.weight_ih_l0->abs().max().into_scalar<double>(), 0.5);
-    EXPECT_GT(lstm.weight_ih_l0->abs().max().into_scalar<double>(), 0.25);
+    EXPECT_LE(lstm.layers[0].weight_ih->abs().max().into_scalar<double>(), 0.5);
+    EXPECT_GT(lstm.layers[0].weight_ih->abs().max().into_scalar<double>(), 0.25);
 
     const auto gru = nn::GruConfig{5, 4}.with_bias(false).init(device);
-    EXPECT_EQ(gru.weight_ih_l0->shape(), (Shape{5, 12}));
-    EXPECT_FALSE(gru.bias_ih_l0.has_value());
+    EXPECT_EQ(gru.layers[0].weight_ih->shape(), (Shape{5, 12}));
+    EXPECT_FALSE(gru.layers[0].bias_ih.has_value());
     EXPECT_EQ(gru.num_params(), 5u * 12u + 4u * 12u);
     EXPECT_EQ(gru.forward(Tensor<3>::ones(Shape{3, 7, 5}, device)).shape(), (Shape{3, 7, 4}));
 
     const auto constant = nn::LstmConfig{2, 2}.with_initializer(nn::Initializer::constant(0.25)).init(device);
-    expect_values(constant.bias_hh_l0->val().to_data(), std::vector<double>(8, 0.25), Shape{8});
+    expect_values(constant.layers[0].bias_hh->val().to_data(), std::vector<double>(8, 0.25), Shape{8});
   }
 }
 
@@ -181,7 +181,8 @@ TEST_P(RecurrentGrad, LstmMatchesFiniteDifferences) {
   check(
       [](const Tensor<3>& x, const Tensor<2>& c0, const Tensor<2>& h0, const Tensor<2>& w_ih, const Tensor<2>& w_hh,
          const Tensor<1>& b_ih, const Tensor<1>& b_hh) {
-        const nn::Lstm lstm{module::Param(w_ih), module::Param(w_hh), module::Param(b_ih), module::Param(b_hh)};
+        const nn::Lstm lstm{
+            {nn::RecurrentWeights{module::Param(w_ih), module::Param(w_hh), module::Param(b_ih), module::Param(b_hh)}}};
         const auto [y, state] = lstm.forward(x, nn::LstmState{c0, h0});
         // The final cell state too, so its own path is checked.
         return std::vector<Tensor<3>>{y, state.cell.unsqueeze_dim<3>(1)};
@@ -197,7 +198,8 @@ TEST_P(RecurrentGrad, GruMatchesFiniteDifferences) {
   check(
       [](const Tensor<3>& x, const Tensor<2>& h0, const Tensor<2>& w_ih, const Tensor<2>& w_hh, const Tensor<1>& b_ih,
          const Tensor<1>& b_hh) {
-        const nn::Gru gru{module::Param(w_ih), module::Param(w_hh), module::Param(b_ih), module::Param(b_hh)};
+        const nn::Gru gru{
+            {nn::RecurrentWeights{module::Param(w_ih), module::Param(w_hh), module::Param(b_ih), module::Param(b_hh)}}};
         return gru.forward(x, h0);
       },
       Input<3>{rng.uniform(18, -1, 1), {2, 3, 3}}, Input<2>{rng.uniform(4, -0.5, 0.5), {2, 2}},

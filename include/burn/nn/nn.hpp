@@ -19,4 +19,5 @@
 #include <burn/nn/padding.hpp>
 #include <burn/nn/pool.hpp>
 #include <burn/nn/rms_norm.hpp>
+#include <burn/nn/sequential.hpp>
 #include <burn/nn/transformer.hpp>

@@ -54,9 +54,12 @@ struct SaveOptions {
 };
 
 struct LoadOptions {
-  /// Whether keys in the file that match no module tensor are an error
-  /// (missing keys always are).
+  /// Whether keys in the file that match no module tensor are an error.
   bool strict = true;
+  /// Whether module tensors the file lacks are allowed: they keep their
+  /// current values (PyTorch's load_state_dict(strict=False) half for
+  /// missing keys). load_module_with_report lists them.
+  bool partial = false;
   /// The file's layout. Unset: the layout the file declares ("burn.layout"
   /// metadata, or PyTorch's "format": "pt"); for a file that declares none
   /// (safetensors.torch.save_file writes no metadata), the one its
@@ -82,6 +85,11 @@ struct LoadOptions {
     o.strict = s;
     return o;
   }
+  LoadOptions with_partial(bool p = true) const {
+    auto o = *this;
+    o.partial = p;
+    return o;
+  }
   LoadOptions with_adapter(Adapter a) const {
     auto o = *this;
     o.adapter = a;
@@ -97,6 +105,15 @@ struct LoadOptions {
     o.key_remap.emplace_back(std::move(pattern), std::move(replacement));
     return o;
   }
+};
+
+/// What a load left out: module tensors the file lacks (kept as they were,
+/// with LoadOptions::with_partial) and file keys no module tensor took
+/// (ignored, with with_strict(false)), each sorted.
+struct LoadReport {
+  std::vector<std::string> missing;
+  std::vector<std::string> unexpected;
+  bool complete() const noexcept { return missing.empty() && unexpected.empty(); }
 };
 
 namespace detail {
@@ -115,8 +132,8 @@ struct Slot {
 void save_slots(std::span<const ConstSlot> slots, const std::filesystem::path& path,
                 const std::map<std::string, std::string>& metadata, const SaveOptions& options);
 /// Validates everything first (so a bad file changes nothing), then replaces
-/// each slot's value and id.
-void load_slots(std::span<const Slot> slots, const std::filesystem::path& path, const LoadOptions& options);
+/// each slot's value and id; returns what was left out.
+LoadReport load_slots(std::span<const Slot> slots, const std::filesystem::path& path, const LoadOptions& options);
 
 }  // namespace detail
 
@@ -135,10 +152,19 @@ void save_module(const M& model, const std::filesystem::path& path,
 /// Returns `model` with every Param and RunningState replaced by the file's
 /// values (converted to the tensor's dtype, on its device) and ids restored.
 /// Throws burn::Error("[load_module] ...") for an unreadable or corrupt file,
-/// missing keys, unexpected keys (strict), shape or kind mismatches, or a file
+/// missing keys (unless partial), unexpected keys (strict), shape or kind mismatches, or a file
 /// written with the other adapter; `model` is never partially updated.
 template <module::Module M>
 M load_module(M model, const std::filesystem::path& path, const LoadOptions& options = {}) {
+  return load_module_with_report(std::move(model), path, options).first;
+}
+
+/// load_module, also returning what the load left out: with
+/// LoadOptions{}.with_partial().with_strict(false), as PyTorch's
+/// load_state_dict(strict=False) returns its missing and unexpected keys.
+template <module::Module M>
+std::pair<M, LoadReport> load_module_with_report(M model, const std::filesystem::path& path,
+                                                 const LoadOptions& options = {}) {
   std::vector<detail::Slot> slots;
   module::detail::FunctionVisitor collect(
       [&](const std::string& p, module::ParamBase& t) {
@@ -148,8 +174,8 @@ M load_module(M model, const std::filesystem::path& path, const LoadOptions& opt
         slots.push_back({p, &t});
       });
   module::visit(model, collect);
-  detail::load_slots(slots, path, options);
-  return model;
+  LoadReport report = detail::load_slots(slots, path, options);
+  return {std::move(model), std::move(report)};
 }
 
 }  // namespace burn::record

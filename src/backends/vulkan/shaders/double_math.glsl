@@ -23,6 +23,18 @@
 bool d_signbit(double x) { return (unpackDouble2x32(x).y & 0x80000000u) != 0u; }
 double d_copysign(double m, double s) { return d_signbit(s) ? -abs(m) : abs(m); }
 
+// Round half to even from floor alone: llvmpipe's roundEven(double) on CPUs
+// without AVX-512 rounds halves toward zero (1.5 -> 1). x - floor(x) is
+// exact, and 0 for |x| >= 2^52, where every double is an integer.
+double d_round_even(double x) {
+  if (isnan(x) || isinf(x)) return x;
+  precise const double f = floor(x);
+  precise const double frac = x - f;
+  precise double r = f;
+  if (frac > 0.5LF || (frac == 0.5LF && mod(f, 2.0LF) != 0.0LF)) r = f + 1.0LF;
+  return r == 0.0LF ? d_copysign(0.0LF, x) : r;  // -0.5 -> -0, as C's nearbyint
+}
+
 // 2^k * p without overflowing the exponent in between (k may reach -1074).
 double d_scale(double p, int k) { return ldexp(ldexp(p, k / 2), k - k / 2); }
 
@@ -30,7 +42,7 @@ double d_exp(double x) {
   if (isnan(x)) return x;
   if (x > 709.782712893383973096LF) return D_INF;
   if (x < -745.133219101941108420LF) return 0.0LF;
-  precise const double k = roundEven(x * 1.44269504088896340736LF);
+  precise const double k = d_round_even(x * 1.44269504088896340736LF);
   precise const double r = (x - k * D_LN2_HI) - k * D_LN2_LO;  // |r| <= ln2 / 2
   // e^r: Taylor to r^13 (the remainder is below 2^-53 for |r| <= 0.35).
   precise double p = 1.0LF / 6227020800.0LF;
@@ -107,7 +119,7 @@ double d_log1p(double x) {
 
 // x - k pi/2 for the nearest k, returning k mod 4 in q.
 double d_reduce_pio2(double x, out int q) {
-  precise const double k = roundEven(x * 0.63661977236758134308LF);
+  precise const double k = d_round_even(x * 0.63661977236758134308LF);
   q = int(mod(k, 4.0LF));
   precise const double r = ((x - k * D_PIO2_1) - k * D_PIO2_2) - k * D_PIO2_3;
   return r;

@@ -63,7 +63,11 @@ A_C apply(A_C x) {
     case RECIP: return A_C(1) / x;
     case SQRT: return A_SQRT(x);
     case RSQRT: return A_C(1) / A_SQRT(x);
+#if defined(A_WIDE)
+    case ROUND: return d_round_even(x);
+#else
     case ROUND: return roundEven(x);
+#endif
     case FLOOR: return floor(x);
     case CEIL: return ceil(x);
     case TRUNC: return trunc(x);
