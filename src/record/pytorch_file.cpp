@@ -273,12 +273,7 @@ PyTorchFile read_archive(const Archive& archive) {
 }  // namespace
 
 const TensorData& PyTorchFile::tensor(std::string_view name) const {
-  const auto it = tensors.find(std::string(name));
-  if (it != tensors.end()) return it->second;
-  std::string names;
-  for (const auto& [n, _] : tensors) names += (names.empty() ? "" : ", ") + n;
-  throw Error("PyTorchFile::tensor", "no tensor named '" + std::string(name) +
-                                         "'; the file holds: " + (names.empty() ? std::string("no tensors") : names));
+  return detail::named_tensor(tensors, name, "PyTorchFile::tensor");
 }
 
 bool looks_like_pytorch_archive(std::span<const std::byte> first) noexcept {

@@ -6,12 +6,7 @@
 namespace burn::record {
 
 const TensorData& SafetensorsFile::tensor(std::string_view name) const {
-  const auto it = tensors.find(std::string(name));
-  if (it != tensors.end()) return it->second;
-  std::string names;
-  for (const auto& [n, _] : tensors) names += (names.empty() ? "" : ", ") + n;
-  throw Error("SafetensorsFile::tensor", "no tensor named '" + std::string(name) + "'; the file holds: " +
-                                             (names.empty() ? std::string("no tensors") : names));
+  return detail::named_tensor(tensors, name, "SafetensorsFile::tensor");
 }
 
 TensorData SafetensorsFile::tensor(std::string_view name, DType dtype) const {

@@ -146,6 +146,16 @@ std::string_view safetensors_dtype_name(DType d) noexcept {
 
 namespace detail {
 
+const TensorData& named_tensor(const std::map<std::string, TensorData>& tensors, std::string_view name,
+                               std::string_view op) {
+  const auto it = tensors.find(std::string(name));
+  if (it != tensors.end()) return it->second;
+  std::string names;
+  for (const auto& [n, _] : tensors) names += (names.empty() ? "" : ", ") + n;
+  throw Error(op, "no tensor named '" + std::string(name) +
+                      "'; the file holds: " + (names.empty() ? std::string("no tensors") : names));
+}
+
 std::vector<std::byte> build_safetensors(const std::map<std::string, TensorData>& tensors,
                                          const std::map<std::string, std::string>& metadata, std::string_view op,
                                          std::string_view prefix) {

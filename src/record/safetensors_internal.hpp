@@ -78,6 +78,12 @@ std::vector<std::byte> build_safetensors(const std::map<std::string, TensorData>
 /// burn::Error(op, ...) naming the path, leaving no temporary file behind.
 void write_file_atomically(const std::filesystem::path& path, std::span<const std::byte> bytes, std::string_view op);
 
+/// The tensor called `name` in `tensors`; throws burn::Error(op, ...) listing
+/// the names present if there is none (SafetensorsFile::tensor,
+/// PyTorchFile::tensor).
+const TensorData& named_tensor(const std::map<std::string, TensorData>& tensors, std::string_view name,
+                               std::string_view op);
+
 /// Reads and parses a safetensors file; errors name the path. The header is
 /// read and checked first, and only the data it describes is read after it,
 /// so a hostile length, a corrupt header or an endless non-regular file (a
