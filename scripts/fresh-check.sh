@@ -20,21 +20,27 @@
 #     --remove DIR     unmount and delete a root kept with --keep
 #     --logs DIR       where the commands' full logs go (default build/fresh-check)
 #     --suite NAME     Debian suite (default bookworm)
+#     --cache DIR      keep downloads and compiler output in DIR between runs
+#                      (CI does): ccache's objects, pip's wheels and apt's
+#                      .deb files. Every package is still installed into the
+#                      new root, every header still read and every library
+#                      still linked, so a missing install step still fails.
 #
 # Needs root (mmdebstrap, chroot and mounts), the network to Debian's package
 # mirror, about 4 GiB of disk under $TMPDIR (default /var/tmp), and on 2 cores
-# roughly half an hour. Environment passed into the root: BURN_WERROR, and
-# http_proxy/https_proxy if set.
+# roughly an hour (with a warm --cache, a third of that). Environment passed
+# into the root: BURN_WERROR, and http_proxy/https_proxy if set.
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 
-usage() { sed -n '2,29p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,34p' "$0" | sed 's/^# \{0,1\}//'; }
 
 tree=committed
 keep=0
 logs="$repo/build/fresh-check"
 suite=bookworm
 remove_dir=
+cache=
 while (($#)); do
   case "$1" in
     --working-tree) tree=working ;;
@@ -42,6 +48,7 @@ while (($#)); do
     --remove) remove_dir=${2:?--remove needs a directory}; shift ;;
     --logs) logs=${2:?--logs needs a directory}; shift ;;
     --suite) suite=${2:?--suite needs a name}; shift ;;
+    --cache) cache=${2:?--cache needs a directory}; shift ;;
     -h|--help) usage; exit 0 ;;
     *) echo "fresh-check.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
@@ -123,7 +130,11 @@ step() { printf 'fresh-check: %-58s %s\n' "$1" "$2"; }
 
 # The root: Debian's minimal variant plus sudo (a normal user with sudo is one
 # of the two ways the README's commands are meant to be run).
-if ! mmdebstrap --variant=minbase --include=sudo --mode=root "$suite" "$root" >"$logs/mmdebstrap.log" 2>&1; then
+# With --cache, ccache too: the one tool the cache needs that the README's
+# commands do not install.
+include=sudo
+[[ -n $cache ]] && include=sudo,ccache
+if ! mmdebstrap --variant=minbase --include="$include" --mode=root "$suite" "$root" >"$logs/mmdebstrap.log" 2>&1; then
   tail -n 20 "$logs/mmdebstrap.log" >&2
   step "make a minimal $suite root (mmdebstrap)" "FAILED (log: $logs/mmdebstrap.log)"
   exit 1
@@ -167,6 +178,24 @@ if [[ -n $pip_cert && -f $pip_cert ]]; then
   cp "$pip_cert" "$root/etc/burn-fresh-check/pip-ca.crt"
   env_vars+=(PIP_CERT=/etc/burn-fresh-check/pip-ca.crt)
 fi
+# The cache shared between runs (--cache): bound into the root where apt
+# keeps its downloads and where the variables below point ccache and pip.
+# Both users write to it (ccache's files are made with umask 000).
+cache_mounts=()
+if [[ -n $cache ]]; then
+  mkdir -p "$cache/ccache" "$cache/pip" "$cache/apt/partial"
+  chmod 0777 "$cache/ccache" "$cache/pip"
+  for part in ccache:/var/cache/burn-ci/ccache pip:/var/cache/burn-ci/pip apt:/var/cache/apt/archives; do
+    mkdir -p "$root${part#*:}"
+    mount --bind "$cache/${part%%:*}" "$root${part#*:}"
+    cache_mounts+=("$root${part#*:}")
+  done
+  env_vars+=(CCACHE_DIR=/var/cache/burn-ci/ccache CCACHE_UMASK=000 "CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-16G}"
+    CMAKE_C_COMPILER_LAUNCHER=ccache CMAKE_CXX_COMPILER_LAUNCHER=ccache PIP_CACHE_DIR=/var/cache/burn-ci/pip)
+fi
+if [[ -n $cache ]] && command -v ccache >/dev/null; then
+  CCACHE_DIR=$cache/ccache ccache --zero-stats >/dev/null
+fi
 failed=0
 # run_in_root WHO NAME LOG COMMAND PATTERN...: runs COMMAND in the tree as WHO
 # (root or burn); it passes when it exits 0 and its output matches every
@@ -203,7 +232,15 @@ if [[ -f "$logs/test.log" ]]; then
   grep -E '^[0-9]+% tests passed|^Total Test time|tests failed out of' "$logs/test.log" || true
 fi
 
-# Disk use, for the README's figures: the whole root, and its build trees.
+# Disk use, for the README's figures: the whole root, and its build trees
+# (without the cache, which du would count as part of the root).
+for m in "${cache_mounts[@]}"; do umount "$m"; done
+if [[ -n $cache ]] && command -v ccache >/dev/null; then
+  CCACHE_DIR=$cache/ccache ccache --print-stats 2>/dev/null |
+    awk -F'\t' '$1 ~ /^(direct|preprocessed)_cache_hit$/ { hits += $2 }
+                 $1 == "cache_miss" { misses = $2 }
+                 END { if (hits + misses) printf "fresh-check: compiler cache: %d of %d compilations found in the cache\n", hits, hits + misses }'
+fi
 size() { du -sh --one-file-system "$@" 2>/dev/null | cut -f1 | paste -sd/; }
 sizes="root $(size "$root"), build/release and build/full $(size "$src/build/release" "$src/build/full")"
 if ((failed)); then

@@ -6,7 +6,8 @@
 #   bash scripts/install-deps.sh fuzz       plus clang for scripts/fuzz.sh
 #   bash scripts/install-deps.sh lint       plus clang-format and clang-tidy for scripts/lint.sh
 #                                           and scripts/tidy.sh
-#   bash scripts/install-deps.sh --list [fuzz] [lint]
+#   bash scripts/install-deps.sh ci         plus ccache, the compiler cache .ci/run keeps between runs
+#   bash scripts/install-deps.sh --list [fuzz] [lint] [ci]
 #                                           print the packages (one line) and exit,
 #                                           for a user without root to hand to an admin
 #
@@ -47,15 +48,19 @@ lint_packages=(
   clang-format                       # the formatting check (scripts/lint.sh; version 14 in Debian 12)
   clang-tidy                         # static checks (scripts/tidy.sh; version 14 in Debian 12)
 )
+ci_packages=(
+  ccache                             # .ci/run's compiler cache, shared with the fresh root (docs/ci.md)
+)
 
 list_only=0
 for arg in "$@"; do
   case "$arg" in
     fuzz) packages+=("${fuzz_packages[@]}") ;;
     lint) packages+=("${lint_packages[@]}") ;;
+    ci) packages+=("${ci_packages[@]}") ;;
     --list) list_only=1 ;;
-    -h|--help) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-    *) echo "install-deps.sh: unknown argument '$arg' (expected: fuzz, lint, --list, --help)" >&2; exit 2 ;;
+    -h|--help) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) echo "install-deps.sh: unknown argument '$arg' (expected: fuzz, lint, ci, --list, --help)" >&2; exit 2 ;;
   esac
 done
 if ((list_only)); then
