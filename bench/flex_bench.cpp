@@ -67,6 +67,22 @@ void sgemm(benchmark::State& state) {
   }
 }
 
+// The same products and convolution in bf16 (inputs stored in bf16, f32
+// accumulation): oneDNN's AVX-512 BF16 / AMX kernels where the CPU has them;
+// elsewhere flex computes in f32 and rounds once (no faster than f32).
+void bf16_sgemm(benchmark::State& state) {
+  const auto n = static_cast<std::size_t>(state.range(0));
+  auto device = flex();
+  auto a = randn<2>({n, n}, device).cast(burn::DType::BF16);
+  auto b = randn<2>({n, n}, device).cast(burn::DType::BF16);
+  device.sync();
+  for (auto _ : state) {
+    auto c = a.matmul(b);
+    device.sync();
+    benchmark::DoNotOptimize(c);
+  }
+}
+
 void batched_matmul(benchmark::State& state) {
   auto device = flex();
   auto a = randn<3>({32, 256, 256}, device);
@@ -262,6 +278,20 @@ void conv2d_forward(benchmark::State& state) {
   }
 }
 
+void bf16_conv2d_forward(benchmark::State& state) {
+  auto device = flex();
+  auto x = randn<4>({32, 64, 56, 56}, device).cast(burn::DType::BF16);
+  auto w = (randn<4>({64, 64, 3, 3}, device) * 0.05).cast(burn::DType::BF16);
+  auto bias = Tensor<1>::zeros({64}, burn::TensorCreationOptions(device, burn::DType::BF16));
+  device.sync();
+  for (auto _ : state) {
+    auto y = burn::module::conv2d(x, w, bias, pad1());
+    auto first = y.slice({{0, 1}});  // row-major, as conv2d_fwd
+    device.sync();
+    benchmark::DoNotOptimize(first);
+  }
+}
+
 // Four conv + bias + relu layers with a 2x2 max pool after the second (two
 // VGG stages), then the sum of the result: activations stay in oneDNN's
 // blocked layout from one convolution to the next where the layers allow it
@@ -413,6 +443,8 @@ BENCHMARK(cumsum_last)->Name("cumsum_4096x4096")->Apply([](auto* b) { big(b, 3, 
 BENCHMARK(gather_dim1)->Name("gather_4096x4096")->Apply([](auto* b) { big(b, 3, 5); });
 BENCHMARK(argmax_last)->Name("argmax_4096x4096")->Apply([](auto* b) { big(b, 3, 5); });
 BENCHMARK(conv2d_forward)->Name("conv2d_fwd")->Apply([](auto* b) { big(b, 2, 3); });
+BENCHMARK(bf16_sgemm)->Name("bf16_matmul_2048")->Arg(2048)->Apply([](auto* b) { big(b, 1, 3); });
+BENCHMARK(bf16_conv2d_forward)->Name("bf16_conv2d_fwd")->Apply([](auto* b) { big(b, 2, 3); });
 // A row's cpu variant runs right after its flex variant: this machine's
 // speed drifts by several per cent within minutes, and the pair's ratio is
 // the number the cpu targets are about.

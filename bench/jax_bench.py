@@ -134,6 +134,17 @@ def bench_conv_fwd():
     return timed(call(f, randn(32, 56, 56, 64), randn(3, 3, 64, 64) * 0.05, jnp.zeros(64)), 2, 3)
 
 
+def bench_bf16_matmul(n, iters, reps):
+    bf16 = jnp.bfloat16
+    return timed(call(jax.jit(jnp.matmul), randn(n, n).astype(bf16), randn(n, n).astype(bf16)), iters, reps)
+
+
+def bench_bf16_conv_fwd():
+    bf16 = jnp.bfloat16
+    x, w = randn(32, 56, 56, 64).astype(bf16), (randn(3, 3, 64, 64) * 0.05).astype(bf16)
+    return timed(call(jax.jit(conv), x, w, jnp.zeros(64, bf16)), 2, 3)
+
+
 def bench_conv_chain_4():
     def chain(x, ws, b):
         h = x

@@ -76,6 +76,8 @@ WORKLOADS = [
     ("gather_4096x4096", "gather", ()),
     ("argmax_4096x4096", "argmax", ()),
     ("conv2d_fwd", "conv_fwd", ()),
+    ("bf16_matmul_2048", "bf16_matmul", (2048, 1, 3)),
+    ("bf16_conv2d_fwd", "bf16_conv_fwd", ()),
     ("conv_chain_4", "conv_chain_4", ()),
     ("conv2d_fwd_bwd", "conv_fwd_bwd", ()),
     ("max_pool2d_k5s2", "max_pool", ()),

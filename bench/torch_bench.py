@@ -144,6 +144,20 @@ def bench_conv_fwd():
         return timed(lambda: F.conv2d(x, w, bias, padding=1), 2, 3)
 
 
+def bench_bf16_matmul(n, iters, reps):
+    a = torch.randn(n, n).bfloat16()
+    b = torch.randn(n, n).bfloat16()
+    return timed(lambda: torch.matmul(a, b), iters, reps)
+
+
+def bench_bf16_conv_fwd():
+    x = torch.randn(32, 64, 56, 56).bfloat16()
+    w = (torch.randn(64, 64, 3, 3) * 0.05).bfloat16()
+    bias = torch.zeros(64).bfloat16()
+    with torch.no_grad():
+        return timed(lambda: F.conv2d(x, w, bias, padding=1), 2, 3)
+
+
 def bench_conv_chain_4():
     x = torch.randn(16, 64, 56, 56)
     ws = [torch.randn(64, 64, 3, 3) * 0.05 for _ in range(4)]

@@ -184,7 +184,8 @@ fi
 cache_mounts=()
 if [[ -n $cache ]]; then
   mkdir -p "$cache/ccache" "$cache/pip" "$cache/apt/partial"
-  chmod 0777 "$cache/ccache" "$cache/pip"
+  # Writable by the root's user too, whoever made the entries.
+  chmod -R a+rwX "$cache/ccache" "$cache/pip"
   for part in ccache:/var/cache/burn-ci/ccache pip:/var/cache/burn-ci/pip apt:/var/cache/apt/archives; do
     mkdir -p "$root${part#*:}"
     mount --bind "$cache/${part%%:*}" "$root${part#*:}"

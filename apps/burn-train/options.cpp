@@ -77,6 +77,9 @@ std::string usage_text(const std::string& program) {
       "  --export-onnx FILE     write the trained model as ONNX (input: pixels in [0, 1],\n"
       "                         any batch size), then check it on the test set\n"
       "  --progress MODE        auto (bar on a terminal, lines otherwise), bar, lines, none\n"
+      "  --precision P          f32 (default), or bf16 / f16: mixed precision, the\n"
+      "                         convolutions and linear layers in 16 bits (autocast; f16\n"
+      "                         with loss scaling), the weights kept in f32\n"
       "  --expect-loss-decrease exit with status 3 unless the training loss fell\n"
       "  --nproc N              train data-parallel on N local processes (burn-run starts\n"
       "                         them); each trains on its shard with --batch-size, rank 0\n"
@@ -165,6 +168,10 @@ std::optional<Options> parse_options(int argc, const char* const* argv) {
       o.progress = next();
       if (o.progress != "auto" && o.progress != "bar" && o.progress != "lines" && o.progress != "none")
         throw UsageError(fmt::format("--progress must be auto, bar, lines or none, got '{}'", o.progress));
+    } else if (arg == "--precision") {
+      o.precision = next();
+      if (o.precision != "f32" && o.precision != "bf16" && o.precision != "f16")
+        throw UsageError(fmt::format("--precision must be f32, bf16 or f16, got '{}'", o.precision));
     } else if (arg == "--nproc") {
       o.nproc = parse_count(arg, next(), 1);
     } else if (arg == "--expect-loss-decrease") {

@@ -43,6 +43,9 @@ struct Options {
   std::size_t nproc = 1;
   /// Progress display: "auto" (a bar on a terminal, lines otherwise), "bar", "lines", "none".
   std::string progress = "auto";
+  /// "f32", or "bf16"/"f16": forward and loss under autocast in that dtype
+  /// (f32 master weights; f16 with a gradient scaler).
+  std::string precision = "f32";
 };
 
 /// A malformed command line; main prints it with the usage hint and exits 2.

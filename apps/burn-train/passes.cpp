@@ -56,11 +56,26 @@ PassMetrics train_epoch(Model& model, burn::optim::Optimizer& optimizer, const b
   for (auto& batch : batches) {
     if (tally.done == total) break;  // --limit-batches; leaving early stops the loader's workers
     const std::size_t n = batch.targets.dims()[0];
-    const auto logits = model.forward(batch.images);
-    const auto batch_loss = loss.forward(logits, batch.targets);
-    model = optimizer.step(schedule.step(), std::move(model), backward(batch_loss, model));
+    const auto [logits, batch_loss] = [&] {
+      std::optional<burn::amp::Autocast> autocast;
+      if (settings.autocast) autocast.emplace(batch.images.device(), *settings.autocast);
+      auto out = model.forward(batch.images);
+      auto l = loss.forward(out, batch.targets);
+      return std::pair{std::move(out), std::move(l)};
+    }();
+    const double lr = schedule.step();
+    if (settings.scaler) {
+      auto grads = backward(settings.scaler->scale(batch_loss), model);
+      model = settings.scaler->step(optimizer, lr, std::move(model), std::move(grads));
+      settings.scaler->update();
+    } else {
+      model = optimizer.step(lr, std::move(model), backward(batch_loss, model));
+    }
 
     const double value = batch_loss.into_scalar<double>();
+    // With loss scaling, an f16 overflow in the forward is a skipped step,
+    // not divergence (the scaler stops a run whose every step overflows).
+    if (!std::isfinite(value) && settings.scaler && settings.scaler->found_inf()) continue;
     if (!std::isfinite(value))
       throw burn::Error("train", fmt::format("the loss became {} at epoch {}, batch {}; training diverged (try a "
                                              "smaller --lr)",
@@ -85,6 +100,8 @@ PassMetrics evaluate(const ForwardFn& forward, const burn::nn::loss::CrossEntrop
   auto batches = loader.iter_epoch(0);  // unshuffled: the order does not matter
   for (auto& batch : batches) {
     if (tally.done == total) break;
+    std::optional<burn::amp::Autocast> autocast;
+    if (settings.autocast) autocast.emplace(batch.images.device(), *settings.autocast);
     const auto logits = forward(batch.images);
     tally.add(bar, loss.forward(logits, batch.targets).into_scalar<double>(), count_correct(logits, batch.targets),
               batch.targets.dims()[0]);

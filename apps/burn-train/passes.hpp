@@ -2,6 +2,7 @@
 // step per batch) or a test pass (forward only), with a progress display.
 #pragma once
 
+#include <burn/amp.hpp>
 #include <burn/lr_scheduler/lr_scheduler.hpp>
 #include <burn/nn/loss/cross_entropy.hpp>
 #include <burn/optim/gradients_params.hpp>
@@ -23,6 +24,11 @@ struct PassSettings {
   std::string label;  ///< progress prefix, "epoch 1/5 train"
   ProgressStyle style = ProgressStyle::Lines;
   std::optional<std::size_t> limit_batches;  ///< stop after this many batches
+  /// Forward and loss under burn::amp::Autocast in this dtype (--precision).
+  std::optional<burn::DType> autocast;
+  /// Loss scaling for f16 training: the scaled loss goes to backward and the
+  /// scaler steps the optimiser (skipping steps with inf/nan gradients).
+  burn::amp::GradScaler* scaler = nullptr;
 };
 
 /// Backward from a batch's loss: the gradients the optimiser step takes

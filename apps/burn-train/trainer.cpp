@@ -178,6 +178,9 @@ int run_training(const Options& options) {
     fmt::print("model: {} parameters; Adam lr {} ({} schedule), batch size {}, {} epoch{}{}\n", model.num_params(),
                options.lr, options.lr_schedule, options.batch_size, options.epochs, options.epochs == 1 ? "" : "s",
                options.limit_batches ? fmt::format(", at most {} batches per pass", *options.limit_batches) : "");
+    if (options.precision != "f32")
+      fmt::print("precision: {} autocast (f32 weights{})\n", options.precision,
+                 options.precision == "f16" ? ", loss scaling" : "");
     if (dist.world_size() > 1)
       fmt::print("data parallel: {} ranks, each with batch size {} on its shard (global batch {})\n", dist.world_size(),
                  options.batch_size, options.batch_size * shards);
@@ -188,6 +191,16 @@ int run_training(const Options& options) {
   }
 
   const ProgressStyle style = say ? progress_style(options.progress, stdout) : ProgressStyle::None;
+  // --precision: autocast in the 16-bit dtype for training and testing; f16
+  // also scales the loss (bf16 has f32's range and needs no scaler).
+  const std::optional<burn::DType> autocast = options.precision == "bf16"  ? std::optional(burn::DType::BF16)
+                                              : options.precision == "f16" ? std::optional(burn::DType::F16)
+                                                                           : std::nullopt;
+  std::optional<burn::amp::GradScaler> scaler;
+  if (options.precision == "f16") scaler.emplace();
+  const auto settings = [&](std::string label) {
+    return PassSettings{std::move(label), style, options.limit_batches, autocast, scaler ? &*scaler : nullptr};
+  };
   std::vector<double> batch_losses;
   for (std::size_t epoch = start_epoch; epoch < options.epochs; ++epoch) {
     device.seed(epoch_seed(options.seed, epoch, dist.rank()));
@@ -195,12 +208,11 @@ int run_training(const Options& options) {
     EpochMetrics m;
     m.epoch = epoch + 1;
     m.train = dist.combine(train_epoch(
-        model, optimizer, train_loss, *schedule, train_loader, epoch, {prefix + " train", style, options.limit_batches},
-        batch_losses, [&](const burn::Tensor<1>& loss, const Model& current) { return dist.backward(loss, current); }));
+        model, optimizer, train_loss, *schedule, train_loader, epoch, settings(prefix + " train"), batch_losses,
+        [&](const burn::Tensor<1>& loss, const Model& current) { return dist.backward(loss, current); }));
     // The parameters agree already; batch-norm statistics are rank 0's from here.
     model = dist.broadcast(model);
-    m.test = dist.combine(
-        evaluate(model.valid(), test_loss, test_loader, {prefix + " test ", style, options.limit_batches}));
+    m.test = dist.combine(evaluate(model.valid(), test_loss, test_loader, settings(prefix + " test ")));
     m.memory = read_memory(device);
     history.push_back(m);
     if (say) {
@@ -218,8 +230,7 @@ int run_training(const Options& options) {
     // Nothing left to train: report the checkpoint's model as it stands.
     if (say)
       fmt::print("the checkpoint already has {} epochs (--epochs {}); evaluating it\n", start_epoch, options.epochs);
-    final_accuracy =
-        dist.combine(evaluate(model.valid(), test_loss, test_loader, {"test", style, options.limit_batches})).accuracy;
+    final_accuracy = dist.combine(evaluate(model.valid(), test_loss, test_loader, settings("test"))).accuracy;
   }
 
   if (say && !options.summary_json.empty()) {
@@ -244,7 +255,7 @@ int run_training(const Options& options) {
             .with_graph_name("burn-train"));
     const auto imported = burn::onnx::Model::load(options.export_onnx.string(), device, /*trainable=*/false);
     const auto check = evaluate([&imported](const burn::Tensor<4>& images) { return imported.forward<2>(images); },
-                                test_loss, test_loader, {"onnx test", style, options.limit_batches});
+                                test_loss, test_loader, settings("onnx test"));
     fmt::print("onnx export: {} (test accuracy {:.4f} when read back)\n", options.export_onnx.string(), check.accuracy);
   }
 #endif

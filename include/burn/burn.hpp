@@ -5,6 +5,7 @@
 #include <burn/config.hpp>
 
 #include <burn/activation.hpp>
+#include <burn/amp.hpp>
 #include <burn/autodiff.hpp>
 #include <burn/collective.hpp>
 #include <burn/collective/gradient_sync.hpp>

@@ -6,6 +6,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "amp/autocast_hooks.hpp"
 #include "autodiff/graph.hpp"
 #include "autodiff/vjp.hpp"
 
@@ -126,6 +127,9 @@ Gradients backward(const TensorRef& root, const LeafGradientHook& on_leaf) {
   if (root->node->consumed) consumed_error();
 
   NoGradGuard no_grad;  // the rules' own ops are never recorded
+  // Each gradient stays in its forward value's dtype: the forward's casts
+  // are nodes whose rules cast the gradient back.
+  amp::detail::SuspendAutocast no_autocast;
   Gradients result;
   std::unordered_map<Node*, std::vector<std::optional<TensorRef>>> pending;
   auto slots = [&](Node* n) -> std::vector<std::optional<TensorRef>>& {

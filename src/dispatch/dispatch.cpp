@@ -8,6 +8,7 @@
 
 #include <burn/detail/ops.hpp>
 
+#include "amp/autocast_hooks.hpp"
 #include "autodiff/graph.hpp"
 #include "core/object_pool.hpp"
 #include "device/runtime.hpp"
@@ -198,13 +199,25 @@ TensorRef run1(const ir::Op& op, std::span<const TensorRef> inputs, const Device
 
 }  // namespace
 
+// Under an autocast scope (include/burn/amp/autocast.hpp) the op may run on
+// cast inputs; the casts are ops of their own, recorded for autodiff.
 std::vector<TensorRef> execute(const ir::Op& op, std::span<const TensorRef> inputs) {
+  if (amp::detail::may_apply()) [[unlikely]] {
+    if (auto cast = amp::detail::autocast_inputs(op, inputs)) {
+      std::vector<TensorRef> out;
+      run(op, *cast, common_device(op, *cast), [&](std::size_t, TensorRef&& t) { out.push_back(std::move(t)); });
+      return out;
+    }
+  }
   std::vector<TensorRef> out;
   run(op, inputs, common_device(op, inputs), [&](std::size_t, TensorRef&& t) { out.push_back(std::move(t)); });
   return out;
 }
 
 TensorRef execute1(const ir::Op& op, std::span<const TensorRef> inputs) {
+  if (amp::detail::may_apply()) [[unlikely]] {
+    if (auto cast = amp::detail::autocast_inputs(op, inputs)) return run1(op, *cast, common_device(op, *cast));
+  }
   return run1(op, inputs, common_device(op, inputs));
 }
 

@@ -2,6 +2,7 @@
 // their IR ops (which validate shapes); embedding and linear are composites.
 #include <burn/module/ops.hpp>
 
+#include <burn/amp/autocast.hpp>
 #include <burn/autodiff.hpp>
 
 #include "tensor/normalize.hpp"
@@ -107,7 +108,14 @@ TensorRef linear(const TensorRef& x, const TensorRef& weight, const OptRef& bias
   w_shape[r - 2] = d_in;
   w_shape[r - 1] = b_shape[r - 1] = d_out;
   TensorRef y = matmul(rows, reshape_exact(weight, Shape(w_shape)));
-  if (bias) y = binary(ir::BinaryOp::Add, y, reshape_exact(*bias, Shape(b_shape)));
+  if (bias) {
+    // Under autocast the matmul's result is 16-bit, and so is the layer's:
+    // the bias follows it (as in PyTorch) rather than promoting y to f32.
+    TensorRef b = reshape_exact(*bias, Shape(b_shape));
+    if (amp::autocast_dtype(x->device) == y->spec.dtype && is_float(b->spec.dtype) && b->spec.dtype != DType::F64)
+      b = cast(b, y->spec.dtype);
+    y = binary(ir::BinaryOp::Add, y, b);
+  }
   if (rank == 2) {
     if (bias) mark_composite(y, Composite::Linear, {x, weight, *bias});
     else mark_composite(y, Composite::Linear, {x, weight});

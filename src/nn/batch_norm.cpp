@@ -6,6 +6,7 @@
 // training, two elementwise ops in evaluation.
 #include <fmt/format.h>
 
+#include <burn/amp/autocast.hpp>
 #include <burn/nn/batch_norm.hpp>
 
 namespace burn::nn {
@@ -37,7 +38,8 @@ BatchNorm BatchNormConfig::init(const TensorCreationOptions& options) const {
 
 namespace detail {
 
-burn::detail::TensorRef batch_norm(const BatchNorm& layer, const burn::detail::TensorRef& x_ref, bool training) {
+burn::detail::TensorRef batch_norm(const BatchNorm& layer, const burn::detail::TensorRef& x_in, bool training) {
+  const burn::detail::TensorRef x_ref = amp::detail::float32_input(x_in);
   const Shape& shape = x_ref->spec.shape;
   const std::size_t c = layer.weight->dims()[0];
   if (shape[1] != c)

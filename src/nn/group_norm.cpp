@@ -1,5 +1,6 @@
 #include <fmt/format.h>
 
+#include <burn/amp/autocast.hpp>
 #include <burn/nn/group_norm.hpp>
 
 namespace burn::nn {
@@ -22,7 +23,8 @@ GroupNorm GroupNormConfig::init(const TensorCreationOptions& options) const {
 
 namespace detail {
 
-burn::detail::TensorRef group_norm(const GroupNorm& layer, const burn::detail::TensorRef& x_ref) {
+burn::detail::TensorRef group_norm(const GroupNorm& layer, const burn::detail::TensorRef& x_in) {
+  const burn::detail::TensorRef x_ref = amp::detail::float32_input(x_in);
   const Shape& shape = x_ref->spec.shape;
   const std::size_t c = layer.num_channels, g = layer.num_groups;
   if (shape[1] != c)

@@ -1,5 +1,6 @@
 #include <fmt/format.h>
 
+#include <burn/amp/autocast.hpp>
 #include <burn/nn/rms_norm.hpp>
 
 namespace burn::nn {
@@ -12,7 +13,8 @@ RmsNorm RmsNormConfig::init(const TensorCreationOptions& options) const {
 
 namespace detail {
 
-burn::detail::TensorRef rms_norm(const RmsNorm& layer, const burn::detail::TensorRef& x_ref) {
+burn::detail::TensorRef rms_norm(const RmsNorm& layer, const burn::detail::TensorRef& x_in) {
+  const burn::detail::TensorRef x_ref = amp::detail::float32_input(x_in);
   const Shape& shape = x_ref->spec.shape;
   const std::size_t d = layer.weight->dims()[0];
   if (shape[shape.rank() - 1] != d)

@@ -4,6 +4,7 @@
 #include <numbers>
 
 #include <burn/activation.hpp>
+#include <burn/amp/autocast.hpp>
 
 #include "tensor/normalize.hpp"
 
@@ -95,8 +96,9 @@ TensorRef softplus(const TensorRef& t, double beta) {
   return softplus_thresholded(t, beta);
 }
 
-TensorRef softmax(const TensorRef& t, std::int64_t dim) {
-  expect_float_tensor("softmax", t);
+TensorRef softmax(const TensorRef& t_in, std::int64_t dim) {
+  expect_float_tensor("softmax", t_in);
+  TensorRef t = amp::detail::float32_input(t_in);
   const auto d = static_cast<std::int64_t>(normalize_dim("softmax", dim, rank_of(t)));
   if (shape_of(t).num_elements() == 0) return t;
   auto e = unary(UnaryOp::Exp, sub(t, reduce_dim(ir::ReduceOp::Max, t, d)));
@@ -105,8 +107,9 @@ TensorRef softmax(const TensorRef& t, std::int64_t dim) {
   return out;
 }
 
-TensorRef log_softmax(const TensorRef& t, std::int64_t dim) {
-  expect_float_tensor("log_softmax", t);
+TensorRef log_softmax(const TensorRef& t_in, std::int64_t dim) {
+  expect_float_tensor("log_softmax", t_in);
+  TensorRef t = amp::detail::float32_input(t_in);
   const auto d = static_cast<std::int64_t>(normalize_dim("log_softmax", dim, rank_of(t)));
   if (shape_of(t).num_elements() == 0) return t;
   auto shifted = sub(t, reduce_dim(ir::ReduceOp::Max, t, d));

@@ -2,6 +2,7 @@
 // with the biased variance (as Burn and PyTorch).
 #pragma once
 
+#include <burn/amp/autocast.hpp>
 #include <burn/module/module.hpp>
 
 namespace burn::nn {
@@ -13,7 +14,9 @@ struct LayerNorm {
   BURN_MODULE(weight, bias)
 
   template <std::size_t D>
-  Tensor<D> forward(const Tensor<D>& x) const {
+  Tensor<D> forward(const Tensor<D>& x_in) const {
+    // Under autocast (burn/amp/autocast.hpp) the statistics are computed in f32.
+    const Tensor<D> x(amp::detail::float32_input(x_in.ref()));
     auto [var, mean] = x.var_mean_bias(static_cast<std::int64_t>(D) - 1);
     auto normalized = (x - mean) * (var + epsilon).rsqrt();
     auto out = normalized * weight->template unsqueeze<D>() + bias->template unsqueeze<D>();

@@ -1,6 +1,7 @@
 #include <fmt/format.h>
 
 #include <burn/activation.hpp>
+#include <burn/amp/autocast.hpp>
 #include <burn/nn/loss/binary_cross_entropy.hpp>
 
 #include "loss_checks.hpp"
@@ -27,8 +28,9 @@ BinaryCrossEntropyLoss BinaryCrossEntropyLossConfig::init(const TensorCreationOp
   return BinaryCrossEntropyLoss{detail::weights_tensor(weights, options), smoothing, logits};
 }
 
-Tensor<1> BinaryCrossEntropyLoss::forward_impl(const burn::detail::TensorRef& preds,
+Tensor<1> BinaryCrossEntropyLoss::forward_impl(const burn::detail::TensorRef& preds_in,
                                                const burn::detail::TensorRef& targets) const {
+  const burn::detail::TensorRef preds = amp::detail::float32_input(preds_in);  // f32 under autocast
   const Shape& shape = preds->spec.shape;
   if (!is_float(preds->spec.dtype)) throw Error(kBinaryCrossEntropy, "preds must be a float tensor");
   if (shape.num_elements() == 0)

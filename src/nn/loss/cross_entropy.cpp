@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <burn/activation.hpp>
+#include <burn/amp/autocast.hpp>
 #include <burn/nn/loss/cross_entropy.hpp>
 #include <cfloat>
 #include <cmath>
@@ -48,8 +49,9 @@ Tensor<2> CrossEntropyLoss::log_probs(const Tensor<2>& input) const {
   return input.clamp_min(std::sqrt(min_positive(input.dtype()))).log();
 }
 
-Tensor<1> CrossEntropyLoss::forward(const Tensor<2>& logits_in, const Tensor<1, Int>& targets) const {
-  check_logits(logits_in);
+Tensor<1> CrossEntropyLoss::forward(const Tensor<2>& logits_arg, const Tensor<1, Int>& targets) const {
+  check_logits(logits_arg);
+  const Tensor<2> logits_in(amp::detail::float32_input(logits_arg.ref()));  // f32 under autocast
   // Named copies: lambdas below use them (C++20 lets lambdas capture
   // structured bindings; clang 14, which the static checks use, does not).
   const auto dims = logits_in.dims();
@@ -120,8 +122,9 @@ Tensor<1> CrossEntropyLoss::forward(const Tensor<2>& logits_in, const Tensor<1, 
   return numerator / static_cast<double>(kept);
 }
 
-Tensor<1> CrossEntropyLoss::forward_probs(const Tensor<2>& logits_in, const Tensor<2>& target_probs) const {
-  check_logits(logits_in);
+Tensor<1> CrossEntropyLoss::forward_probs(const Tensor<2>& logits_arg, const Tensor<2>& target_probs) const {
+  check_logits(logits_arg);
+  const Tensor<2> logits_in(amp::detail::float32_input(logits_arg.ref()));  // f32 under autocast
   detail::check_same_shape(logits_in.ref(), target_probs.ref(), kCrossEntropy, "logits", "target_probs");
   const auto [batch, classes] = logits_in.dims();
   check_weights_match(weights, classes);

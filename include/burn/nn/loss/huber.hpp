@@ -20,7 +20,9 @@ struct HuberLoss {
   template <std::size_t D>
   Tensor<D> forward_no_reduction(const Tensor<D>& pred, const Tensor<D>& target) const {
     detail::check_same_shape(pred.ref(), target.ref(), "huber_loss", "pred", "target");
-    return forward_residuals(target - pred);
+    // f32 under autocast (burn/amp/autocast.hpp).
+    return forward_residuals(Tensor<D>(amp::detail::float32_input(target.ref())) -
+                             Tensor<D>(amp::detail::float32_input(pred.ref())));
   }
   template <std::size_t D>
   Tensor<D> forward_residuals(const Tensor<D>& r) const {

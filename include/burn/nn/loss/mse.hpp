@@ -18,7 +18,9 @@ struct MseLoss {
   template <std::size_t D>
   Tensor<D> forward_no_reduction(const Tensor<D>& pred, const Tensor<D>& target) const {
     detail::check_same_shape(pred.ref(), target.ref(), "mse_loss", "pred", "target");
-    const Tensor<D> diff = pred - target;
+    // f32 under autocast (burn/amp/autocast.hpp).
+    const Tensor<D> diff =
+        Tensor<D>(amp::detail::float32_input(pred.ref())) - Tensor<D>(amp::detail::float32_input(target.ref()));
     return diff * diff;
   }
 };

@@ -1,6 +1,7 @@
 // How a loss turns per-element values into the number that is trained on.
 #pragma once
 
+#include <burn/amp/autocast.hpp>
 #include <burn/tensor.hpp>
 #include <string_view>
 

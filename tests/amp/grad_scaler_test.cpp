@@ -1,0 +1,183 @@
+// The gradient scaler: scaled losses, unscaled gradients, skipped steps on
+// inf/nan, and the scale's schedule.
+#include <burn/amp.hpp>
+#include <burn/optim/sgd.hpp>
+
+#include <cmath>
+#include <limits>
+
+#include "burn_test.hpp"
+
+#if BURN_HAS_AUTODIFF
+namespace {
+
+using namespace burn;
+using burn::testing::all_devices;
+
+struct Problem {
+  Device device;
+  nn::Linear model;
+  Tensor<2> x;
+  Tensor<2> y;
+
+  explicit Problem(const Device& base)
+      : device(base.autodiff()), model(make_model(device)), x(inputs(device)), y(targets(device)) {}
+
+  static nn::Linear make_model(const Device& d) {
+    d.seed(7);
+    return nn::LinearConfig{3, 2}.init(d);
+  }
+  static Tensor<2> inputs(const Device& d) {
+    return Tensor<2>::from_floats({{0.5, -1.0, 2.0}, {1.5, 0.25, -0.5}, {-2.0, 1.0, 0.75}}, d);
+  }
+  static Tensor<2> targets(const Device& d) { return Tensor<2>::from_floats({{1.0, 0.0}, {0.0, 1.0}, {0.5, 0.5}}, d); }
+  Tensor<1> loss(const nn::Linear& m) const { return nn::loss::MseLoss{}.forward(m.forward(x), y); }
+  optim::GradientsParams grads(const Tensor<1>& l, const nn::Linear& m) const {
+    Gradients g = l.backward();
+    return optim::GradientsParams::from_grads(g, m);
+  }
+};
+
+void expect_same_params(const nn::Linear& a, const nn::Linear& b) {
+  a.weight->to_data().assert_approx_eq(b.weight->to_data(), Tolerance::rel_abs(1e-6, 1e-7));
+  a.bias.value()->to_data().assert_approx_eq(b.bias.value()->to_data(), Tolerance::rel_abs(1e-6, 1e-7));
+}
+
+TEST(GradScaler, ScalesTheLossAndStepsOnTheTrueGradients) {
+  for (const auto& base : all_devices()) {
+    Problem p(base);
+    amp::GradScaler scaler;
+    ASSERT_EQ(scaler.get_scale(), 65536.0);
+    const auto loss = p.loss(p.model);
+    const auto scaled = scaler.scale(loss);
+    EXPECT_NEAR(scaled.into_scalar<double>(), loss.into_scalar<double>() * 65536.0,
+                1e-5 * std::abs(loss.into_scalar<double>()) * 65536.0)
+        << base;
+
+    // The same step without a scaler is the reference.
+    auto plain_optim = optim::SgdConfig{}.init();
+    const auto reference = plain_optim.step(0.1, p.model, p.grads(p.loss(p.model), p.model));
+
+    auto optim = optim::SgdConfig{}.init();
+    auto grads = p.grads(scaler.scale(p.loss(p.model)), p.model);
+    auto unscaled = grads;
+    EXPECT_TRUE(scaler.unscale(unscaled)) << base;
+    const auto expected_grad = p.grads(p.loss(p.model), p.model);
+    for (const auto& [id, g] : unscaled.items())
+      Tensor<2>(burn::detail::reshape_exact(g, Shape{g->spec.shape.num_elements(), 1}))
+          .to_data()
+          .assert_approx_eq(Tensor<2>(burn::detail::reshape_exact(expected_grad.get_ref(id).value(),
+                                                                  Shape{g->spec.shape.num_elements(), 1}))
+                                .to_data(),
+                            Tolerance::rel_abs(1e-5, 1e-7));
+    const auto stepped = scaler.step(optim, 0.1, p.model, std::move(unscaled));
+    scaler.update();
+    EXPECT_FALSE(scaler.found_inf());
+    EXPECT_EQ(scaler.skipped_steps(), 0u);
+    EXPECT_EQ(scaler.get_scale(), 65536.0) << "one good step of 2000 does not grow the scale";
+    EXPECT_EQ(scaler.growth_tracker(), 1u);
+    expect_same_params(stepped, reference);
+  }
+}
+
+TEST(GradScaler, SkipsAStepWithAnInjectedInfOrNanAndBacksOff) {
+  for (const auto& base : all_devices()) {
+    for (double bad : {std::numeric_limits<double>::infinity(), std::numeric_limits<double>::quiet_NaN()}) {
+      Problem p(base);
+      amp::GradScaler scaler(amp::GradScalerConfig{}.with_init_scale(1024.0));
+      auto optim = optim::SgdConfig{}.init();
+      auto grads = p.grads(scaler.scale(p.loss(p.model)), p.model);
+      // One element of the bias gradient becomes inf (or nan), as an f16
+      // overflow would make it.
+      const auto& bias = p.model.bias.value();
+      const Tensor<1> g(grads.get_ref(bias.id()).value());
+      const Tensor<1> poisoned = g.slice_fill({Range{0, 1}}, bad);
+      grads.insert_ref(bias.id(), poisoned.ref());
+      const auto after = scaler.step(optim, 0.1, p.model, std::move(grads));
+      EXPECT_TRUE(scaler.found_inf()) << base << " " << bad;
+      EXPECT_EQ(scaler.skipped_steps(), 1u);
+      expect_same_params(after, p.model);
+      EXPECT_EQ(optim.num_states(), 0u) << "a skipped step leaves the optimiser untouched";
+      scaler.update();
+      EXPECT_EQ(scaler.get_scale(), 512.0);
+      EXPECT_EQ(scaler.growth_tracker(), 0u);
+    }
+  }
+}
+
+TEST(GradScaler, GrowsAfterTheIntervalOfGoodSteps) {
+  const Device base = all_devices().front();
+  Problem p(base);
+  amp::GradScaler scaler(amp::GradScalerConfig{}.with_init_scale(8.0).with_growth_interval(2));
+  auto optim = optim::SgdConfig{}.init();
+  auto model = p.model;
+  const double first_loss = p.loss(model).into_scalar<double>();
+  const std::vector<double> expected_scale{8.0, 16.0, 16.0, 32.0};
+  for (std::size_t i = 0; i < expected_scale.size(); ++i) {
+    model = scaler.step(optim, 0.05, std::move(model), p.grads(scaler.scale(p.loss(model)), model));
+    scaler.update();
+    EXPECT_EQ(scaler.get_scale(), expected_scale[i]) << "after step " << i + 1;
+  }
+  EXPECT_LT(p.loss(model).into_scalar<double>(), first_loss) << "the steps trained the model";
+}
+
+TEST(GradScaler, ScaledF16TrainingUnderAutocastLowersTheLoss) {
+  for (const auto& base : all_devices()) {
+    if (!base.supports_dtype(DType::F16)) continue;
+    Problem p(base);
+    amp::GradScaler scaler;
+    auto optim = optim::SgdConfig{}.init();
+    auto model = p.model;
+    const double first = p.loss(model).into_scalar<double>();
+    for (int i = 0; i < 20; ++i) {
+      optim::GradientsParams grads;
+      {
+        amp::Autocast autocast(p.device, DType::F16);
+        grads = p.grads(scaler.scale(p.loss(model)), model);
+      }
+      model = scaler.step(optim, 0.05, std::move(model), std::move(grads));
+      scaler.update();
+    }
+    EXPECT_EQ(model.weight->dtype(), DType::F32) << "master weights stay f32 on " << base;
+    EXPECT_LT(p.loss(model).into_scalar<double>(), 0.8 * first) << base;
+  }
+}
+
+TEST(GradScaler, MisuseAndBadSettingsAreClearErrors) {
+  const Device base = all_devices().front();
+  auto expect_error = [](auto fn, const std::string& needle) {
+    try {
+      fn();
+      ADD_FAILURE() << "no error; expected one mentioning '" << needle << "'";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
+    }
+  };
+  expect_error([] { amp::GradScaler(amp::GradScalerConfig{}.with_init_scale(0.0)); }, "init_scale");
+  expect_error([] { amp::GradScaler(amp::GradScalerConfig{}.with_growth_factor(1.0)); }, "growth_factor");
+  expect_error([] { amp::GradScaler(amp::GradScalerConfig{}.with_backoff_factor(1.5)); }, "backoff_factor");
+  expect_error([] { amp::GradScaler(amp::GradScalerConfig{}.with_growth_interval(0)); }, "growth_interval");
+
+  Problem p(base);
+  amp::GradScaler scaler;
+  expect_error([&] { scaler.update(); }, "no gradients were checked");
+  auto grads = p.grads(scaler.scale(p.loss(p.model)), p.model);
+  scaler.unscale(grads);
+  expect_error([&] { scaler.unscale(grads); }, "already unscaled");
+  expect_error([&] { scaler.load_state(std::nan(""), 0); }, "finite and positive");
+  scaler.load_state(128.0, 5);
+  EXPECT_EQ(scaler.get_scale(), 128.0);
+  EXPECT_EQ(scaler.growth_tracker(), 5u);
+
+  // Every step diverging drives the scale to zero: an error, not a silent
+  // division by zero.
+  amp::GradScaler falling(amp::GradScalerConfig{}.with_init_scale(1e-300).with_backoff_factor(1e-30));
+  auto bad = p.grads(falling.scale(p.loss(p.model)), p.model);
+  const auto& bias = p.model.bias.value();
+  bad.insert_ref(bias.id(), Tensor<1>::full(Shape{2}, std::numeric_limits<double>::infinity(), p.device).ref());
+  falling.unscale(bad);
+  expect_error([&] { falling.update(); }, "fell to zero");
+}
+
+}  // namespace
+#endif
