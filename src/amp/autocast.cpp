@@ -2,7 +2,6 @@
 // casts dispatch applies to an operation's inputs.
 #include <burn/amp/autocast.hpp>
 
-#include <algorithm>
 #include <array>
 #include <type_traits>
 
@@ -204,26 +203,25 @@ std::optional<std::vector<burn::detail::TensorRef>> autocast_inputs(const ir::Op
   const auto dtype = active_dtype(inputs[0]->device);
   if (!dtype) return std::nullopt;
 
+  // The widest float dtype among the inputs, once (only Promote reads it).
+  const DType widest = *policy == CastPolicy::Promote ? promoted(inputs) : DType::F32;
   auto target = [&](DType d) -> std::optional<DType> {
     if (!is_float(d)) return std::nullopt;
     switch (*policy) {
       case CastPolicy::LowerPrecision: return d == DType::F64 || d == *dtype ? std::nullopt : std::optional(*dtype);
       case CastPolicy::Float32: return is_half(d) ? std::optional(DType::F32) : std::nullopt;
-      case CastPolicy::Promote: {
-        const DType widest = promoted(inputs);
-        return d == widest ? std::nullopt : std::optional(widest);
-      }
+      case CastPolicy::Promote: return d == widest ? std::nullopt : std::optional(widest);
     }
     return std::nullopt;
   };
-  const bool changes =
-      std::any_of(inputs.begin(), inputs.end(), [&](const auto& t) { return t && target(t->spec.dtype); });
-  if (!changes) return std::nullopt;
-  std::vector<burn::detail::TensorRef> out;
-  out.reserve(inputs.size());
-  for (const auto& t : inputs) {
+  // The cast inputs, made only once an input needs a cast (most ops under a
+  // scope already have the policy's dtypes).
+  std::optional<std::vector<burn::detail::TensorRef>> out;
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    const auto& t = inputs[i];
     const auto to = t ? target(t->spec.dtype) : std::nullopt;
-    out.push_back(to ? burn::detail::cast(t, *to) : t);
+    if (to && !out) out.emplace(inputs.begin(), inputs.begin() + static_cast<std::ptrdiff_t>(i));
+    if (out) out->push_back(to ? burn::detail::cast(t, *to) : t);
   }
   return out;
 }
