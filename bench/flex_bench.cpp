@@ -10,6 +10,7 @@
 #include <burn/activation.hpp>
 #include <burn/burn.hpp>
 #include <burn/module/ops.hpp>
+#include <burn/quant.hpp>
 
 #include "mlp_step.hpp"
 
@@ -292,6 +293,45 @@ void bf16_conv2d_forward(benchmark::State& state) {
   }
 }
 
+// A 4096 x 4096 Linear layer on a batch of 64, in f32 and quantized to int8
+// (weights per output channel, each batch's activations quantized on the fly:
+// PyTorch's quantize_dynamic), the layer serving in int8 is meant to replace.
+struct OneLinear {
+  burn::nn::Linear fc;
+  BURN_MODULE(fc)
+  Tensor<2> forward(const Tensor<2>& x) const { return fc.forward(x); }
+};
+
+OneLinear linear_4096(const Device& device) { return {burn::nn::LinearConfig{4096, 4096}.init(device)}; }
+
+void linear_f32(benchmark::State& state) {
+  auto device = flex();
+  const auto model = linear_4096(device);
+  auto x = randn<2>({64, 4096}, device);
+  device.sync();
+  for (auto _ : state) {
+    auto y = model.forward(x);
+    device.sync();
+    benchmark::DoNotOptimize(y);
+  }
+}
+
+void linear_int8(benchmark::State& state) {
+  auto device = flex();
+  const auto model = linear_4096(device);
+  auto x = randn<2>({64, 4096}, device);
+  const auto calibration = burn::quant::calibrate(model, [&](const OneLinear& m) { (void)m.forward(x); });
+  const auto quantized = burn::quant::quantize_model(
+      model, calibration, burn::quant::QuantizeConfig{}.with_activations(burn::quant::ActivationScale::Dynamic));
+  (void)quantized.forward(x);  // the weights' int8 form is prepared on first use
+  device.sync();
+  for (auto _ : state) {
+    auto y = quantized.forward(x);
+    device.sync();
+    benchmark::DoNotOptimize(y);
+  }
+}
+
 // Four conv + bias + relu layers with a 2x2 max pool after the second (two
 // VGG stages), then the sum of the result: activations stay in oneDNN's
 // blocked layout from one convolution to the next where the layers allow it
@@ -445,6 +485,8 @@ BENCHMARK(argmax_last)->Name("argmax_4096x4096")->Apply([](auto* b) { big(b, 3, 
 BENCHMARK(conv2d_forward)->Name("conv2d_fwd")->Apply([](auto* b) { big(b, 2, 3); });
 BENCHMARK(bf16_sgemm)->Name("bf16_matmul_2048")->Arg(2048)->Apply([](auto* b) { big(b, 1, 3); });
 BENCHMARK(bf16_conv2d_forward)->Name("bf16_conv2d_fwd")->Apply([](auto* b) { big(b, 2, 3); });
+BENCHMARK(linear_f32)->Name("linear_4096_b64")->Apply([](auto* b) { big(b, 10, 3); });
+BENCHMARK(linear_int8)->Name("int8_linear_4096_b64")->Apply([](auto* b) { big(b, 10, 3); });
 // A row's cpu variant runs right after its flex variant: this machine's
 // speed drifts by several per cent within minutes, and the pair's ratio is
 // the number the cpu targets are about.

@@ -145,6 +145,28 @@ def bench_bf16_conv_fwd():
     return timed(call(jax.jit(conv), x, w, jnp.zeros(64, bf16)), 2, 3)
 
 
+def bench_linear_4096():
+    w, b = randn(4096, 4096) * 0.015, jnp.zeros(4096)
+    return timed(call(jax.jit(lambda x, w, b: x @ w + b), randn(64, 4096), w, b), 10, 3)
+
+
+def bench_int8_linear_4096():
+    # JAX has no quantized layer of its own; its int8 form is an int8 dot with
+    # int32 accumulation (preferred_element_type), scales applied after, the
+    # activations quantized per call: the same arithmetic as the other sides.
+    w = randn(4096, 4096) * 0.015
+    w_scale = jnp.max(jnp.abs(w), axis=0) / 127.0
+    w_q = jnp.round(w / w_scale).astype(jnp.int8)
+
+    def layer(x, w_q, w_scale, b):
+        x_scale = jnp.max(jnp.abs(x)) / 127.0
+        x_q = jnp.clip(jnp.round(x / x_scale), -127, 127).astype(jnp.int8)
+        acc = jax.lax.dot(x_q, w_q, preferred_element_type=jnp.int32)
+        return acc.astype(jnp.float32) * (x_scale * w_scale) + b
+
+    return timed(call(jax.jit(layer), randn(64, 4096), w_q, w_scale, jnp.zeros(4096)), 10, 3)
+
+
 def bench_conv_chain_4():
     def chain(x, ws, b):
         h = x

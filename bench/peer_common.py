@@ -78,6 +78,8 @@ WORKLOADS = [
     ("conv2d_fwd", "conv_fwd", ()),
     ("bf16_matmul_2048", "bf16_matmul", (2048, 1, 3)),
     ("bf16_conv2d_fwd", "bf16_conv_fwd", ()),
+    ("linear_4096_b64", "linear_4096", ()),  # batch 64, 4096 -> 4096 with bias, 10 iterations x 3
+    ("int8_linear_4096_b64", "int8_linear_4096", ()),  # the same, int8 weights, activations quantized per batch
     ("conv_chain_4", "conv_chain_4", ()),
     ("conv2d_fwd_bwd", "conv_fwd_bwd", ()),
     ("max_pool2d_k5s2", "max_pool", ()),

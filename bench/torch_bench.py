@@ -158,6 +158,24 @@ def bench_bf16_conv_fwd():
         return timed(lambda: F.conv2d(x, w, bias, padding=1), 2, 3)
 
 
+def bench_linear_4096():
+    layer = torch.nn.Linear(4096, 4096)
+    x = torch.randn(64, 4096)
+    with torch.no_grad():
+        return timed(lambda: layer(x), 10, 3)
+
+
+def bench_int8_linear_4096():
+    # quantize_dynamic: int8 weights per output channel, each batch's
+    # activations quantized on the fly (fbgemm on x86).
+    from torch.ao.quantization import per_channel_dynamic_qconfig, quantize_dynamic
+    model = quantize_dynamic(torch.nn.Sequential(torch.nn.Linear(4096, 4096)),
+                             {torch.nn.Linear: per_channel_dynamic_qconfig}, dtype=torch.qint8)
+    x = torch.randn(64, 4096)
+    with torch.no_grad():
+        return timed(lambda: model(x), 10, 3)
+
+
 def bench_conv_chain_4():
     x = torch.randn(16, 64, 56, 56)
     ws = [torch.randn(64, 64, 3, 3) * 0.05 for _ in range(4)]

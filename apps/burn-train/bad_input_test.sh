@@ -47,6 +47,9 @@ expect 2 "--checkpoint-dir $dir/a-file/ckpt" --checkpoint-dir "$dir/a-file/ckpt"
 expect 2 "the directory '$dir/missing' does not exist" --summary-json "$dir/missing/summary.json"
 expect 2 "--summary-json $dir is a directory" --summary-json "$dir"
 expect 2 "--precision must be f32, bf16 or f16, got 'int8'" --precision int8
+expect 2 "--quantize must be int8, got 'int4'" --quantize int4
+expect 2 "--quantized-model needs --quantize int8" --quantized-model "$dir/q.safetensors"
+expect 2 "--quantized-model $dir is a directory" --quantize int8 --quantized-model "$dir"
 
 # 2. A checkpoint, then a run killed while writing one: its temporary file
 # (named after a process that no longer exists) goes at the next start.

@@ -46,6 +46,11 @@ struct Options {
   /// "f32", or "bf16"/"f16": forward and loss under autocast in that dtype
   /// (f32 master weights; f16 with a gradient scaler).
   std::string precision = "f32";
+  /// "int8": after training, quantize the model's Linear and Conv2d layers
+  /// (post-training, calibrated on training images) and test it; empty: not.
+  std::string quantize;
+  /// Where to save the quantized model (empty: not saved).
+  std::filesystem::path quantized_model;
 };
 
 /// A malformed command line; main prints it with the usage hint and exits 2.

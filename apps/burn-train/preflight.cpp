@@ -140,6 +140,7 @@ void check_outputs_writable(const Options& options) {
   }
   if (!options.summary_json.empty()) check_file_writable("--summary-json", options.summary_json);
   if (!options.export_onnx.empty()) check_file_writable("--export-onnx", options.export_onnx);
+  if (!options.quantized_model.empty()) check_file_writable("--quantized-model", options.quantized_model);
 }
 
 std::size_t remove_stale_temporaries(const fs::path& dir) {

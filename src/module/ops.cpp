@@ -5,6 +5,7 @@
 #include <burn/amp/autocast.hpp>
 #include <burn/autodiff.hpp>
 
+#include "quant/hooks.hpp"
 #include "tensor/normalize.hpp"
 
 namespace burn::detail {
@@ -32,6 +33,9 @@ ir::InterpolateMode to_ir(module::InterpolateMode mode) {
 TensorRef conv(const TensorRef& x, const TensorRef& w, const OptRef& bias, std::span<const std::size_t> stride,
                std::span<const std::size_t> padding, std::span<const std::size_t> dilation, std::size_t groups) {
   ir::Conv op{vec(stride), vec(padding), vec(dilation), groups, bias.has_value()};
+  // A Conv2d layer of a quantized model convolves its quantized input.
+  if (quant::detail::may_apply() && stride.size() == 2)
+    if (auto quantized = quant::detail::conv2d_input_hook(x, w)) return execute1(op, conv_inputs(*quantized, w, bias));
   return execute1(op, conv_inputs(x, w, bias));
 }
 
@@ -99,6 +103,9 @@ TensorRef linear(const TensorRef& x, const TensorRef& weight, const OptRef& bias
                                       shape_of(x)[rank - 1], shape_of(weight).to_string(), d_in));
   if (bias && shape_of(*bias) != Shape{d_out})
     throw Error("linear", fmt::format("bias must have shape [{}], got {}", d_out, shape_of(*bias).to_string()));
+  // A Linear layer of a quantized model (or one being calibrated).
+  if (quant::detail::may_apply())
+    if (auto y = quant::detail::linear_hook(x, weight, bias)) return *y;
 
   // A 1-D input is one row; matmul needs rank 2.
   const TensorRef rows = rank == 1 ? unsqueeze_dim(x, 0) : x;

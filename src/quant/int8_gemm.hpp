@@ -1,0 +1,81 @@
+// The int8 GEMM behind quantized matmul and Linear layers: int8 activations
+// times int8 weights with 32-bit accumulation and per-column f32 output
+// scales. Three implementations, one chosen per process
+// (burn::quant::detail::Int8Kernel):
+//  - OneDnn: oneDNN's int8 matmul (the flex backend's dependency), the
+//    choice where the CPU has VNNI;
+//  - Avx2: our own AVX2 kernel (int8_gemm_avx2.cpp), the choice on AVX2
+//    CPUs without VNNI, where Debian's oneDNN 2.6 int8 GEMM is slower than
+//    its f32 one;
+//  - Reference: plain loops, anywhere.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <span>
+#include <vector>
+
+#include <burn/quant/quantized_tensor.hpp>
+
+namespace burn::quant::kernels {
+
+using detail::Int8Kernel;
+
+/// The kernel in use (the default choice unless a test picked another).
+Int8Kernel active_kernel();
+
+/// The largest |activation| the active kernel sums exactly. The u8 x s8
+/// products of oneDNN without VNNI and of the AVX2 kernel go through
+/// vpmaddubsw, which adds two products into a saturating 16-bit lane: exact
+/// only for activations within ±63 (7 bits, the reason PyTorch's fbgemm
+/// uses reduce_range). VNNI (vpdpbusd) and the reference loops take ±127.
+int exact_activation_qmax();
+
+struct Avx2Panels;        // int8_gemm_avx2.cpp
+struct OneDnnPrimitives;  // int8_gemm_onednn.cpp
+
+/// Weights [k, n] prepared once for repeated products; each kernel's own
+/// layout is made on its first use.
+struct Int8Weights {
+  std::size_t k = 0, n = 0;
+  std::vector<std::int8_t> values;  // [k, n] row-major
+  std::vector<float> scales;        // one per column
+
+  mutable std::once_flag avx2_once;
+  mutable std::shared_ptr<const Avx2Panels> avx2;
+  mutable std::once_flag onednn_once;
+  mutable std::shared_ptr<OneDnnPrimitives> onednn;
+};
+
+std::shared_ptr<const Int8Weights> prepare_int8_weights(const std::int8_t* weights, std::size_t k, std::size_t n,
+                                                        std::span<const float> scales);
+
+/// out[m, n] = a_scale * scale[j] * sum_l a[i, l] w[l, j], for activations
+/// with every |a| <= exact_activation_qmax().
+void int8_matmul(const std::int8_t* a, std::size_t m, float a_scale, const Int8Weights& w, float* out);
+
+/// Rounds x / scale to the nearest integer (ties to even), clamped to
+/// ±qmax: how quantized layers quantize their input. Vectorizes (no libm
+/// call per element).
+void quantize_activations(const float* x, std::size_t count, float scale, int qmax, std::int8_t* q);
+
+/// The same for any int8 activations: where the active kernel takes 7 bits,
+/// values past ±63 are split as a = 64 h + l (h in [-2, 1], l in [0, 63]) and
+/// computed as two exact products.
+void int8_matmul_any_range(const std::int8_t* a, std::size_t m, float a_scale, const Int8Weights& w, float* out);
+
+// ---- the kernels (each file's entry points) ---------------------------------------------------------------
+/// Whether this CPU runs the AVX2 kernel.
+bool avx2_supported();
+/// out = (sum a w - 64 * colsum) * col_scales, a shifted to u8 by +64 inside.
+void int8_matmul_avx2(const std::int8_t* a, std::size_t m, const Int8Weights& w, const float* col_scales, float* out);
+
+/// Whether the build has oneDNN, and whether this CPU gives it VNNI.
+bool onednn_available();
+bool onednn_has_vnni();
+void int8_matmul_onednn(const std::int8_t* a, std::size_t m, const Int8Weights& w, const float* col_scales,
+                        int zero_point, float* out);
+
+}  // namespace burn::quant::kernels

@@ -1,0 +1,58 @@
+// One layer of a quantization plan (include/burn/quant/ptq.hpp), shared by
+// the layer hooks and the record reader and writer.
+#pragma once
+
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <vector>
+
+#include <burn/quant/ptq.hpp>
+
+#include "quant/int8_gemm.hpp"
+
+namespace burn::quant::detail {
+
+struct QuantizedLayer {
+  LayerKind kind;
+  QuantScheme scheme;
+  QuantizedRefs q;
+  std::optional<float> input_amax;  // nullopt: dynamic
+  burn::detail::TensorRef weight;   // the dequantized weight the model holds (kept alive: the plan's key)
+
+  /// Whether the layer computes with quantized activations (int8 per tensor
+  /// or per output channel), or quantizes its weights only (block schemes).
+  bool quantizes_activations() const { return scheme.bits == QuantBits::Int8 && scheme.level != QuantLevel::Block; }
+
+  /// The weights in the int8 GEMM's form, prepared on first use.
+  const kernels::Int8Weights& int8_weights() const {
+    std::call_once(prepared_once, [&] {
+      const auto values = burn::detail::to_data(q.values).to_vec<std::int8_t>();
+      const auto scales = burn::detail::to_data(q.scales).to_vec<float>();
+      const Shape& s = q.values->spec.shape;
+      prepared = kernels::prepare_int8_weights(values.data(), s[0], s[1], scales);
+    });
+    return *prepared;
+  }
+
+  /// The bias on the host, read again only when another bias tensor comes
+  /// (a layer's bias is the same parameter on every call).
+  std::shared_ptr<const std::vector<float>> bias_values(const burn::detail::TensorRef& bias) const {
+    std::lock_guard lock(bias_mutex);
+    if (bias_key != bias) {
+      bias_host =
+          std::make_shared<const std::vector<float>>(burn::detail::to_data(bias).convert(DType::F32).to_vec<float>());
+      bias_key = bias;
+    }
+    return bias_host;
+  }
+
+ private:
+  mutable std::mutex bias_mutex;
+  mutable burn::detail::TensorRef bias_key;  // held, so its address cannot be reused by another tensor
+  mutable std::shared_ptr<const std::vector<float>> bias_host;
+  mutable std::once_flag prepared_once;
+  mutable std::shared_ptr<const kernels::Int8Weights> prepared;
+};
+
+}  // namespace burn::quant::detail

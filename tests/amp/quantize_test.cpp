@@ -1,0 +1,231 @@
+// Quantized tensors: each scheme's round trip within its error bound on every
+// device, the checks on bad schemes, and int8 matmul against integer sums.
+#include <burn/quant.hpp>
+
+#include <cmath>
+#include <cstdint>
+#include <random>
+
+#include "burn_test.hpp"
+
+namespace {
+
+using namespace burn;
+using burn::quant::QuantScheme;
+using burn::testing::all_devices;
+
+/// Runs `f`, expecting a burn::Error whose message contains `needle`.
+template <class F>
+void expect_quant_error(F&& f, const std::string& needle) {
+  try {
+    f();
+    ADD_FAILURE() << "expected an error containing '" << needle << "'";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
+  }
+}
+
+std::vector<float> random_floats(std::size_t n, unsigned seed, float spread) {
+  std::mt19937 gen(seed);
+  std::normal_distribution<float> dist(0.0f, spread);
+  std::vector<float> v(n);
+  for (auto& x : v) x = dist(gen);
+  return v;
+}
+
+/// Which scale group element `flat` of a [rows, cols] tensor falls in.
+std::size_t group_of(const QuantScheme& s, std::size_t flat, std::size_t cols) {
+  switch (s.level) {
+    case quant::QuantLevel::Tensor: return 0;
+    case quant::QuantLevel::Channel: return s.axis == 0 ? flat / cols : flat % cols;
+    case quant::QuantLevel::Block: return flat / s.block_size;
+  }
+  return 0;
+}
+
+std::vector<QuantScheme> schemes() {
+  return {QuantScheme::int8_per_tensor(),   QuantScheme::int8_per_channel(0),
+          QuantScheme::int8_per_channel(1), QuantScheme::int8_block(8),
+          QuantScheme::int4_block(16),      QuantScheme{quant::QuantBits::Int4, quant::QuantLevel::Channel, 1, 0}};
+}
+
+TEST(Quantize, RoundTripsWithinEachSchemesBoundOnEveryDevice) {
+  const std::size_t rows = 6, cols = 8;
+  auto values = random_floats(rows * cols, 11, 3.0f);
+  values[5] = 0.0f;
+  for (const Device& device : all_devices()) {
+    auto x = Tensor<2>::from_data(TensorData(values, Shape{rows, cols}), device);
+    for (const QuantScheme& scheme : schemes()) {
+      SCOPED_TRACE(device.to_string() + " " + scheme.to_string());
+      auto q = quant::quantize(x, scheme);
+      ASSERT_EQ(q.values().dtype(), DType::I8);
+      EXPECT_EQ(q.shape(), (Shape{rows, cols}));
+      const auto ints = q.values().to_data().to_vec<std::int8_t>();
+      const auto scales = q.scales().to_data().to_vec<float>();
+      const auto back = q.dequantize().to_data().to_vec<float>();
+      // Each group's scale is its max |x| over qmax, computed here independently.
+      std::vector<float> amax(scales.size(), 0.0f);
+      for (std::size_t i = 0; i < values.size(); ++i) {
+        const std::size_t g = group_of(scheme, i, cols);
+        ASSERT_LT(g, amax.size());
+        amax[g] = std::max(amax[g], std::abs(values[i]));
+      }
+      for (std::size_t g = 0; g < scales.size(); ++g)
+        EXPECT_NEAR(scales[g], amax[g] / static_cast<float>(scheme.qmax()), 1e-6f * amax[g]) << "group " << g;
+      for (std::size_t i = 0; i < values.size(); ++i) {
+        const float s = scales[group_of(scheme, i, cols)];
+        EXPECT_LE(std::abs(int{ints[i]}), scheme.qmax());
+        EXPECT_LE(std::abs(values[i] - back[i]), s / 2 + 1e-6f * std::abs(values[i])) << "element " << i;
+        EXPECT_FLOAT_EQ(back[i], s * static_cast<float>(ints[i]));
+      }
+    }
+  }
+}
+
+TEST(Quantize, ZerosStayZeroAndScalesStayPositive) {
+  auto x = Tensor<2>::zeros({2, 4}, Device::flex());
+  auto q = quant::quantize(x, QuantScheme::int8_per_channel(0));
+  for (auto v : q.values().to_data().to_vec<std::int8_t>()) EXPECT_EQ(v, 0);
+  for (auto s : q.scales().to_data().to_vec<float>()) EXPECT_GT(s, 0.0f);
+  for (auto v : q.dequantize().to_data().to_vec<float>()) EXPECT_EQ(v, 0.0f);
+}
+
+TEST(Quantize, ThreeDimensionalChannelAxisKeepsTheLayout) {
+  const auto values = random_floats(2 * 3 * 4, 5, 1.0f);
+  auto x = Tensor<3>::from_data(TensorData(values, Shape{2, 3, 4}), Device::flex());
+  auto q = quant::quantize(x, QuantScheme::int8_per_channel(1));
+  ASSERT_EQ(q.scales().shape(), (Shape{3}));
+  const auto scales = q.scales().to_data().to_vec<float>();
+  const auto back = q.dequantize().to_data().to_vec<float>();
+  for (std::size_t c = 0; c < 3; ++c) {
+    float amax = 0.0f;
+    for (std::size_t b = 0; b < 2; ++b)
+      for (std::size_t k = 0; k < 4; ++k) amax = std::max(amax, std::abs(values[(b * 3 + c) * 4 + k]));
+    EXPECT_NEAR(scales[c], amax / 127.0f, 1e-6f * amax);
+    for (std::size_t b = 0; b < 2; ++b)
+      for (std::size_t k = 0; k < 4; ++k) {
+        const std::size_t i = (b * 3 + c) * 4 + k;
+        EXPECT_LE(std::abs(values[i] - back[i]), scales[c] / 2 + 1e-7f);
+      }
+  }
+}
+
+TEST(Quantize, BadSchemesAndInputsAreClearErrors) {
+  auto x = Tensor<2>::ones({3, 5}, Device::flex());
+  expect_quant_error([&] { (void)quant::quantize(x, QuantScheme::int8_per_channel(2)); },
+                     "channel axis 2 is out of range");
+  expect_quant_error([&] { (void)quant::quantize(x, QuantScheme::int8_block(4)); },
+                     "block size 4 does not divide the 15 elements");
+  auto ints = Tensor<2, Int>::ones({3, 5}, Device::flex());
+  expect_quant_error([&] { (void)quant::detail::quantize(ints.ref(), QuantScheme{}); }, "expected a float tensor");
+  auto q = quant::quantize(x, QuantScheme::int8_per_tensor());
+  expect_quant_error(
+      [&] { quant::QuantizedTensor<2>(q.values(), Tensor<1>::ones({3}, Device::flex()), QuantScheme{}); },
+      "1 scales, got scales of shape [3]");
+  expect_quant_error([&] { (void)QuantScheme::parse("int8-block0"); }, "not a quantization scheme");
+  expect_quant_error([&] { (void)QuantScheme::parse("int16-tensor"); }, "not a quantization scheme");
+}
+
+TEST(Quantize, SchemeSpellingsRoundTrip) {
+  for (const QuantScheme& s : schemes()) EXPECT_EQ(QuantScheme::parse(s.to_string()), s) << s.to_string();
+  EXPECT_EQ(QuantScheme::int4_block(32).to_string(), "int4-block32");
+  EXPECT_EQ(QuantScheme::int8_per_channel(1).to_string(), "int8-channel1");
+}
+
+TEST(Quantize, StorageBytesCountPackedInt4) {
+  auto x = Tensor<2>::ones({4, 8}, Device::flex());
+  EXPECT_EQ(quant::quantize(x, QuantScheme::int8_per_tensor()).storage_bytes(), 32u + 4u);
+  EXPECT_EQ(quant::quantize(x, QuantScheme::int4_block(16)).storage_bytes(), 16u + 8u);
+}
+
+/// Makes the process use one int8 kernel while alive, then the default again.
+class UseInt8Kernel {
+ public:
+  explicit UseInt8Kernel(quant::detail::Int8Kernel k) { quant::detail::use_int8_kernel(k); }
+  ~UseInt8Kernel() { quant::detail::use_int8_kernel(quant::detail::Int8Kernel::Auto); }
+  UseInt8Kernel(const UseInt8Kernel&) = delete;
+  UseInt8Kernel& operator=(const UseInt8Kernel&) = delete;
+};
+
+// The full int8 range on the left (past the 7-bit range of the kernels
+// without VNNI), per-column scales on the right, against int64 sums: every
+// device, and on the host every int8 kernel this CPU runs.
+TEST(QuantizedMatmul, MatchesIntegerSumsOnEveryDeviceAndKernel) {
+  const std::size_t m = 5, k = 300, n = 7;
+  std::mt19937 gen(3);
+  std::uniform_int_distribution<int> dist(-127, 127);
+  std::vector<std::int8_t> a(m * k), b(k * n);
+  for (auto& v : a) v = static_cast<std::int8_t>(dist(gen));
+  for (auto& v : b) v = static_cast<std::int8_t>(dist(gen));
+  a[0] = -127;
+  a[1] = 127;
+  std::vector<float> b_scales(n);
+  for (std::size_t j = 0; j < n; ++j) b_scales[j] = 0.001f * static_cast<float>(j + 1);
+  const float a_scale = 0.02f;
+  const auto kernels = quant::detail::available_int8_kernels();
+  ASSERT_FALSE(kernels.empty());
+  for (const auto kernel : kernels)
+    for (const Device& device : all_devices()) {
+      UseInt8Kernel use(kernel);
+      SCOPED_TRACE(device.to_string() + " kernel " + std::to_string(static_cast<int>(kernel)));
+      quant::QuantizedTensor<2> qa(Tensor<2, Int>::from_data(TensorData(a, Shape{m, k}), {device, DType::I8}),
+                                   Tensor<1>::from_data(TensorData(std::vector<float>{a_scale}, Shape{1}), device),
+                                   QuantScheme::int8_per_tensor());
+      quant::QuantizedTensor<2> qb(Tensor<2, Int>::from_data(TensorData(b, Shape{k, n}), {device, DType::I8}),
+                                   Tensor<1>::from_data(TensorData(b_scales, Shape{n}), device),
+                                   QuantScheme::int8_per_channel(1));
+      const auto out = quant::quantized_matmul(qa, qb).to_data().to_vec<float>();
+      ASSERT_EQ(out.size(), m * n);
+      for (std::size_t i = 0; i < m; ++i)
+        for (std::size_t j = 0; j < n; ++j) {
+          std::int64_t acc = 0;
+          for (std::size_t l = 0; l < k; ++l) acc += std::int64_t{a[i * k + l]} * std::int64_t{b[l * n + j]};
+          const double expected = static_cast<double>(acc) * a_scale * b_scales[j];
+          EXPECT_NEAR(out[i * n + j], expected, 1e-5 * std::max(1.0, std::abs(expected))) << i << "," << j;
+        }
+    }
+}
+
+// Shapes that leave partial register blocks and panels (rows not a multiple
+// of 6, columns not of 16, k not of 4), with 7-bit activations as layers give them.
+TEST(QuantizedMatmul, OddShapesAgreeAcrossKernels) {
+  const std::size_t m = 7, k = 13, n = 19;
+  std::mt19937 gen(9);
+  std::uniform_int_distribution<int> dist(-63, 63);
+  std::vector<std::int8_t> a(m * k), b(k * n);
+  for (auto& v : a) v = static_cast<std::int8_t>(dist(gen));
+  for (auto& v : b) v = static_cast<std::int8_t>(dist(gen) * 2);
+  const Device device = Device::flex();
+  quant::QuantizedTensor<2> qa(Tensor<2, Int>::from_data(TensorData(a, Shape{m, k}), {device, DType::I8}),
+                               Tensor<1>::from_data(TensorData(std::vector<float>{0.5f}, Shape{1}), device),
+                               QuantScheme::int8_per_tensor());
+  quant::QuantizedTensor<2> qb(Tensor<2, Int>::from_data(TensorData(b, Shape{k, n}), {device, DType::I8}),
+                               Tensor<1>::from_data(TensorData(std::vector<float>{0.25f}, Shape{1}), device),
+                               QuantScheme::int8_per_tensor());
+  for (const auto kernel : quant::detail::available_int8_kernels()) {
+    UseInt8Kernel use(kernel);
+    const auto out = quant::quantized_matmul(qa, qb).to_data().to_vec<float>();
+    for (std::size_t i = 0; i < m; ++i)
+      for (std::size_t j = 0; j < n; ++j) {
+        std::int64_t acc = 0;
+        for (std::size_t l = 0; l < k; ++l) acc += std::int64_t{a[i * k + l]} * std::int64_t{b[l * n + j]};
+        EXPECT_EQ(out[i * n + j], static_cast<float>(acc) * 0.125f)
+            << static_cast<int>(kernel) << ": " << i << "," << j;
+      }
+  }
+  expect_quant_error([] { quant::detail::use_int8_kernel(static_cast<quant::detail::Int8Kernel>(99)); },
+                     "not available");
+}
+
+TEST(QuantizedMatmul, RejectsSchemesItCannotCompute) {
+  auto x = Tensor<2>::ones({2, 4}, Device::flex());
+  auto w = Tensor<2>::ones({4, 3}, Device::flex());
+  auto qa = quant::quantize(x, QuantScheme::int8_per_tensor());
+  expect_quant_error([&] { (void)quant::quantized_matmul(qa, quant::quantize(w, QuantScheme::int8_per_channel(0))); },
+                     "per channel along axis 1");
+  expect_quant_error([&] { (void)quant::quantized_matmul(quant::quantize(x, QuantScheme::int8_per_channel(0)), qa); },
+                     "left operand must be int8 per tensor");
+  expect_quant_error([&] { (void)quant::quantized_matmul(qa, qa); }, "do not chain");
+}
+
+}  // namespace
