@@ -23,6 +23,13 @@ namespace burn::quant::kernels {
 
 using detail::Int8Kernel;
 
+/// Whether `device` keeps tensors in host memory (cpu, flex, ndarray), where
+/// the int8 GEMM computes; other devices compute the same values in f32.
+inline bool host_memory_device(const Device& device) {
+  const DeviceType t = device.type();
+  return t == DeviceType::Flex || t == DeviceType::Cpu || t == DeviceType::NdArray;
+}
+
 /// The kernel in use (the default choice unless a test picked another).
 Int8Kernel active_kernel();
 

@@ -24,11 +24,6 @@ namespace {
 
 thread_local constinit const QuantPlan* active_plan = nullptr;
 
-bool on_host(const Device& device) {
-  const DeviceType t = device.type();
-  return t == DeviceType::Flex || t == DeviceType::Cpu || t == DeviceType::NdArray;
-}
-
 /// max |x| over the whole tensor, read back to the host.
 float abs_max(const TensorRef& x) {
   TensorRef a = burn::detail::reduce_all(ir::ReduceOp::Max, burn::detail::unary(ir::UnaryOp::Abs, x));
@@ -135,7 +130,7 @@ std::optional<TensorRef> linear_hook(const TensorRef& x, const TensorRef& weight
   TensorRef rows = burn::detail::reshape_exact(x, Shape{m, k});
   if (rows->spec.dtype != DType::F32) rows = burn::detail::cast(rows, DType::F32);
 
-  if (!on_host(x->device)) {
+  if (!kernels::host_memory_device(x->device)) {
     // The same values in f32 arithmetic on the device: the activations on the
     // int8 grid times the dequantized weight the model holds.
     const float scale = activation_scale(layer->input_amax ? *layer->input_amax : abs_max(rows));

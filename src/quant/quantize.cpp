@@ -71,11 +71,6 @@ TensorRef ungrouped(const TensorRef& rows, const QuantScheme& scheme, const Shap
   return burn::detail::reshape_exact(rows, shape);
 }
 
-bool on_host(const Device& device) {
-  const DeviceType t = device.type();
-  return t == DeviceType::Flex || t == DeviceType::Cpu || t == DeviceType::NdArray;
-}
-
 }  // namespace
 
 std::size_t scale_count(const Shape& shape, const QuantScheme& scheme, const char* op) {
@@ -159,7 +154,7 @@ TensorRef quantized_matmul(const QuantizedRefs& a, const QuantScheme& a_scheme, 
   const Device device = a.values->device;
   if (!(b.values->device == device))
     throw Error("quantized_matmul", "the operands are on different devices; move one with to_device");
-  if (!on_host(device)) {
+  if (!kernels::host_memory_device(device)) {
     // Dequantized operands hold the same integers times their scales; f32
     // sums of them round where the integer sum would not, no more.
     return burn::detail::matmul(dequantize(a, a_scheme), dequantize(b, b_scheme));
