@@ -17,9 +17,16 @@
 #include <algorithm>
 #include <cstring>
 
+#include <omp.h>
+
+#include <burn/config.hpp>
 #include <burn/error.hpp>
 
 #include "quant/int8_gemm.hpp"
+
+#if BURN_HAS_FLEX
+#include "backends/flex/threads.hpp"
+#endif
 
 #if defined(__x86_64__) || defined(_M_X64)
 #include <immintrin.h>
@@ -119,7 +126,14 @@ void int8_matmul_avx2(const std::int8_t* a, std::size_t m, const Int8Weights& w,
   for (std::size_t i = 0; i < m; ++i)
     for (std::size_t l = 0; l < w.k; ++l) shifted[i * lda + l] = static_cast<std::uint8_t>(a[i * w.k + l] + kShift);
   const auto panels = static_cast<std::ptrdiff_t>(p.panels);
-#pragma omp parallel for schedule(static)
+  // As many threads as flex's kernels use (BURN_NUM_THREADS, the device's
+  // set_num_threads), so a quantized layer keeps a run's thread budget.
+#if BURN_HAS_FLEX
+  const auto threads = static_cast<int>(burn::flex::pool_size());
+#else
+  const int threads = omp_get_max_threads();
+#endif
+#pragma omp parallel for schedule(static) num_threads(threads)
   for (std::ptrdiff_t panel = 0; panel < panels; ++panel) {
     const std::int8_t* packed = p.data.data() + static_cast<std::size_t>(panel) * p.k4 * 64;
     std::int32_t acc[2 * kRows][8];
