@@ -70,9 +70,9 @@ void QuantizedRecordWriter::add(const std::string& path, const TensorRef& value)
   tensors_[path] = burn::detail::to_data(value);
 }
 
-void QuantizedRecordWriter::save(const std::filesystem::path& path) const {
-  auto tensors = tensors_;
-  auto metadata = metadata_;
+void QuantizedRecordWriter::save(const std::filesystem::path& path) {
+  auto& tensors = tensors_;
+  auto& metadata = metadata_;
   for (const auto& entry : plan_.entries()) {
     const QuantizedLayer& layer = *entry.layer;
     const std::string scales_key = entry.path + ".scales";

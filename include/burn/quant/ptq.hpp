@@ -211,7 +211,9 @@ class QuantizedRecordWriter {
   /// the plan supplies).
   void add(const std::string& path, const burn::detail::TensorRef& value);
   /// Writes atomically; throws burn::Error("[save_quantized] ...") on failure.
-  void save(const std::filesystem::path& path) const;
+  /// Adds the quantized layers to what add() collected (once: the writer
+  /// is spent after it).
+  void save(const std::filesystem::path& path);
 
  private:
   const QuantPlan& plan_;
