@@ -25,7 +25,7 @@ status=$?
 [[ $status -eq 0 ]] || fail "the run exited with $status"
 
 f32=$(sed -n 's/^final test accuracy: \(0\.[0-9]*\)$/\1/p' "$log")
-int8=$(sed -n 's/^int8 quantized: 4 layers .*test accuracy \(0\.[0-9]*\)$/\1/p' "$log")
+int8=$(sed -n 's/^int8 quantized: 4 layers .*test accuracy \(0\.[0-9]*\), test [0-9.]* s$/\1/p' "$log")
 back=$(sed -n 's/^int8 model: .*test accuracy \(0\.[0-9]*\) when read back)$/\1/p' "$log")
 [[ -n $f32 ]] || fail "no 'final test accuracy' line"
 [[ -n $int8 ]] || fail "no 'int8 quantized: 4 layers ... test accuracy' line"

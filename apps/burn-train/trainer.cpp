@@ -281,8 +281,10 @@ int run_training(const Options& options) {
     const PassSettings int8_settings{"int8 test", style, options.limit_batches, std::nullopt, nullptr};
     const auto q = evaluate([&quantized](const burn::Tensor<4>& images) { return quantized.forward(images); },
                             test_loss, test_loader, int8_settings);
-    fmt::print("int8 quantized: {} layers (per-channel weights, calibrated activations), test accuracy {:.4f}\n",
-               quantized.quantized_layers().size(), q.accuracy);
+    fmt::print(
+        "int8 quantized: {} layers (per-channel weights, calibrated activations), test accuracy {:.4f}, "
+        "test {:.2f} s\n",
+        quantized.quantized_layers().size(), q.accuracy, q.seconds);
     if (!options.quantized_model.empty()) {
       burn::quant::save_quantized(quantized, options.quantized_model);
       const auto loaded = burn::quant::load_quantized(config.init(device), options.quantized_model);

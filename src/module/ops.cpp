@@ -33,9 +33,11 @@ ir::InterpolateMode to_ir(module::InterpolateMode mode) {
 TensorRef conv(const TensorRef& x, const TensorRef& w, const OptRef& bias, std::span<const std::size_t> stride,
                std::span<const std::size_t> padding, std::span<const std::size_t> dilation, std::size_t groups) {
   ir::Conv op{vec(stride), vec(padding), vec(dilation), groups, bias.has_value()};
-  // A Conv2d layer of a quantized model convolves its quantized input.
-  if (quant::detail::may_apply() && stride.size() == 2)
-    if (auto quantized = quant::detail::conv2d_input_hook(x, w)) return execute1(op, conv_inputs(*quantized, w, bias));
+  // A Conv2d layer of a quantized model (or one being calibrated).
+  if (quant::detail::may_apply() && stride.size() == 2) {
+    const auto convolve = [&](const TensorRef& input) { return execute1(op, conv_inputs(input, w, bias)); };
+    if (auto y = quant::detail::conv2d_hook(x, w, bias, {stride, padding, dilation, groups}, convolve)) return *y;
+  }
   return execute1(op, conv_inputs(x, w, bias));
 }
 

@@ -6,9 +6,16 @@
 #include <atomic>
 #include <cstdlib>
 
+#include <omp.h>
+
 #include <fmt/format.h>
 
+#include <burn/config.hpp>
 #include <burn/error.hpp>
+
+#if BURN_HAS_FLEX
+#include "backends/flex/threads.hpp"
+#endif
 
 namespace burn::quant::kernels {
 
@@ -33,7 +40,8 @@ const char* kernel_name(Int8Kernel k) {
   return "?";
 }
 
-void reference_matmul(const std::int8_t* a, std::size_t m, const Int8Weights& w, const float* col_scales, float* out) {
+void reference_matmul(const std::int8_t* a, std::size_t m, const Int8Weights& w, const float* col_scales,
+                      const Int8Output& out) {
   std::vector<std::int32_t> acc(w.n);
   for (std::size_t i = 0; i < m; ++i) {
     std::fill(acc.begin(), acc.end(), 0);
@@ -42,7 +50,7 @@ void reference_matmul(const std::int8_t* a, std::size_t m, const Int8Weights& w,
       const std::int8_t* row = w.values.data() + l * w.n;
       for (std::size_t j = 0; j < w.n; ++j) acc[j] += x * row[j];
     }
-    for (std::size_t j = 0; j < w.n; ++j) out[i * w.n + j] = static_cast<float>(acc[j]) * col_scales[j];
+    for (std::size_t j = 0; j < w.n; ++j) out.at(i, j) = out.value(acc[j], col_scales[j], j);
   }
 }
 
@@ -53,6 +61,14 @@ Int8Kernel active_kernel() {
   if (k != Int8Kernel::Auto) return k;
   static const Int8Kernel fallback = default_kernel();
   return fallback;
+}
+
+int int8_threads() {
+#if BURN_HAS_FLEX
+  return static_cast<int>(burn::flex::pool_size());
+#else
+  return omp_get_max_threads();
+#endif
 }
 
 int exact_activation_qmax() {
@@ -76,7 +92,7 @@ std::shared_ptr<const Int8Weights> prepare_int8_weights(const std::int8_t* weigh
   return w;
 }
 
-void int8_matmul(const std::int8_t* a, std::size_t m, float a_scale, const Int8Weights& w, float* out) {
+void int8_matmul(const std::int8_t* a, std::size_t m, float a_scale, const Int8Weights& w, const Int8Output& out) {
   if (m == 0 || w.n == 0) return;
   std::vector<float> col_scales(w.n);
   for (std::size_t j = 0; j < w.n; ++j) col_scales[j] = a_scale * w.scales[j];

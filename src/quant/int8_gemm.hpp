@@ -37,7 +37,8 @@ Int8Kernel active_kernel();
 /// products of oneDNN without VNNI and of the AVX2 kernel go through
 /// vpmaddubsw, which adds two products into a saturating 16-bit lane: exact
 /// only for activations within ±63 (7 bits, the reason PyTorch's fbgemm
-/// uses reduce_range). VNNI (vpdpbusd) and the reference loops take ±127.
+/// uses reduce_range; the AVX2 kernel spends the spare bit on adding two
+/// lanes before widening). VNNI (vpdpbusd) and the reference loops take ±127.
 int exact_activation_qmax();
 
 struct Avx2Panels;        // int8_gemm_avx2.cpp
@@ -59,9 +60,31 @@ struct Int8Weights {
 std::shared_ptr<const Int8Weights> prepare_int8_weights(const std::int8_t* weights, std::size_t k, std::size_t n,
                                                         std::span<const float> scales);
 
-/// out[m, n] = a_scale * scale[j] * sum_l a[i, l] w[l, j], for activations
-/// with every |a| <= exact_activation_qmax().
-void int8_matmul(const std::int8_t* a, std::size_t m, float a_scale, const Int8Weights& w, float* out);
+/// Where the int8 GEMM writes element [i, j] of its product: data[i *
+/// row_stride + j * col_stride], plus bias[j] where a bias is given. A
+/// Linear layer writes rows; a convolution writes one image's channels
+/// (row_stride 1, col_stride the plane size), each with its bias.
+struct Int8Output {
+  float* data = nullptr;
+  std::size_t row_stride = 0;
+  std::size_t col_stride = 1;
+  const float* bias = nullptr;
+
+  float& at(std::size_t i, std::size_t j) const { return data[i * row_stride + j * col_stride]; }
+  /// The value stored for a sum: scaled, plus the column's bias.
+  float value(std::int32_t sum, float scale, std::size_t j) const {
+    const float v = static_cast<float>(sum) * scale;
+    return bias ? v + bias[j] : v;
+  }
+};
+
+/// out[i, j] = a_scale * scale[j] * sum_l a[i, l] w[l, j] (+ bias[j]), for
+/// activations with every |a| <= exact_activation_qmax().
+void int8_matmul(const std::int8_t* a, std::size_t m, float a_scale, const Int8Weights& w, const Int8Output& out);
+/// The same into a contiguous [m, n] output without bias.
+inline void int8_matmul(const std::int8_t* a, std::size_t m, float a_scale, const Int8Weights& w, float* out) {
+  int8_matmul(a, m, a_scale, w, Int8Output{out, w.n});
+}
 
 /// Rounds x / scale to the nearest integer (ties to even), clamped to
 /// ±qmax: how quantized layers quantize their input. Vectorizes (no libm
@@ -76,13 +99,19 @@ void int8_matmul_any_range(const std::int8_t* a, std::size_t m, float a_scale, c
 // ---- the kernels (each file's entry points) ---------------------------------------------------------------
 /// Whether this CPU runs the AVX2 kernel.
 bool avx2_supported();
-/// out = (sum a w - 64 * colsum) * col_scales, a shifted to u8 by +64 inside.
-void int8_matmul_avx2(const std::int8_t* a, std::size_t m, const Int8Weights& w, const float* col_scales, float* out);
+/// out = (sum a w) * col_scales, for |a| <= 63.
+void int8_matmul_avx2(const std::int8_t* a, std::size_t m, const Int8Weights& w, const float* col_scales,
+                      const Int8Output& out);
 
 /// Whether the build has oneDNN, and whether this CPU gives it VNNI.
 bool onednn_available();
 bool onednn_has_vnni();
 void int8_matmul_onednn(const std::int8_t* a, std::size_t m, const Int8Weights& w, const float* col_scales,
-                        int zero_point, float* out);
+                        int zero_point, const Int8Output& out);
+
+/// The thread count of the int8 kernels: as many as flex's kernels use
+/// (BURN_NUM_THREADS, the device's set_num_threads), so a quantized layer
+/// keeps a run's thread budget.
+int int8_threads();
 
 }  // namespace burn::quant::kernels

@@ -49,7 +49,7 @@ bool onednn_has_vnni() {
 }
 
 void int8_matmul_onednn(const std::int8_t* a, std::size_t m, const Int8Weights& w, const float* col_scales,
-                        int zero_point, float* out) {
+                        int zero_point, const Int8Output& out) {
   std::call_once(w.onednn_once, [&] { w.onednn = std::make_shared<OneDnnPrimitives>(); });
   dnnl::matmul primitive;
   {
@@ -74,7 +74,11 @@ void int8_matmul_onednn(const std::int8_t* a, std::size_t m, const Int8Weights& 
   dnnl::stream stream(e);
   memory src({dims(m, w.k), dt::u8, tag::ab}, e, shifted.data());
   memory weights({dims(w.k, w.n), dt::s8, tag::ab}, e, const_cast<std::int8_t*>(w.values.data()));
-  memory dst({dims(m, w.n), dt::f32, tag::ab}, e, out);
+  // oneDNN writes a contiguous product; other layouts and the bias are
+  // applied on the way out.
+  const bool direct = out.row_stride == w.n && out.col_stride == 1 && out.bias == nullptr;
+  std::vector<float> product(direct ? 0 : m * w.n);
+  memory dst({dims(m, w.n), dt::f32, tag::ab}, e, direct ? out.data : product.data());
   memory scales({{static_cast<memory::dim>(w.n)}, dt::f32, tag::a}, e, const_cast<float*>(col_scales));
   std::int32_t zp = zero_point;
   memory zp_mem({{1}, dt::s32, tag::a}, e, &zp);
@@ -84,6 +88,12 @@ void int8_matmul_onednn(const std::int8_t* a, std::size_t m, const Int8Weights& 
                              {DNNL_ARG_ATTR_OUTPUT_SCALES, scales},
                              {DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_SRC, zp_mem}});
   stream.wait();
+  if (direct) return;
+  for (std::size_t i = 0; i < m; ++i)
+    for (std::size_t j = 0; j < w.n; ++j) {
+      const float v = product[i * w.n + j];
+      out.at(i, j) = out.bias ? v + out.bias[j] : v;
+    }
 }
 
 #else  // a build without the flex backend has no oneDNN
@@ -91,7 +101,7 @@ void int8_matmul_onednn(const std::int8_t* a, std::size_t m, const Int8Weights& 
 struct OneDnnPrimitives {};
 bool onednn_available() { return false; }
 bool onednn_has_vnni() { return false; }
-void int8_matmul_onednn(const std::int8_t*, std::size_t, const Int8Weights&, const float*, int, float*) {
+void int8_matmul_onednn(const std::int8_t*, std::size_t, const Int8Weights&, const float*, int, const Int8Output&) {
   throw Error("int8 matmul", "this build has no oneDNN (it comes with the flex backend); use another int8 kernel");
 }
 

@@ -9,6 +9,7 @@
 
 #include <burn/quant/ptq.hpp>
 
+#include "quant/int8_conv.hpp"
 #include "quant/int8_gemm.hpp"
 
 namespace burn::quant::detail {
@@ -24,15 +25,27 @@ struct QuantizedLayer {
   /// or per output channel), or quantizes its weights only (block schemes).
   bool quantizes_activations() const { return scheme.bits == QuantBits::Int8 && scheme.level != QuantLevel::Block; }
 
-  /// The weights in the int8 GEMM's form, prepared on first use.
+  /// A Linear layer's weights in the int8 GEMM's form, prepared on first use.
   const kernels::Int8Weights& int8_weights() const {
     std::call_once(prepared_once, [&] {
       const auto values = burn::detail::to_data(q.values).to_vec<std::int8_t>();
       const auto scales = burn::detail::to_data(q.scales).to_vec<float>();
       const Shape& s = q.values->spec.shape;
-      prepared = kernels::prepare_int8_weights(values.data(), s[0], s[1], scales);
+      prepared.push_back(kernels::prepare_int8_weights(values.data(), s[0], s[1], scales));
     });
-    return *prepared;
+    return *prepared.front();
+  }
+
+  /// A Conv2d layer's weights as one GEMM operand per group, prepared on
+  /// first use (a layer's geometry is the same on every call but the input size).
+  const std::vector<std::shared_ptr<const kernels::Int8Weights>>& int8_conv_weights(
+      const kernels::Int8Conv2dGeometry& geometry) const {
+    std::call_once(prepared_once, [&] {
+      const auto values = burn::detail::to_data(q.values).to_vec<std::int8_t>();
+      const auto scales = burn::detail::to_data(q.scales).to_vec<float>();
+      prepared = kernels::prepare_int8_conv_weights(values.data(), geometry, scales);
+    });
+    return prepared;
   }
 
   /// The bias on the host, read again only when another bias tensor comes
@@ -52,7 +65,7 @@ struct QuantizedLayer {
   mutable burn::detail::TensorRef bias_key;  // held, so its address cannot be reused by another tensor
   mutable std::shared_ptr<const std::vector<float>> bias_host;
   mutable std::once_flag prepared_once;
-  mutable std::shared_ptr<const kernels::Int8Weights> prepared;
+  mutable std::vector<std::shared_ptr<const kernels::Int8Weights>> prepared;
 };
 
 }  // namespace burn::quant::detail

@@ -6,9 +6,13 @@
 #include <cmath>
 #include <limits>
 #include <mutex>
+#include <span>
 
 #include <fmt/format.h>
 
+#include <burn/backend/backend.hpp>
+
+#include "device/runtime.hpp"
 #include "quant/hooks.hpp"
 #include "quant/int8_gemm.hpp"
 #include "quant/layer.hpp"
@@ -29,6 +33,68 @@ float abs_max(const TensorRef& x) {
   TensorRef a = burn::detail::reduce_all(ir::ReduceOp::Max, burn::detail::unary(ir::UnaryOp::Abs, x));
   return burn::detail::to_data(a).convert<float>().to_vec<float>()[0];
 }
+
+float host_abs_max(std::span<const float> values) {
+  float amax = 0.0f;
+  for (float v : values) amax = std::max(amax, std::abs(v));
+  return amax;
+}
+
+/// A host-memory tensor's f32 values, read where its backend keeps them
+/// (HostAccess) instead of copied out; a copy where that is not offered.
+class HostInput {
+ public:
+  explicit HostInput(const TensorRef& x) {
+    auto* host = x->device.runtime().backend().host_access();
+    if (auto in_place = host ? host->host_bytes(x->primitive, x->spec) : std::nullopt) {
+      owner_ = x;
+      bytes_ = *in_place;
+      return;
+    }
+    copy_ = burn::detail::to_data(x);
+    bytes_ = copy_.bytes();
+  }
+  std::span<const float> values() const {
+    return {reinterpret_cast<const float*>(bytes_.data()), bytes_.size() / sizeof(float)};
+  }
+
+ private:
+  TensorRef owner_;  // keeps the bytes read in place alive
+  TensorData copy_;
+  std::span<const std::byte> bytes_;
+};
+
+/// A layer's f32 output, written straight into a new tensor of the device
+/// where its backend allows (HostAccess), else into host data handed over.
+class HostOutput {
+ public:
+  HostOutput(const Device& device, Shape shape) : device_(device), spec_{std::move(shape), DType::F32} {
+    const std::size_t bytes = spec_.shape.num_elements() * sizeof(float);
+    if (auto* host = device.runtime().backend().host_access()) {
+      auto target = host->allocate_host(spec_);
+      primitive_ = std::move(target.primitive);
+      data_ = reinterpret_cast<float*>(target.bytes.data());
+    } else {
+      fallback_.resize(bytes);
+      data_ = reinterpret_cast<float*>(fallback_.data());
+    }
+  }
+  float* data() const { return data_; }
+  TensorRef finish() && {
+    if (!primitive_)
+      return burn::detail::from_data(TensorData(std::move(fallback_), spec_.shape, DType::F32),
+                                     TensorCreationOptions(device_), TensorKind::Float);
+    device_.runtime().count_op();
+    return std::make_shared<const TensorImpl>(TensorImpl{spec_, device_, std::move(primitive_)});
+  }
+
+ private:
+  Device device_;
+  ir::TensorSpec spec_;
+  backend::PrimitivePtr primitive_;
+  std::vector<std::byte> fallback_;
+  float* data_ = nullptr;
+};
 
 float activation_scale(float amax) {
   return std::max(amax / static_cast<float>(kernels::exact_activation_qmax()), std::numeric_limits<float>::min());
@@ -139,30 +205,55 @@ std::optional<TensorRef> linear_hook(const TensorRef& x, const TensorRef& weight
     return burn::detail::reshape_exact(y, out_shape);
   }
 
-  const auto values = burn::detail::to_data(rows).to_vec<float>();
-  float amax = 0.0f;
-  if (layer->input_amax) amax = *layer->input_amax;
-  else
-    for (float v : values) amax = std::max(amax, std::abs(v));
-  const float scale = activation_scale(amax);
-  std::vector<std::int8_t> q(values.size());
-  kernels::quantize_activations(values.data(), values.size(), scale, kernels::exact_activation_qmax(), q.data());
-  std::vector<float> out(m * n);
-  kernels::int8_matmul(q.data(), m, scale, layer->int8_weights(), out.data());
-  if (bias) {
-    const auto b = layer->bias_values(*bias);
-    for (std::size_t i = 0; i < m; ++i)
-      for (std::size_t j = 0; j < n; ++j) out[i * n + j] += (*b)[j];
-  }
-  return burn::detail::from_data(TensorData(out, out_shape), TensorCreationOptions(x->device), TensorKind::Float);
+  const HostInput input(rows);
+  const std::span<const float> x_host = input.values();
+  const float scale = activation_scale(layer->input_amax ? *layer->input_amax : host_abs_max(x_host));
+  std::vector<std::int8_t> q(x_host.size());
+  kernels::quantize_activations(x_host.data(), x_host.size(), scale, kernels::exact_activation_qmax(), q.data());
+  HostOutput out(x->device, out_shape);
+  std::shared_ptr<const std::vector<float>> b;
+  if (bias) b = layer->bias_values(*bias);
+  kernels::int8_matmul(q.data(), m, scale, layer->int8_weights(),
+                       kernels::Int8Output{out.data(), n, 1, b ? b->data() : nullptr});
+  return std::move(out).finish();
 }
 
-std::optional<TensorRef> conv2d_input_hook(const TensorRef& x, const TensorRef& weight) {
+std::optional<TensorRef> conv2d_hook(const TensorRef& x, const TensorRef& weight, const burn::detail::OptRef& bias,
+                                     const Conv2dCall& call,
+                                     const std::function<TensorRef(const TensorRef&)>& convolve) {
   if (active_calibration) observe(x, weight, LayerKind::Conv2d);
   QuantizedLayer* layer = active_plan ? active_plan->find(weight.get()) : nullptr;
   if (layer == nullptr || !layer->quantizes_activations()) return std::nullopt;
   check_untracked(x, "quantized conv2d");
-  return fake_quantize(x, activation_scale(layer->input_amax ? *layer->input_amax : abs_max(x)));
+  const Shape& x_shape = x->spec.shape;
+  if (!kernels::host_memory_device(x->device) || x_shape.rank() != 4)
+    return convolve(fake_quantize(x, activation_scale(layer->input_amax ? *layer->input_amax : abs_max(x))));
+
+  const Shape& w_shape = weight->spec.shape;
+  kernels::Int8Conv2dGeometry g;
+  g.channels = x_shape[1];
+  g.height = x_shape[2];
+  g.width = x_shape[3];
+  g.out_channels = w_shape[0];
+  g.kernel_h = w_shape[2];
+  g.kernel_w = w_shape[3];
+  std::copy_n(call.stride.begin(), 2, g.stride.begin());
+  std::copy_n(call.padding.begin(), 2, g.padding.begin());
+  std::copy_n(call.dilation.begin(), 2, g.dilation.begin());
+  g.groups = call.groups;
+
+  const TensorRef input = x->spec.dtype == DType::F32 ? x : burn::detail::cast(x, DType::F32);
+  const HostInput host_input(input);
+  const std::span<const float> x_host = host_input.values();
+  const float scale = activation_scale(layer->input_amax ? *layer->input_amax : host_abs_max(x_host));
+  std::vector<std::int8_t> q(x_host.size());
+  kernels::quantize_activations(x_host.data(), x_host.size(), scale, kernels::exact_activation_qmax(), q.data());
+  const std::size_t images = x_shape[0];
+  HostOutput out(x->device, Shape{images, g.out_channels, g.out_height(), g.out_width()});
+  std::shared_ptr<const std::vector<float>> b;
+  if (bias) b = layer->bias_values(*bias);
+  kernels::int8_conv2d(q.data(), images, scale, g, layer->int8_conv_weights(g), b ? b->data() : nullptr, out.data());
+  return std::move(out).finish();
 }
 
 QuantScheme layer_scheme(const QuantScheme& configured, LayerKind kind) {

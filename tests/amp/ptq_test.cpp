@@ -10,6 +10,7 @@
 #include <random>
 
 #include "burn_test.hpp"
+#include "int8_kernel_scope.hpp"
 
 namespace {
 
@@ -204,6 +205,57 @@ TEST(Ptq, Conv2dLayersQuantizeTheirInputsAndWeights) {
   const auto want = conv.to_data().to_vec<float>();
   const auto have = quantized_conv.to_data().to_vec<float>();
   for (std::size_t i = 0; i < want.size(); ++i) EXPECT_NEAR(have[i], want[i], 1e-5f * max_abs(want)) << i;
+}
+
+/// Every device with the default int8 kernel, and flex with each kernel.
+std::vector<std::pair<Device, quant::detail::Int8Kernel>> devices_and_kernels() {
+  std::vector<std::pair<Device, quant::detail::Int8Kernel>> out;
+  for (const Device& d : all_devices()) out.emplace_back(d, quant::detail::Int8Kernel::Auto);
+  for (const auto kernel : quant::detail::available_int8_kernels()) out.emplace_back(Device::flex(), kernel);
+  return out;
+}
+
+struct QuantConv {
+  nn::Conv2d conv;
+  BURN_MODULE(conv)
+  Tensor<4> forward(const Tensor<4>& x) const { return conv.forward(x); }
+};
+
+// Strides, dilations, asymmetric kernels, explicit padding and groups, per
+// tensor and per channel, one image and several (the int8 convolution splits
+// its work differently): the quantized layer against its input on the
+// activation grid convolved with the dequantized weights, on every device and
+// on the host with every int8 kernel.
+TEST(Ptq, Conv2dGeometriesMatchTheReferenceOnEveryDevice) {
+  nn::Conv2dConfig config;
+  config.channels = {4, 6};
+  config.kernel_size = {3, 2};
+  config = config.with_stride({2, 1}).with_dilation({1, 2}).with_groups(2).with_padding(
+      nn::PaddingConfig2d::explicit_(1, 2));
+  const module::ConvOptions<2> options({2, 1}, {1, 2}, {1, 2}, 2);
+  for (const auto& scheme : {QuantScheme::int8_per_channel(0), QuantScheme::int8_per_tensor()})
+    for (const std::size_t images : {std::size_t{1}, std::size_t{5}})
+      for (const auto& [d, kernel] : devices_and_kernels()) {
+        SCOPED_TRACE(d.to_string() + " kernel " + std::to_string(static_cast<int>(kernel)) + " " + scheme.to_string() +
+                     " images " + std::to_string(images));
+        const burn::testing::Int8KernelScope use(kernel);
+        d.seed(8);
+        const QuantConv model{config.init(d)};
+        const auto calib = batch<4>(Shape{3, 4, 9, 8}, 43, d);
+        const auto calibration = quant::calibrate(model, [&](const QuantConv& m) { (void)m.forward(calib); });
+        const auto qmodel = quant::quantize_model(model, calibration, quant::QuantizeConfig{}.with_weights(scheme));
+        const auto x = batch<4>(Shape{images, 4, 9, 8}, 44, d);
+        const auto have = qmodel.forward(x).to_data().to_vec<float>();
+
+        const float sa = calibration.layers.at("conv.weight").input_amax / static_cast<float>(quant::activation_qmax());
+        const auto xq = (x / sa).round().clamp(-quant::activation_qmax(), quant::activation_qmax()) * sa;
+        const auto wq = quant::quantize(model.conv.weight.val(), scheme).dequantize();
+        const auto want_tensor = module::conv2d(xq, wq, model.conv.bias->val(), options);
+        ASSERT_EQ(want_tensor.shape(), (Shape{images, 6, 5, 10}));
+        const auto want = want_tensor.to_data().to_vec<float>();
+        ASSERT_EQ(have.size(), want.size());
+        for (std::size_t i = 0; i < want.size(); ++i) EXPECT_NEAR(have[i], want[i], 1e-5f * max_abs(want)) << i;
+      }
 }
 
 TEST(Ptq, BlockSchemesQuantizeWeightsOnly) {

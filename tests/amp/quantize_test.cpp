@@ -7,12 +7,14 @@
 #include <random>
 
 #include "burn_test.hpp"
+#include "int8_kernel_scope.hpp"
 
 namespace {
 
 using namespace burn;
 using burn::quant::QuantScheme;
 using burn::testing::all_devices;
+using burn::testing::Int8KernelScope;
 
 /// Runs `f`, expecting a burn::Error whose message contains `needle`.
 template <class F>
@@ -139,14 +141,6 @@ TEST(Quantize, StorageBytesCountPackedInt4) {
 }
 
 /// Makes the process use one int8 kernel while alive, then the default again.
-class UseInt8Kernel {
- public:
-  explicit UseInt8Kernel(quant::detail::Int8Kernel k) { quant::detail::use_int8_kernel(k); }
-  ~UseInt8Kernel() { quant::detail::use_int8_kernel(quant::detail::Int8Kernel::Auto); }
-  UseInt8Kernel(const UseInt8Kernel&) = delete;
-  UseInt8Kernel& operator=(const UseInt8Kernel&) = delete;
-};
-
 // The full int8 range on the left (past the 7-bit range of the kernels
 // without VNNI), per-column scales on the right, against int64 sums: every
 // device, and on the host every int8 kernel this CPU runs.
@@ -166,7 +160,7 @@ TEST(QuantizedMatmul, MatchesIntegerSumsOnEveryDeviceAndKernel) {
   ASSERT_FALSE(kernels.empty());
   for (const auto kernel : kernels)
     for (const Device& device : all_devices()) {
-      UseInt8Kernel use(kernel);
+      Int8KernelScope use(kernel);
       SCOPED_TRACE(device.to_string() + " kernel " + std::to_string(static_cast<int>(kernel)));
       quant::QuantizedTensor<2> qa(Tensor<2, Int>::from_data(TensorData(a, Shape{m, k}), {device, DType::I8}),
                                    Tensor<1>::from_data(TensorData(std::vector<float>{a_scale}, Shape{1}), device),
@@ -187,7 +181,7 @@ TEST(QuantizedMatmul, MatchesIntegerSumsOnEveryDeviceAndKernel) {
 }
 
 // Shapes that leave partial register blocks and panels (rows not a multiple
-// of 6, columns not of 16, k not of 4), with 7-bit activations as layers give them.
+// of 3, columns not of 16, k not of 8), with 7-bit activations as layers give them.
 TEST(QuantizedMatmul, OddShapesAgreeAcrossKernels) {
   const std::size_t m = 7, k = 13, n = 19;
   std::mt19937 gen(9);
@@ -203,7 +197,7 @@ TEST(QuantizedMatmul, OddShapesAgreeAcrossKernels) {
                                Tensor<1>::from_data(TensorData(std::vector<float>{0.25f}, Shape{1}), device),
                                QuantScheme::int8_per_tensor());
   for (const auto kernel : quant::detail::available_int8_kernels()) {
-    UseInt8Kernel use(kernel);
+    Int8KernelScope use(kernel);
     const auto out = quant::quantized_matmul(qa, qb).to_data().to_vec<float>();
     for (std::size_t i = 0; i < m; ++i)
       for (std::size_t j = 0; j < n; ++j) {
@@ -215,6 +209,41 @@ TEST(QuantizedMatmul, OddShapesAgreeAcrossKernels) {
   }
   expect_quant_error([] { quant::detail::use_int8_kernel(static_cast<quant::detail::Int8Kernel>(99)); },
                      "not available");
+}
+
+// The largest 16-bit partial sums the 7-bit kernels form: rows of ±63 against
+// columns of ±127 with equal and alternating signs, so that every product
+// has the largest magnitude and the pair sums add up instead of cancelling.
+TEST(QuantizedMatmul, LargestProductsStayExact) {
+  const std::size_t m = 4, k = 40, n = 17;
+  std::vector<std::int8_t> a(m * k), b(k * n);
+  for (std::size_t l = 0; l < k; ++l) {
+    const auto alternating = static_cast<std::int8_t>(l % 2 == 0 ? 1 : -1);
+    a[0 * k + l] = 63;
+    a[1 * k + l] = -63;
+    a[2 * k + l] = static_cast<std::int8_t>(63 * alternating);
+    a[3 * k + l] = static_cast<std::int8_t>(l % 3 == 0 ? -63 : 63);
+    for (std::size_t j = 0; j < n; ++j)
+      b[l * n + j] = static_cast<std::int8_t>(j % 3 == 0 ? 127 : (j % 3 == 1 ? -127 : 127 * alternating));
+  }
+  const Device device = Device::flex();
+  quant::QuantizedTensor<2> qa(Tensor<2, Int>::from_data(TensorData(a, Shape{m, k}), {device, DType::I8}),
+                               Tensor<1>::from_data(TensorData(std::vector<float>{1.0f}, Shape{1}), device),
+                               QuantScheme::int8_per_tensor());
+  quant::QuantizedTensor<2> qb(Tensor<2, Int>::from_data(TensorData(b, Shape{k, n}), {device, DType::I8}),
+                               Tensor<1>::from_data(TensorData(std::vector<float>{1.0f}, Shape{1}), device),
+                               QuantScheme::int8_per_tensor());
+  for (const auto kernel : quant::detail::available_int8_kernels()) {
+    Int8KernelScope use(kernel);
+    const auto out = quant::quantized_matmul(qa, qb).to_data().to_vec<float>();
+    EXPECT_EQ(out[0], 320040.0f);  // 63 * 127 * 40: row 0 against column 0, the largest sum
+    for (std::size_t i = 0; i < m; ++i)
+      for (std::size_t j = 0; j < n; ++j) {
+        std::int64_t acc = 0;
+        for (std::size_t l = 0; l < k; ++l) acc += std::int64_t{a[i * k + l]} * std::int64_t{b[l * n + j]};
+        EXPECT_EQ(out[i * n + j], static_cast<float>(acc)) << static_cast<int>(kernel) << ": " << i << "," << j;
+      }
+  }
 }
 
 TEST(QuantizedMatmul, RejectsSchemesItCannotCompute) {
