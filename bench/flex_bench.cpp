@@ -390,6 +390,15 @@ void mlp_train_step(benchmark::State& state) {
   for (auto _ : state) mlp.step();
 }
 
+// The same step with the matmuls in bf16 under autocast (f32 master
+// weights, as torch.autocast); its peak memory against the f32 step's is
+// what bf16 training saves or costs.
+template <MakeDevice Make>
+void bf16_mlp_train_step(benchmark::State& state) {
+  burn_bench::MlpStep mlp(Make(), {}, burn::DType::BF16);
+  for (auto _ : state) mlp.step();
+}
+
 // The same step on a small model: about 80 ops on tiny tensors, so what it
 // measures is each op's overhead (dispatch, autodiff, the fusion queue).
 template <MakeDevice Make>
@@ -499,6 +508,10 @@ BENCHMARK(max_pool2d_k5s2)->Name("max_pool2d_k5s2")->Apply([](auto* b) { big(b, 
 BENCHMARK(mlp_train_step<flex>)->Name("mlp_train_step")->Apply([](auto* b) { big(b, 20, 5); });
 #if BURN_HAS_CPU
 BENCHMARK(mlp_train_step<cpu>)->Name("mlp_train_step@cpu")->Apply([](auto* b) { big(b, 20, 5); });
+#endif
+BENCHMARK(bf16_mlp_train_step<flex>)->Name("bf16_mlp_train_step")->Apply([](auto* b) { big(b, 5, 3); });
+#if BURN_HAS_CPU
+BENCHMARK(bf16_mlp_train_step<cpu>)->Name("bf16_mlp_train_step@cpu")->Apply([](auto* b) { big(b, 5, 3); });
 #endif
 BENCHMARK(mlp_small_step<flex>)->Name("mlp_small_step")->Apply([](auto* b) { big(b, 500, 5); });
 #if BURN_HAS_CPU

@@ -191,10 +191,11 @@ def bench_max_pool():
     return timed(call(f, randn(2, 512, 512, 32)), 2, 3)
 
 
-def bench_mlp(n_in=784, hidden=1024, classes=10, batch=256, iters=20, reps=5):
+def bench_mlp(n_in=784, hidden=1024, classes=10, batch=256, iters=20, reps=5, dtype=None):
     """One SGD step (lr 0.01) of an n_in-hidden-hidden-classes relu MLP with
     cross-entropy: forward, grad and update in one jit-compiled function,
-    the parameters donated."""
+    the parameters donated. With `dtype`, the matmuls take their operands in
+    that dtype (the parameters and the update stay f32), as autocast does."""
     def init(i, o):
         scale = 2.0 / i
         return uniform(-scale, scale, i, o)
@@ -204,11 +205,16 @@ def bench_mlp(n_in=784, hidden=1024, classes=10, batch=256, iters=20, reps=5):
     x = randn(batch, n_in)
     labels = jnp.array([(i * 7) % classes for i in range(batch)])
 
+    def mm(a, w):
+        if dtype is None:
+            return a @ w
+        return jnp.matmul(a.astype(dtype), w.astype(dtype), preferred_element_type=jnp.float32)
+
     def loss(p):
         w1, b1, w2, b2, w3, b3 = p
-        h = jax.nn.relu(x @ w1 + b1)
-        h = jax.nn.relu(h @ w2 + b2)
-        logp = jax.nn.log_softmax(h @ w3 + b3, axis=1)
+        h = jax.nn.relu(mm(x, w1) + b1)
+        h = jax.nn.relu(mm(h, w2) + b2)
+        logp = jax.nn.log_softmax(mm(h, w3) + b3, axis=1)
         return -jnp.mean(jnp.take_along_axis(logp, labels[:, None], axis=1))
 
     @jax.jit
@@ -221,6 +227,10 @@ def bench_mlp(n_in=784, hidden=1024, classes=10, batch=256, iters=20, reps=5):
         state["p"] = jax.block_until_ready(sgd(state["p"]))
 
     return timed(step, iters, reps)
+
+
+def bench_bf16_mlp(iters, reps):
+    return bench_mlp(iters=iters, reps=reps, dtype=jnp.bfloat16)
 
 
 def bench_tiny():

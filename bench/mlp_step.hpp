@@ -1,15 +1,18 @@
 // The MLP training step both bench programs time: 784-1024-1024-10, batch
 // 256 (or the small 64-64-64-10, batch 16, where per-op overhead is the
 // cost), relu, cross-entropy as -mean(gather(log_softmax(logits, 1),
-// labels)), backward, plain SGD (lr 0.01) written by hand. torch_bench.py
-// times the same in PyTorch.
+// labels)), backward, plain SGD (lr 0.01) written by hand; optionally under
+// autocast (the matmuls in bf16, f32 master weights). torch_bench.py and
+// jax_bench.py time the same.
 #pragma once
 
 #include <burn/activation.hpp>
+#include <burn/amp/autocast.hpp>
 #include <burn/burn.hpp>
 #include <burn/module/ops.hpp>
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 namespace burn_bench {
@@ -23,17 +26,21 @@ inline constexpr MlpShape kSmallMlp{64, 64, 10, 16};
 class MlpStep {
  public:
   /// Parameters and inputs are drawn on `device` (seed it first), which
-  /// gets autodiff.
-  explicit MlpStep(const burn::Device& device, MlpShape shape = {}) : device_(device.autodiff()), shape_(shape) {
+  /// gets autodiff; the forward runs under autocast to `autocast` if given.
+  explicit MlpStep(const burn::Device& device, MlpShape shape = {}, std::optional<burn::DType> autocast = {})
+      : device_(device.autodiff()), shape_(shape), autocast_(autocast) {
     device_.sync();
   }
 
   /// One step, ending with a sync so queued work is counted.
   void step() {
+    std::optional<burn::amp::Autocast> scope;
+    if (autocast_) scope.emplace(device_, *autocast_);
     auto h1 = burn::activation::relu(burn::module::linear(x_, w1_, b1_));
     auto h2 = burn::activation::relu(burn::module::linear(h1, w2_, b2_));
     auto logits = burn::module::linear(h2, w3_, b3_);
     auto loss = burn::activation::log_softmax(logits, 1).gather(1, labels_).mean().neg();
+    scope.reset();  // backward and the update in f32, as torch.autocast scopes the forward only
     auto grads = loss.backward();
     sgd(w1_, grads);
     sgd(w2_, grads);
@@ -66,6 +73,7 @@ class MlpStep {
   // Declaration order is draw order: the same values on every device.
   burn::Device device_;
   MlpShape shape_;
+  std::optional<burn::DType> autocast_;
   burn::Tensor<2> w1_ = param(shape_.in, shape_.hidden), w2_ = param(shape_.hidden, shape_.hidden),
                   w3_ = param(shape_.hidden, shape_.classes);
   burn::Tensor<1> b1_ = bias(shape_.hidden), b2_ = bias(shape_.hidden), b3_ = bias(shape_.classes);

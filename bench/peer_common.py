@@ -85,6 +85,7 @@ WORKLOADS = [
     ("max_pool2d_k5s2", "max_pool", ()),
     ("mlp_train_step", "mlp", ()),  # 784-1024-1024-10, batch 256, 20 iterations x 5
     ("mlp_small_step", "mlp", (64, 64, 10, 16, 500, 5)),  # in, hidden, classes, batch, iters, reps
+    ("bf16_mlp_train_step", "bf16_mlp", (5, 3)),  # mlp_train_step under bf16 autocast, 5 iterations x 3
     ("tiny_add_4", "tiny", ()),
     ("gelu_16m", "gelu_16m", ()),
     ("layer_norm_16m", "layer_norm", (N16M // 1024,)),

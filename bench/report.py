@@ -26,7 +26,7 @@ UNIT_TO_MS = {"ns": 1e-6, "us": 1e-3, "ms": 1.0, "s": 1e3}
 CPU_SUFFIX = "@cpu"
 PEERS = ("torch", "jax")
 PEER_TITLES = {"torch": "PyTorch", "jax": "JAX"}
-TRAINING_ROWS = ("mlp_train_step", "mlp_small_step")
+TRAINING_ROWS = ("mlp_train_step", "mlp_small_step", "bf16_mlp_train_step")
 
 # Targets against the best modern peer of the same run: (our side, minimum
 # ratio, against). "best" as our side means the faster of flex and cpu;

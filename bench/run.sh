@@ -18,9 +18,10 @@
 # threads of every side; default all cores), PEERS_VENV (default
 # BUILD_DIR/peers-venv), NO_COMPILE=1 (PyTorch eager only).
 #
-# Each training row (mlp_train_step, mlp_small_step) also runs alone in a
-# fresh process per side, for its peak resident memory. Where Debian's
-# python3-torch is installed it is an extra column, never the target.
+# Each training row (mlp_train_step, mlp_small_step, bf16_mlp_train_step)
+# also runs alone in a fresh process per side, for its peak resident memory.
+# Where Debian's python3-torch is installed it is an extra column, never the
+# target.
 # Exits 4 (ctest: skipped) in --quick mode when the peers cannot be
 # installed (no python3-venv, no connection to PyPI), with the reason.
 set -euo pipefail
@@ -96,7 +97,7 @@ for ((r = 1; r <= rounds; r++)); do
 done
 
 # Peak resident memory of the training rows: each alone, in a fresh process.
-for row in mlp_train_step mlp_small_step; do
+for row in mlp_train_step mlp_small_step bf16_mlp_train_step; do
   [[ $row =~ $filter ]] || continue
   echo "[run.sh] peak memory of $row ..." >&2
   "$python" "$here/peak_rss.py" "$out/rss.$row.flex.json" "${ours_cmd[@]}" --benchmark_filter="^$row(/|\$)" >/dev/null

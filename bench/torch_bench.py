@@ -233,6 +233,28 @@ def bench_mlp(n_in=784, hidden=1024, classes=10, batch=256, iters=20, reps=5):
     return eager_or_compiled(make, iters, reps)
 
 
+def bench_bf16_mlp(iters, reps):
+    """mlp_train_step with the forward under torch.autocast(bfloat16): the
+    matmuls in bf16, the weights and the update in f32. Eager only: CPUs
+    without AVX-512 BF16 make each step take seconds, and compiling it
+    takes longer still."""
+    torch.manual_seed(SEED)
+    model = torch.nn.Sequential(torch.nn.Linear(784, 1024), torch.nn.ReLU(), torch.nn.Linear(1024, 1024),
+                                torch.nn.ReLU(), torch.nn.Linear(1024, 10))
+    x = torch.randn(256, 784)
+    labels = torch.tensor([(i * 7) % 10 for i in range(256)])
+    opt = torch.optim.SGD(model.parameters(), lr=0.01)
+
+    def step():
+        opt.zero_grad(set_to_none=True)
+        with torch.autocast("cpu", dtype=torch.bfloat16):
+            loss = F.cross_entropy(model(x), labels)
+        loss.backward()
+        opt.step()
+
+    return timed(step, iters, reps)
+
+
 def bench_tiny():
     a = torch.tensor([1.0, 2.0, 3.0, 4.0])
     b = torch.tensor([4.0, 3.0, 2.0, 1.0])
