@@ -943,6 +943,7 @@ const std::map<std::string, ImportFn, std::less<>>& table() {
       // matmul
       {"MatMul", matmul_op},
       {"Gemm", gemm},
+      {"Einsum", import_einsum},
       // reductions
       {"ReduceSum", reduce_sum},
       {"ReduceMean", reduce_attr<R::Mean>},

@@ -69,6 +69,9 @@ class NodeArgs {
 
 using ImportFn = std::vector<detail::TensorRef> (*)(const NodeArgs& args);
 
+/// Einsum (import_einsum.cpp).
+std::vector<detail::TensorRef> import_einsum(const NodeArgs& args);
+
 /// The recurrent operators (import_rnn.cpp).
 std::vector<detail::TensorRef> import_lstm(const NodeArgs& args);
 std::vector<detail::TensorRef> import_gru(const NodeArgs& args);

@@ -6,6 +6,7 @@
 #include <burn/record/module_record.hpp>
 #include <gtest/gtest.h>
 
+#include <map>
 #include <numeric>
 
 #include "burn_test.hpp"
@@ -297,6 +298,126 @@ TEST(OnnxImport, BadFilesGetClearErrors) {
   EXPECT_TRUE(truncated.find("is not an ONNX model") != std::string::npos ||
               truncated.find("fails ONNX's model checker") != std::string::npos)
       << truncated;
+}
+
+/// einsum by its definition, for the test's reference: every assignment of
+/// the letters, each product added at its output position; a dim of size 1
+/// broadcasts (index 0) against the letter's largest size.
+std::vector<float> naive_einsum(const std::string& equation, const std::vector<TensorData>& operands) {
+  const auto arrow = equation.find("->");
+  std::vector<std::string> terms;
+  for (std::size_t start = 0;;) {
+    const auto comma = equation.find(',', start);
+    terms.push_back(equation.substr(start, std::min(comma, arrow) - start));
+    if (comma == std::string::npos || comma > arrow) break;
+    start = comma + 1;
+  }
+  const std::string out = equation.substr(arrow + 2);
+  std::map<char, std::size_t> size;
+  for (std::size_t i = 0; i < terms.size(); ++i)
+    for (std::size_t d = 0; d < terms[i].size(); ++d)
+      size[terms[i][d]] = std::max(size[terms[i][d]], operands[i].shape()[d]);
+  std::vector<char> letters;
+  for (const auto& [c, n] : size) letters.push_back(c);
+  std::size_t out_count = 1;
+  for (char c : out) out_count *= size[c];
+  std::vector<double> result(out_count, 0.0);
+  std::vector<std::vector<float>> values;
+  for (const auto& op : operands) values.push_back(op.to_vec<float>());
+  std::map<char, std::size_t> at;
+  for (char c : letters) at[c] = 0;
+  for (;;) {
+    double product = 1.0;
+    for (std::size_t i = 0; i < terms.size(); ++i) {
+      std::size_t flat = 0;
+      for (std::size_t d = 0; d < terms[i].size(); ++d) {
+        const std::size_t n = operands[i].shape()[d];
+        flat = flat * n + (n == 1 ? 0 : at[terms[i][d]]);
+      }
+      product *= values[i][flat];
+    }
+    std::size_t o = 0;
+    for (char c : out) o = o * size[c] + at[c];
+    result[o] += product;
+    std::size_t k = letters.size();
+    while (k > 0 && ++at[letters[k - 1]] == size[letters[k - 1]]) at[letters[--k]] = 0;
+    if (k == 0) break;
+  }
+  return {result.begin(), result.end()};
+}
+
+TEST(OnnxImport, EinsumMatchesItsDefinition) {
+  struct Case {
+    const char* equation;   // as the node has it
+    const char* reference;  // the same with letters for ellipses and the implicit output spelled out
+    std::vector<Shape> shapes;
+  };
+  const std::vector<Case> cases = {
+      {"ij,jk->ik", "ij,jk->ik", {{3, 4}, {4, 5}}},
+      {"bij,bjk->bik", "bij,bjk->bik", {{2, 3, 4}, {2, 4, 5}}},
+      {"bij,jk->bik", "bij,jk->bik", {{2, 3, 4}, {4, 5}}},
+      {"bhqd,bhkd->bhqk", "bhqd,bhkd->bhqk", {{2, 3, 4, 5}, {2, 3, 6, 5}}},
+      {"...ij,...jk->...ik", "xyij,yjk->xyik", {{2, 1, 3, 4}, {5, 4, 2}}},
+      {"...i,...i->...", "xi,xi->x", {{3, 4}, {1, 4}}},
+      {"ij,jk", "ij,jk->ik", {{3, 4}, {4, 2}}},
+      {"ij->ji", "ij->ji", {{3, 4}}},
+      {"ij->", "ij->", {{3, 4}}},
+      {"i,j->ij", "i,j->ij", {{3}, {4}}},
+      {"ij,ij->i", "ij,ij->i", {{3, 4}, {3, 4}}},
+      {"ijk,ikl,ilm->jm", "ijk,ikl,ilm->jm", {{2, 3, 4}, {2, 4, 5}, {2, 5, 3}}},
+      {"abc,cd->da", "abc,cd->da", {{2, 3, 4}, {4, 5}}},
+  };
+  for (const Device& device : {Device::flex(), Device::ndarray()}) {
+    for (const Case& c : cases) {
+      SCOPED_TRACE(std::string(c.equation) + " on " + device.to_string());
+      Builder b;
+      std::vector<std::string> names;
+      std::vector<TensorData> inputs;
+      for (std::size_t i = 0; i < c.shapes.size(); ++i) {
+        names.push_back("x" + std::to_string(i));
+        std::vector<std::int64_t> dims;
+        for (auto d : c.shapes[i].dims()) dims.push_back(static_cast<std::int64_t>(d));
+        b.input(names.back(), dims);
+        std::vector<float> v(c.shapes[i].num_elements());
+        for (std::size_t j = 0; j < v.size(); ++j) v[j] = static_cast<float>((j * 7 + i * 3) % 11) / 4.0F - 1.0F;
+        inputs.push_back(f32(v, c.shapes[i]));
+      }
+      b.output("y");
+      Builder::attr(b.node("Einsum", names, {"y"}), "equation", c.equation);
+      const auto out = b.load(device).run(inputs);
+      const auto want = naive_einsum(c.reference, inputs);
+      const auto have = out[0].to_vec<float>();
+      ASSERT_EQ(have.size(), want.size());
+      for (std::size_t i = 0; i < want.size(); ++i)
+        EXPECT_NEAR(have[i], want[i], 1e-5 * (1.0 + std::abs(want[i]))) << i;
+    }
+  }
+}
+
+TEST(OnnxImport, EinsumDiagonalsAndUnknownOutputIndicesAreRefused) {
+  const auto einsum_error = [](const char* equation, std::vector<std::vector<std::int64_t>> shapes) {
+    Builder b;
+    std::vector<std::string> names;
+    std::vector<TensorData> inputs;
+    for (std::size_t i = 0; i < shapes.size(); ++i) {
+      names.push_back("x" + std::to_string(i));
+      b.input(names.back(), shapes[i]);
+      std::vector<std::size_t> dims(shapes[i].begin(), shapes[i].end());
+      inputs.push_back(
+          f32(std::vector<float>(std::accumulate(dims.begin(), dims.end(), std::size_t{1}, std::multiplies<>()), 1.0F),
+              Shape(dims)));
+    }
+    b.output("y");
+    Builder::attr(b.node("Einsum", names, {"y"}), "equation", equation);
+    return error_of([&] { b.load(Device::flex()).run(inputs); });
+  };
+  const std::string diagonal = einsum_error("ii->i", {{3, 3}});
+  EXPECT_NE(diagonal.find("diagonals are not supported"), std::string::npos) << diagonal;
+  EXPECT_NE(diagonal.find("Einsum"), std::string::npos) << diagonal;
+  const std::string unknown = einsum_error("ij,jk->iz", {{2, 3}, {3, 4}});
+  EXPECT_NE(unknown.find("output index 'z'"), std::string::npos) << unknown;
+  const std::string sizes = einsum_error("ij,jk->ik", {{2, 3}, {4, 5}});
+  EXPECT_NE(sizes.find("index 'j' has size"), std::string::npos) << sizes;
 }
 
 TEST(OnnxImport, AnUnsupportedOperatorIsListedWithItsNodeAndWhatIsSupported) {
