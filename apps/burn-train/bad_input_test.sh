@@ -61,7 +61,7 @@ expect 0 "removed 1 temporary file a killed run left" --epochs 1 "${common[@]}" 
 [[ -e $stale ]] && fail "the stale temporary file was not removed"
 
 # 3. Damage is refused on --resume: one flipped bit in the model file, an
-# edited epoch count.
+# edited epoch count, an edited loss scale.
 cp "$dir/ckpt/model-epoch-1.safetensors" "$dir/model.bak"
 model="$dir/ckpt/model-epoch-1.safetensors"
 offset=$(($(stat -c %s "$model") - 5))
@@ -71,4 +71,8 @@ expect 1 "model-epoch-1.safetensors' is damaged: its CRC-32 is" --epochs 2 "${co
 cp "$dir/model.bak" "$dir/ckpt/model-epoch-1.safetensors"
 sed -i 's/"epochs_done": 1/"epochs_done": -1/' "$dir/ckpt/checkpoint.json"
 expect 1 '"epochs_done" must be a whole number from 1 to 1000000' --epochs 2 "${common[@]}" --resume
+f16=(--limit-batches 2 --eval-batch-size 500 --precision f16 --checkpoint-dir "$dir/ckpt16")
+expect 0 "final test accuracy" --epochs 1 "${f16[@]}"
+sed -i 's/"loss_scale": "[^"]*"/"loss_scale": "not a number"/' "$dir/ckpt16/checkpoint.json"
+expect 1 "checkpoint.json has a malformed loss scale" --epochs 2 "${f16[@]}" --resume
 echo "bad_input_test: passed"

@@ -11,9 +11,12 @@
 #include <burn/optim/adam.hpp>
 #include <burn/quant.hpp>
 #include <burn/record/module_record.hpp>
+#include <charconv>
 #include <filesystem>
 #include <memory>
 #include <numeric>
+#include <string_view>
+#include <system_error>
 
 #include "checkpoint.hpp"
 #include "data.hpp"
@@ -55,9 +58,27 @@ double mean(const std::vector<double>& v, std::size_t begin, std::size_t end) {
          static_cast<double>(end - begin);
 }
 
+/// --precision: autocast in the 16-bit dtype for training and testing; f16
+/// also scales the loss (bf16 has f32's range and needs no scaler).
+struct Precision {
+  std::optional<burn::DType> autocast;
+  bool loss_scaling = false;
+};
+
+Precision precision_of(const std::string& name) {
+  if (name == "bf16") return {burn::DType::BF16, false};
+  if (name == "f16") return {burn::DType::F16, true};
+  return {};
+}
+
+// The loss scaler's state in checkpoint.json's settings.
+constexpr std::string_view kLossScale = "loss_scale";
+constexpr std::string_view kLossScaleGoodSteps = "loss_scale_good_steps";
+
 void save_checkpoint(const Options& options, const ModelConfig& config, const Model& model,
                      const burn::optim::Optimizer& optimizer, const burn::lr_scheduler::LrScheduler& schedule,
-                     std::size_t epochs_done, const std::vector<EpochMetrics>& history, int world_size) {
+                     const burn::amp::GradScaler* scaler, std::size_t epochs_done,
+                     const std::vector<EpochMetrics>& history, int world_size) {
   CheckpointInfo info;
   info.epochs_done = epochs_done;
   info.model_file = model_checkpoint_path(options.checkpoint_dir, epochs_done);
@@ -67,6 +88,11 @@ void save_checkpoint(const Options& options, const ModelConfig& config, const Mo
                    {"epochs", std::to_string(options.epochs)}, {"lr", fmt::format("{}", options.lr)},
                    {"lr_schedule", options.lr_schedule},       {"world_size", std::to_string(world_size)}};
   for (const auto& [key, value] : schedule.state()) info.settings[std::string(kSchedulerPrefix) + key] = value;
+  if (scaler) {
+    // Exact in text ({} prints the shortest form that reads back the same).
+    info.settings[std::string(kLossScale)] = fmt::format("{}", scaler->get_scale());
+    info.settings[std::string(kLossScaleGoodSteps)] = std::to_string(scaler->growth_tracker());
+  }
   info.history_json = history_to_json(history);
   burn::record::save_module(model, info.model_file, {{"burn-train.epochs_done", std::to_string(epochs_done)}});
   optimizer.save(info.optimizer_file);
@@ -80,8 +106,32 @@ struct Resumed {
 
 // Every rank reads the checkpoint (its directory must be visible to all of
 // them): each needs the optimiser state, which the ranks keep identical.
+/// Restores the loss scaler from the checkpoint's settings, where the run
+/// that wrote it scaled the loss; a scaler with no saved state starts at its
+/// initial scale.
+void resume_loss_scale(const CheckpointInfo& info, burn::amp::GradScaler& scaler, bool say) {
+  const auto scale = info.settings.find(std::string(kLossScale));
+  const auto good = info.settings.find(std::string(kLossScaleGoodSteps));
+  if (scale == info.settings.end() || good == info.settings.end()) {
+    if (say) fmt::print("note: the checkpoint was trained without loss scaling; the f16 scale starts afresh\n");
+    return;
+  }
+  double value = 0.0;
+  std::size_t steps = 0;
+  const auto parse = [](const std::string& text, auto& out) {
+    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), out);
+    return ec == std::errc() && end == text.data() + text.size();
+  };
+  if (!parse(scale->second, value) || !parse(good->second, steps))
+    throw burn::Error("checkpoint", fmt::format("checkpoint.json has a malformed loss scale ('{}', '{}'); delete the "
+                                                "checkpoint directory or resume without --precision f16",
+                                                scale->second, good->second));
+  scaler.load_state(value, steps);
+}
+
 Resumed resume(const Options& options, const ModelConfig& config, const burn::Device& device, Model& model,
-               burn::optim::Optimizer& optimizer, burn::lr_scheduler::LrScheduler& schedule, const Distributed& dist) {
+               burn::optim::Optimizer& optimizer, burn::lr_scheduler::LrScheduler& schedule,
+               burn::amp::GradScaler* scaler, const Distributed& dist) {
   const CheckpointInfo info = read_checkpoint(options.checkpoint_dir);
   if (info.model_config != config.to_map())
     throw burn::Error("checkpoint", fmt::format("'{}' holds a different model than this burn-train builds; use "
@@ -110,6 +160,7 @@ Resumed resume(const Options& options, const ModelConfig& config, const burn::De
   for (const auto& [key, value] : info.settings)
     if (key.starts_with(kSchedulerPrefix)) schedule_state[key.substr(kSchedulerPrefix.size())] = value;
   schedule.load_state(schedule_state);
+  if (scaler) resume_loss_scale(info, *scaler, say);
   model = burn::record::load_module(std::move(model), info.model_file);
   optimizer.load(info.optimizer_file, device);
   return Resumed{info.epochs_done, history_from_json(info.history_json)};
@@ -165,8 +216,12 @@ int run_training(const Options& options) {
       fmt::print("removed {} temporary file{} a killed run left in '{}'\n", n, n == 1 ? "" : "s",
                  options.checkpoint_dir.string());
   }
+  const Precision precision = precision_of(options.precision);
+  std::optional<burn::amp::GradScaler> scaler;
+  if (precision.loss_scaling) scaler.emplace();
   if (options.resume) {
-    auto resumed = resume(options, config, train_device, model, optimizer, *schedule, dist);
+    auto resumed =
+        resume(options, config, train_device, model, optimizer, *schedule, scaler ? &*scaler : nullptr, dist);
     start_epoch = resumed.epochs_done;
     history = std::move(resumed.history);
   }
@@ -180,28 +235,25 @@ int run_training(const Options& options) {
     fmt::print("model: {} parameters; Adam lr {} ({} schedule), batch size {}, {} epoch{}{}\n", model.num_params(),
                options.lr, options.lr_schedule, options.batch_size, options.epochs, options.epochs == 1 ? "" : "s",
                options.limit_batches ? fmt::format(", at most {} batches per pass", *options.limit_batches) : "");
-    if (options.precision != "f32")
+    if (precision.autocast)
       fmt::print("precision: {} autocast (f32 weights{})\n", options.precision,
-                 options.precision == "f16" ? ", loss scaling" : "");
+                 precision.loss_scaling ? ", loss scaling" : "");
     if (dist.world_size() > 1)
       fmt::print("data parallel: {} ranks, each with batch size {} on its shard (global batch {})\n", dist.world_size(),
                  options.batch_size, options.batch_size * shards);
     if (start_epoch > 0)
-      fmt::print("resuming from '{}': {} epoch{} done\n", options.checkpoint_dir.string(), start_epoch,
-                 start_epoch == 1 ? "" : "s");
+      fmt::print("resuming from '{}': {} epoch{} done{}\n", options.checkpoint_dir.string(), start_epoch,
+                 start_epoch == 1 ? "" : "s",
+                 scaler
+                     ? fmt::format(", loss scale {} after {} good steps", scaler->get_scale(), scaler->growth_tracker())
+                     : "");
     std::fflush(stdout);
   }
 
   const ProgressStyle style = say ? progress_style(options.progress, stdout) : ProgressStyle::None;
-  // --precision: autocast in the 16-bit dtype for training and testing; f16
-  // also scales the loss (bf16 has f32's range and needs no scaler).
-  const std::optional<burn::DType> autocast = options.precision == "bf16"  ? std::optional(burn::DType::BF16)
-                                              : options.precision == "f16" ? std::optional(burn::DType::F16)
-                                                                           : std::nullopt;
-  std::optional<burn::amp::GradScaler> scaler;
-  if (options.precision == "f16") scaler.emplace();
   const auto settings = [&](std::string label) {
-    return PassSettings{std::move(label), style, options.limit_batches, autocast, scaler ? &*scaler : nullptr};
+    return PassSettings{std::move(label), style, options.limit_batches, precision.autocast,
+                        scaler ? &*scaler : nullptr};
   };
   std::vector<double> batch_losses;
   for (std::size_t epoch = start_epoch; epoch < options.epochs; ++epoch) {
@@ -220,7 +272,8 @@ int run_training(const Options& options) {
     if (say) {
       fmt::print("{}\n", format_epoch_line(m, options.epochs));
       if (!options.checkpoint_dir.empty()) {
-        save_checkpoint(options, config, model, optimizer, *schedule, epoch + 1, history, dist.world_size());
+        save_checkpoint(options, config, model, optimizer, *schedule, scaler ? &*scaler : nullptr, epoch + 1, history,
+                        dist.world_size());
         fmt::print("checkpoint: {}\n", (options.checkpoint_dir / "checkpoint.json").string());
       }
       std::fflush(stdout);
