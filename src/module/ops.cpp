@@ -36,7 +36,7 @@ TensorRef conv(const TensorRef& x, const TensorRef& w, const OptRef& bias, std::
   // A Conv2d layer of a quantized model (or one being calibrated).
   if (quant::detail::may_apply() && stride.size() == 2) {
     const auto convolve = [&](const TensorRef& input) { return execute1(op, conv_inputs(input, w, bias)); };
-    if (auto y = quant::detail::conv2d_hook(x, w, bias, {stride, padding, dilation, groups}, convolve)) return *y;
+    if (auto y = quant::detail::conv2d_hook(x, w, bias, op, convolve)) return *y;
   }
   return execute1(op, conv_inputs(x, w, bias));
 }

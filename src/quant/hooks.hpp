@@ -6,9 +6,9 @@
 #include <cstddef>
 #include <functional>
 #include <optional>
-#include <span>
 
 #include <burn/detail/ops.hpp>
+#include <burn/ir/op.hpp>
 #include <burn/module/ops.hpp>
 
 namespace burn::quant::detail {
@@ -25,18 +25,13 @@ std::optional<burn::detail::TensorRef> linear_hook(const burn::detail::TensorRef
                                                    const burn::detail::TensorRef& weight,
                                                    const burn::detail::OptRef& bias);
 
-/// A 2-D convolution call's geometry.
-struct Conv2dCall {
-  std::span<const std::size_t> stride, padding, dilation;
-  std::size_t groups = 1;
-};
-
 /// The output of the quantized Conv2d layer whose weight is `weight`, or
 /// nullopt when the layer computes as usual (records its input range under
-/// calibration). `convolve` runs the call's own convolution on another
-/// input: devices outside host memory convolve the quantized input in f32.
+/// calibration). `op` is the call's 2-D convolution; `convolve` runs it on
+/// another input: devices outside host memory convolve the quantized input
+/// in f32.
 std::optional<burn::detail::TensorRef> conv2d_hook(
     const burn::detail::TensorRef& x, const burn::detail::TensorRef& weight, const burn::detail::OptRef& bias,
-    const Conv2dCall& call, const std::function<burn::detail::TensorRef(const burn::detail::TensorRef&)>& convolve);
+    const ir::Conv& op, const std::function<burn::detail::TensorRef(const burn::detail::TensorRef&)>& convolve);
 
 }  // namespace burn::quant::detail

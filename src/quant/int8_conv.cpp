@@ -37,9 +37,6 @@ std::vector<std::shared_ptr<const Int8Weights>> prepare_int8_conv_weights(const 
 
 namespace {
 
-/// Row p = (oy, ox) of `cols` holds the input values under the kernel placed
-/// at output pixel p, in the weights' (channel, ky, kx) order; 0 where the
-/// kernel overhangs the padded border (0 is also the quantized zero).
 /// One kernel row (channel c, row ky) of every pixel of output row oy:
 /// kernel_w bytes per pixel, `k` bytes apart in `cols`. KW is the kernel
 /// width where it is known at compile time (the common 3), else 0.

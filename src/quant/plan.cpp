@@ -219,16 +219,20 @@ std::optional<TensorRef> linear_hook(const TensorRef& x, const TensorRef& weight
 }
 
 std::optional<TensorRef> conv2d_hook(const TensorRef& x, const TensorRef& weight, const burn::detail::OptRef& bias,
-                                     const Conv2dCall& call,
-                                     const std::function<TensorRef(const TensorRef&)>& convolve) {
+                                     const ir::Conv& op, const std::function<TensorRef(const TensorRef&)>& convolve) {
   if (active_calibration) observe(x, weight, LayerKind::Conv2d);
   QuantizedLayer* layer = active_plan ? active_plan->find(weight.get()) : nullptr;
   if (layer == nullptr || !layer->quantizes_activations()) return std::nullopt;
   check_untracked(x, "quantized conv2d");
-  const Shape& x_shape = x->spec.shape;
-  if (!kernels::host_memory_device(x->device) || x_shape.rank() != 4)
+  if (!kernels::host_memory_device(x->device))
     return convolve(fake_quantize(x, activation_scale(layer->input_amax ? *layer->input_amax : abs_max(x))));
 
+  // The convolution's own checks (shapes, channels, groups, a kernel larger
+  // than the padded input), with its errors, and its output shape.
+  std::vector<ir::TensorSpec> specs{x->spec, weight->spec};
+  if (bias) specs.push_back((*bias)->spec);
+  const Shape out_shape = ir::infer_outputs(ir::Op{op}, specs).at(0).shape;
+  const Shape& x_shape = x->spec.shape;
   const Shape& w_shape = weight->spec.shape;
   kernels::Int8Conv2dGeometry g;
   g.channels = x_shape[1];
@@ -237,10 +241,15 @@ std::optional<TensorRef> conv2d_hook(const TensorRef& x, const TensorRef& weight
   g.out_channels = w_shape[0];
   g.kernel_h = w_shape[2];
   g.kernel_w = w_shape[3];
-  std::copy_n(call.stride.begin(), 2, g.stride.begin());
-  std::copy_n(call.padding.begin(), 2, g.padding.begin());
-  std::copy_n(call.dilation.begin(), 2, g.dilation.begin());
-  g.groups = call.groups;
+  std::copy_n(op.stride.begin(), 2, g.stride.begin());
+  std::copy_n(op.padding.begin(), 2, g.padding.begin());
+  std::copy_n(op.dilation.begin(), 2, g.dilation.begin());
+  g.groups = op.groups;
+  if (out_shape != Shape{x_shape[0], g.out_channels, g.out_height(), g.out_width()})
+    throw Error("quantized conv2d",
+                fmt::format("the int8 convolution's output {} differs from the convolution's {}",
+                            Shape{x_shape[0], g.out_channels, g.out_height(), g.out_width()}.to_string(),
+                            out_shape.to_string()));
 
   const TensorRef input = x->spec.dtype == DType::F32 ? x : burn::detail::cast(x, DType::F32);
   const HostInput host_input(input);
@@ -249,7 +258,7 @@ std::optional<TensorRef> conv2d_hook(const TensorRef& x, const TensorRef& weight
   std::vector<std::int8_t> q(x_host.size());
   kernels::quantize_activations(x_host.data(), x_host.size(), scale, kernels::exact_activation_qmax(), q.data());
   const std::size_t images = x_shape[0];
-  HostOutput out(x->device, Shape{images, g.out_channels, g.out_height(), g.out_width()});
+  HostOutput out(x->device, out_shape);
   std::shared_ptr<const std::vector<float>> b;
   if (bias) b = layer->bias_values(*bias);
   kernels::int8_conv2d(q.data(), images, scale, g, layer->int8_conv_weights(g), b ? b->data() : nullptr, out.data());

@@ -255,6 +255,16 @@ TEST(Ptq, Conv2dGeometriesMatchTheReferenceOnEveryDevice) {
         const auto want = want_tensor.to_data().to_vec<float>();
         ASSERT_EQ(have.size(), want.size());
         for (std::size_t i = 0; i < want.size(); ++i) EXPECT_NEAR(have[i], want[i], 1e-5f * max_abs(want)) << i;
+        // The int8 convolution keeps the convolution's own checks (here past
+        // the layer's, which would refuse this input first).
+        const auto three_channels = batch<4>(Shape{1, 3, 9, 8}, 45, d);
+        expect_ptq_error(
+            [&] {
+              (void)qmodel.run([&](const QuantConv& m) {
+                return module::conv2d(three_channels, m.conv.weight.val(), m.conv.bias->val(), options);
+              });
+            },
+            "input has 3 channels but the weight");
       }
 }
 
