@@ -17,9 +17,11 @@
 //  - weights with an int8 per-tensor or per-channel scheme: x is quantized
 //    per tensor with the calibrated scale (static) or its own max|x| (dynamic,
 //    as PyTorch's quantize_dynamic), the product runs in int8 with 32-bit
-//    accumulation, and the bias is added in f32. Conv2d layers run the f32
-//    convolution on the quantized input and the dequantized weight (the same
-//    values, f32 arithmetic).
+//    accumulation, and the bias is added in f32. On the host devices (cpu,
+//    flex, ndarray) Linear and Conv2d layers compute in integers (a
+//    convolution unfolds its input into the same int8 GEMM); other devices
+//    compute the same values in f32 (the quantized input times the
+//    dequantized weight).
 //  - block schemes (int8 or int4 blocks) quantize the weights only: the layer
 //    computes in f32 with the dequantized weight (memory, not arithmetic, is
 //    what they save).
