@@ -14,7 +14,7 @@ std::size_t Int8Conv2dGeometry::out_width() const {
   return (width + 2 * padding[1] - dilation[1] * (kernel_w - 1) - 1) / stride[1] + 1;
 }
 
-std::vector<std::shared_ptr<const Int8Weights>> prepare_int8_conv_weights(const std::int8_t* weights,
+std::vector<std::shared_ptr<const Int8Weights>> prepare_int8_conv_weights(const Int8Source& weights,
                                                                           const Int8Conv2dGeometry& g,
                                                                           const std::vector<float>& scales) {
   const std::size_t group_out = g.out_channels / g.groups;
@@ -23,14 +23,17 @@ std::vector<std::shared_ptr<const Int8Weights>> prepare_int8_conv_weights(const 
   for (std::size_t group = 0; group < g.groups; ++group) {
     // Column o of the GEMM operand is output channel group * group_out + o,
     // whose weights are k consecutive values of the [out, ...] layout.
-    std::vector<std::int8_t> columns(k * group_out);
+    const auto columns = [weights, group, group_out, k] {
+      const std::vector<std::int8_t> all = weights();
+      std::vector<std::int8_t> c(k * group_out);
+      for (std::size_t o = 0; o < group_out; ++o)
+        for (std::size_t l = 0; l < k; ++l) c[l * group_out + o] = all[(group * group_out + o) * k + l];
+      return c;
+    };
     std::vector<float> column_scales(group_out, scales[0]);
-    for (std::size_t o = 0; o < group_out; ++o) {
-      const std::size_t channel = group * group_out + o;
-      for (std::size_t l = 0; l < k; ++l) columns[l * group_out + o] = weights[channel * k + l];
-      if (scales.size() > 1) column_scales[o] = scales[channel];
-    }
-    out.push_back(prepare_int8_weights(columns.data(), k, group_out, column_scales));
+    if (scales.size() > 1)
+      for (std::size_t o = 0; o < group_out; ++o) column_scales[o] = scales[group * group_out + o];
+    out.push_back(prepare_int8_weights(columns, k, group_out, column_scales));
   }
   return out;
 }

@@ -25,10 +25,11 @@ struct Int8Conv2dGeometry {
   std::size_t out_width() const;
 };
 
-/// A Conv2d layer's int8 weights [out, in / groups, kh, kw] as one GEMM
-/// operand per group ([in / groups * kh * kw, out / groups]), with the
-/// per-output-channel scales (or one scale for all).
-std::vector<std::shared_ptr<const Int8Weights>> prepare_int8_conv_weights(const std::int8_t* weights,
+/// A Conv2d layer's int8 weights as one GEMM operand per group
+/// ([in / groups * kh * kw, out / groups]), with the per-output-channel
+/// scales (or one scale for all). `weights` makes the layer's values in
+/// their [out, in / groups, kh, kw] order when a kernel asks.
+std::vector<std::shared_ptr<const Int8Weights>> prepare_int8_conv_weights(const Int8Source& weights,
                                                                           const Int8Conv2dGeometry& g,
                                                                           const std::vector<float>& scales);
 

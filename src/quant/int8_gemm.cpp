@@ -42,12 +42,13 @@ const char* kernel_name(Int8Kernel k) {
 
 void reference_matmul(const std::int8_t* a, std::size_t m, const Int8Weights& w, const float* col_scales,
                       const Int8Output& out) {
+  const std::vector<std::int8_t>& values = w.values();
   std::vector<std::int32_t> acc(w.n);
   for (std::size_t i = 0; i < m; ++i) {
     std::fill(acc.begin(), acc.end(), 0);
     for (std::size_t l = 0; l < w.k; ++l) {
       const auto x = static_cast<std::int32_t>(a[i * w.k + l]);  // NOLINT(bugprone-signed-char-misuse): a number
-      const std::int8_t* row = w.values.data() + l * w.n;
+      const std::int8_t* row = values.data() + l * w.n;
       for (std::size_t j = 0; j < w.n; ++j) acc[j] += x * row[j];
     }
     for (std::size_t j = 0; j < w.n; ++j) out.at(i, j) = out.value(acc[j], col_scales[j], j);
@@ -79,14 +80,14 @@ int exact_activation_qmax() {
   }
 }
 
-std::shared_ptr<const Int8Weights> prepare_int8_weights(const std::int8_t* weights, std::size_t k, std::size_t n,
+std::shared_ptr<const Int8Weights> prepare_int8_weights(Int8Source source, std::size_t k, std::size_t n,
                                                         std::span<const float> scales) {
   if (scales.size() != 1 && scales.size() != n)
     throw Error("int8 matmul", "weights need one scale or one per output column");
   auto w = std::make_shared<Int8Weights>();
   w->k = k;
   w->n = n;
-  w->values.assign(weights, weights + k * n);
+  w->source = std::move(source);
   w->scales.assign(n, scales[0]);
   if (scales.size() == n) std::copy(scales.begin(), scales.end(), w->scales.begin());
   return w;

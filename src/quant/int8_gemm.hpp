@@ -12,6 +12,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <span>
@@ -44,12 +45,27 @@ int exact_activation_qmax();
 struct Avx2Panels;        // int8_gemm_avx2.cpp
 struct OneDnnPrimitives;  // int8_gemm_onednn.cpp
 
+/// Makes a layer's int8 weights [k, n] in row-major order (from its int8
+/// tensor, where a kernel asks for them).
+using Int8Source = std::function<std::vector<std::int8_t>()>;
+
 /// Weights [k, n] prepared once for repeated products; each kernel's own
-/// layout is made on its first use.
+/// layout is made on its first use. The plain values are kept only where a
+/// kernel reads them plain (oneDNN, the reference loops): the AVX2 kernel
+/// packs them once and keeps only its panels.
 struct Int8Weights {
   std::size_t k = 0, n = 0;
-  std::vector<std::int8_t> values;  // [k, n] row-major
-  std::vector<float> scales;        // one per column
+  std::vector<float> scales;  // one per column
+  Int8Source source;
+
+  /// The [k, n] row-major values, made from `source` on first use and kept.
+  const std::vector<std::int8_t>& values() const {
+    std::call_once(values_once, [&] { plain = source(); });
+    return plain;
+  }
+
+  mutable std::once_flag values_once;
+  mutable std::vector<std::int8_t> plain;
 
   mutable std::once_flag avx2_once;
   mutable std::shared_ptr<const Avx2Panels> avx2;
@@ -57,7 +73,7 @@ struct Int8Weights {
   mutable std::shared_ptr<OneDnnPrimitives> onednn;
 };
 
-std::shared_ptr<const Int8Weights> prepare_int8_weights(const std::int8_t* weights, std::size_t k, std::size_t n,
+std::shared_ptr<const Int8Weights> prepare_int8_weights(Int8Source source, std::size_t k, std::size_t n,
                                                         std::span<const float> scales);
 
 /// Where the int8 GEMM writes element [i, j] of its product: data[i *

@@ -62,9 +62,11 @@ std::shared_ptr<const Avx2Panels> pack(const Int8Weights& w) {
   p->k4 = (w.k + 7) / 8 * 2;
   p->panels = (w.n + kPanel - 1) / kPanel;
   p->data.assign(p->panels * p->k4 * 64, 0);
+  // From the source, not values(): the panels are all this kernel keeps.
+  const std::vector<std::int8_t> values = w.source();
   for (std::size_t l = 0; l < w.k; ++l)
     for (std::size_t j = 0; j < w.n; ++j) {
-      const std::int8_t v = w.values[l * w.n + j];
+      const std::int8_t v = values[l * w.n + j];
       const std::size_t panel = j / kPanel, col = j % kPanel;
       p->data[(panel * p->k4 + l / 4) * 64 + (col / 8) * 32 + (col % 8) * 4 + l % 4] = v;
     }

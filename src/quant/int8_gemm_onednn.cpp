@@ -73,7 +73,7 @@ void int8_matmul_onednn(const std::int8_t* a, std::size_t m, const Int8Weights& 
   dnnl::engine& e = engine();
   dnnl::stream stream(e);
   memory src({dims(m, w.k), dt::u8, tag::ab}, e, shifted.data());
-  memory weights({dims(w.k, w.n), dt::s8, tag::ab}, e, const_cast<std::int8_t*>(w.values.data()));
+  memory weights({dims(w.k, w.n), dt::s8, tag::ab}, e, const_cast<std::int8_t*>(w.values().data()));
   // oneDNN writes a contiguous product; other layouts and the bias are
   // applied on the way out.
   const bool direct = out.row_stride == w.n && out.col_stride == 1 && out.bias == nullptr;

@@ -14,24 +14,29 @@
 
 namespace burn::quant::detail {
 
+/// Whether a layer with weights in `scheme` quantizes its activations too
+/// (int8 per tensor or per output channel), or its weights only (blocks).
+inline bool computes_in_int8(const QuantScheme& scheme) {
+  return scheme.bits == QuantBits::Int8 && scheme.level != QuantLevel::Block;
+}
+
 struct QuantizedLayer {
   LayerKind kind;
   QuantScheme scheme;
   QuantizedRefs q;
   std::optional<float> input_amax;  // nullopt: dynamic
-  burn::detail::TensorRef weight;   // the dequantized weight the model holds (kept alive: the plan's key)
+  burn::detail::TensorRef weight;   // what the model holds (held_weight; kept alive: the plan's key)
 
   /// Whether the layer computes with quantized activations (int8 per tensor
   /// or per output channel), or quantizes its weights only (block schemes).
-  bool quantizes_activations() const { return scheme.bits == QuantBits::Int8 && scheme.level != QuantLevel::Block; }
+  bool quantizes_activations() const { return computes_in_int8(scheme); }
 
   /// A Linear layer's weights in the int8 GEMM's form, prepared on first use.
   const kernels::Int8Weights& int8_weights() const {
     std::call_once(prepared_once, [&] {
-      const auto values = burn::detail::to_data(q.values).to_vec<std::int8_t>();
       const auto scales = burn::detail::to_data(q.scales).to_vec<float>();
       const Shape& s = q.values->spec.shape;
-      prepared.push_back(kernels::prepare_int8_weights(values.data(), s[0], s[1], scales));
+      prepared.push_back(kernels::prepare_int8_weights(int8_source(), s[0], s[1], scales));
     });
     return *prepared.front();
   }
@@ -41,11 +46,16 @@ struct QuantizedLayer {
   const std::vector<std::shared_ptr<const kernels::Int8Weights>>& int8_conv_weights(
       const kernels::Int8Conv2dGeometry& geometry) const {
     std::call_once(prepared_once, [&] {
-      const auto values = burn::detail::to_data(q.values).to_vec<std::int8_t>();
       const auto scales = burn::detail::to_data(q.scales).to_vec<float>();
-      prepared = kernels::prepare_int8_conv_weights(values.data(), geometry, scales);
+      prepared = kernels::prepare_int8_conv_weights(int8_source(), geometry, scales);
     });
     return prepared;
+  }
+
+  /// The int8 values read from the layer's tensor when a kernel asks (the
+  /// host keeps no copy beside the kernel's own form).
+  kernels::Int8Source int8_source() const {
+    return [values = q.values] { return burn::detail::to_data(values).to_vec<std::int8_t>(); };
   }
 
   /// The bias on the host, read again only when another bias tensor comes

@@ -138,6 +138,35 @@ QuantizedLayer* QuantPlan::find(const TensorImpl* weight) const {
   return it == by_weight_.end() ? nullptr : entries_[it->second].layer.get();
 }
 
+namespace {
+/// Whether the model holds a placeholder for this layer's weight.
+bool holds_placeholder(const QuantScheme& scheme, const Device& device) {
+  return computes_in_int8(scheme) && kernels::host_memory_device(device);
+}
+}  // namespace
+
+TensorRef QuantPlan::dequantized(const TensorRef& weight) const {
+  const QuantizedLayer* layer = find(weight.get());
+  if (layer == nullptr || !holds_placeholder(layer->scheme, weight->device)) return weight;
+  TensorRef d = detail::dequantize(layer->q, layer->scheme);
+  return d->spec.dtype == weight->spec.dtype ? d : burn::detail::cast(d, weight->spec.dtype);
+}
+
+TensorRef held_weight(const QuantizedRefs& q, const QuantScheme& scheme, const TensorRef& like) {
+  const DType dtype = like->spec.dtype;
+  if (holds_placeholder(scheme, like->device)) {
+    const Shape& shape = like->spec.shape;
+    const TensorRef one = burn::detail::full(Shape(std::vector<std::size_t>(shape.rank(), 1)),
+                                             Scalar(std::numeric_limits<double>::quiet_NaN()),
+                                             TensorCreationOptions(like->device, dtype), TensorKind::Float);
+    std::vector<std::int64_t> dims;
+    for (std::size_t d : shape.dims()) dims.push_back(static_cast<std::int64_t>(d));
+    return burn::detail::expand(one, dims);
+  }
+  TensorRef d = detail::dequantize(q, scheme);
+  return d->spec.dtype == dtype ? d : burn::detail::cast(d, dtype);
+}
+
 PlanScope::PlanScope(const QuantPlan& plan) : previous_(active_plan) {
   active_plan = &plan;
   ++open_scopes;
@@ -292,10 +321,9 @@ TensorRef PlanBuilder::quantize(const std::string& path, const TensorRef& weight
   } catch (const Error& e) {
     throw Error("quantize_model", fmt::format("layer '{}': {}", path, e.what()));
   }
-  TensorRef dequantized = detail::dequantize(p.q, p.scheme);
-  if (dequantized->spec.dtype != weight->spec.dtype) dequantized = burn::detail::cast(dequantized, weight->spec.dtype);
+  TensorRef held = held_weight(p.q, p.scheme, weight);
   pending_[path] = std::move(p);
-  return dequantized;
+  return held;
 }
 
 void PlanBuilder::add_pending(const std::string& path, Pending pending) { pending_[path] = std::move(pending); }

@@ -162,9 +162,9 @@ TensorRef quantized_matmul(const QuantizedRefs& a, const QuantScheme& a_scheme, 
   const std::size_t m = as[0], k = as[1], n = bs[1];
   const auto a_values = burn::detail::to_data(a.values).to_vec<std::int8_t>();
   const float a_scale = burn::detail::to_data(a.scales).to_vec<float>()[0];
-  const auto b_values = burn::detail::to_data(b.values).to_vec<std::int8_t>();
   const auto b_scales = burn::detail::to_data(b.scales).to_vec<float>();
-  const auto weights = kernels::prepare_int8_weights(b_values.data(), k, n, b_scales);
+  const auto weights = kernels::prepare_int8_weights(
+      [values = b.values] { return burn::detail::to_data(values).to_vec<std::int8_t>(); }, k, n, b_scales);
   std::vector<float> out(m * n);
   kernels::int8_matmul_any_range(a_values.data(), m, a_scale, *weights, out.data());
   return burn::detail::from_data(TensorData(out, Shape{m, n}), TensorCreationOptions(device), TensorKind::Float);

@@ -201,11 +201,10 @@ TensorRef QuantizedRecordReader::value(const std::string& path, const module::Pa
     QuantizedRefs q{
         burn::detail::from_data(layer.values, TensorCreationOptions(device, DType::I8), TensorKind::Int),
         burn::detail::from_data(layer.scales, TensorCreationOptions(device, DType::F32), TensorKind::Float)};
-    TensorRef dequantized = dequantize(q, layer.scheme);
-    if (dequantized->spec.dtype != dtype) dequantized = burn::detail::cast(dequantized, dtype);
+    TensorRef held = held_weight(q, layer.scheme, current);
     layer.placed = PlanBuilder::Pending{layer.kind, layer.scheme, std::move(q), layer.input_amax};
     used_[path] = used_[path + ".scales"] = true;
-    return dequantized;
+    return held;
   }
   auto it = tensors_.find(path);
   if (it == tensors_.end()) throw Error(kLoad, where + fmt::format("the file has no tensor '{}'", path));

@@ -288,6 +288,48 @@ TEST(Ptq, BlockSchemesQuantizeWeightsOnly) {
   }
 }
 
+// An int8 layer on a host device keeps only its int8 form: the model holds a
+// placeholder (NaN, broadcast) for its weight; model() makes the dequantized
+// weight on request. Other devices, and weight-only schemes, hold the
+// dequantized weight itself.
+TEST(Ptq, HostInt8LayersHoldNoFloatWeight) {
+  for (const Device& d : all_devices()) {
+    SCOPED_TRACE(d.to_string());
+    const DeviceType type = d.type();
+    const bool host = type == DeviceType::Flex || type == DeviceType::Cpu || type == DeviceType::NdArray;
+    const auto model = make_mlp(d, 9);
+    const auto calib = batch<2>(Shape{8, 16}, 53, d);
+    const auto calibration = quant::calibrate(model, [&](const QuantMlp& m) { (void)m.forward(calib); });
+    const auto qmodel = quant::quantize_model(model, calibration);
+    const auto held = qmodel.run([](const QuantMlp& m) { return m.fc1.weight.val(); }).to_data().to_vec<float>();
+    const auto dequantized = quant::quantize(model.fc1.weight.val(), QuantScheme::int8_per_channel(1))
+                                 .dequantize()
+                                 .to_data()
+                                 .to_vec<float>();
+    ASSERT_EQ(held.size(), dequantized.size());
+    if (host) {
+      for (float v : held) ASSERT_TRUE(std::isnan(v));
+    } else {
+      EXPECT_EQ(held, dequantized);
+    }
+    EXPECT_EQ(qmodel.model().fc1.weight->to_data().to_vec<float>(), dequantized);
+    // model() runs on its own, with the dequantized weights in f32.
+    const auto x = batch<2>(Shape{3, 16}, 54, d);
+    const auto f32 = model.forward(x).to_data().to_vec<float>();
+    const auto plain = qmodel.model().forward(x).to_data().to_vec<float>();
+    for (std::size_t i = 0; i < f32.size(); ++i) EXPECT_NEAR(plain[i], f32[i], 0.05f * max_abs(f32)) << i;
+  }
+  // Weight-only schemes compute in f32 from the weight they hold.
+  const auto model = make_mlp(Device::flex(), 10);
+  const auto calib = batch<2>(Shape{8, 16}, 55, Device::flex());
+  const auto calibration = quant::calibrate(model, [&](const QuantMlp& m) { (void)m.forward(calib); });
+  const auto blocks =
+      quant::quantize_model(model, calibration, quant::QuantizeConfig{}.with_weights(QuantScheme::int8_block(16)));
+  const auto held = blocks.run([](const QuantMlp& m) { return m.fc1.weight.val(); }).to_data().to_vec<float>();
+  EXPECT_EQ(held, blocks.model().fc1.weight->to_data().to_vec<float>());
+  for (float v : held) ASSERT_FALSE(std::isnan(v));
+}
+
 #if BURN_HAS_AUTODIFF
 TEST(Ptq, TrackedInputsAreAnErrorAndNoGradRuns) {
   const Device d = Device::flex().autodiff();

@@ -25,8 +25,7 @@
 //  - block schemes (int8 or int4 blocks) quantize the weights only: the layer
 //    computes in f32 with the dequantized weight (memory, not arithmetic, is
 //    what they save).
-// The model inside a QuantizedModel holds the dequantized weights, so
-// `qmodel.model()` is the same network with fake-quantized weights, usable on
+// `qmodel.model()` is the same network with the dequantized weights, usable on
 // any device and by code that does not know about quantization.
 #pragma once
 
@@ -104,12 +103,16 @@ class QuantPlan {
     std::string path;
     std::shared_ptr<QuantizedLayer> layer;
   };
-  /// Registers `weight` (the dequantized tensor now in the model) as layer `path`.
+  /// Registers `weight` (the tensor now in the model: see held_weight) as layer `path`.
   void add(const std::string& path, const burn::detail::TensorRef& weight, LayerKind kind, QuantizedRefs q,
            const QuantScheme& scheme, std::optional<float> input_amax);
   const std::vector<Entry>& entries() const noexcept { return entries_; }
   /// The layer whose weight is `weight` (by identity), or null.
   QuantizedLayer* find(const burn::detail::TensorImpl* weight) const;
+  /// The dequantized value of the layer whose held weight is `weight`
+  /// (made now where the model holds a placeholder); `weight` itself for a
+  /// tensor that is not a quantized layer's.
+  burn::detail::TensorRef dequantized(const burn::detail::TensorRef& weight) const;
 
  private:
   std::vector<Entry> entries_;
@@ -147,6 +150,15 @@ class CalibrationScope {
 /// The scheme a layer of `kind` gets from the configured one (per channel
 /// means per output channel).
 QuantScheme layer_scheme(const QuantScheme& configured, LayerKind kind);
+
+/// What a quantized model holds for a layer's weight `like` (its shape,
+/// dtype and device). An int8 per-tensor or per-channel layer on a host
+/// device computes from its int8 values alone, so it holds a placeholder of
+/// the weight's shape that takes no memory: one NaN, broadcast, so that a
+/// read other than through the layer shows NaN rather than plausible
+/// numbers. Every other layer holds its dequantized weight.
+burn::detail::TensorRef held_weight(const QuantizedRefs& q, const QuantScheme& scheme,
+                                    const burn::detail::TensorRef& like);
 
 /// Builds a plan in two passes over a model: quantize() replaces each
 /// calibrated layer's weight by its dequantized value (inside map_params),
@@ -227,6 +239,10 @@ class QuantizedRecordWriter {
 
 /// A model whose Linear/Conv2d layers compute quantized. Call forward() as on
 /// the model itself; model() is the same network with dequantized weights.
+/// The int8 layers on host devices keep only their int8 form (the model
+/// holds placeholders for their weights: detail::held_weight): the int8
+/// values, for records, and the kernel's packed copy, about half the f32
+/// weights' memory.
 template <module::Module M>
 class QuantizedModel {
  public:
@@ -246,7 +262,14 @@ class QuantizedModel {
     return std::forward<F>(f)(model_);
   }
 
-  const M& model() const noexcept { return model_; }
+  /// The same network with each quantized layer's dequantized weight (the
+  /// values the quantized layers multiply by), made on each call where the
+  /// quantized model holds a placeholder; it runs on its own, without the
+  /// quantized layers.
+  M model() const {
+    return module::map_params(
+        model_, [&](const std::string&, const module::ParamBase& p) { return plan_->dequantized(p.ref()); });
+  }
   const detail::QuantPlan& plan() const noexcept { return *plan_; }
   /// The paths of the quantized layers' weights.
   std::vector<std::string> quantized_layers() const {
@@ -294,8 +317,10 @@ QuantizedModel<M> quantize_model(const M& model, const Calibration& calibration,
 template <module::Module M>
 void save_quantized(const QuantizedModel<M>& model, const std::filesystem::path& path) {
   detail::QuantizedRecordWriter writer(model.plan());
-  module::for_each_tensor(model.model(),
-                          [&](const std::string& p, const module::ParamBase& t) { writer.add(p, t.ref()); });
+  // The model as held: the quantized layers' weights come from the plan.
+  model.run([&](const M& held) {
+    module::for_each_tensor(held, [&](const std::string& p, const module::ParamBase& t) { writer.add(p, t.ref()); });
+  });
   writer.save(path);
 }
 
