@@ -87,10 +87,11 @@ struct Int8Output {
   const float* bias = nullptr;
 
   float& at(std::size_t i, std::size_t j) const { return data[i * row_stride + j * col_stride]; }
+  /// `v` plus column j's bias.
+  float with_bias(float v, std::size_t j) const { return bias ? v + bias[j] : v; }
   /// The value stored for a sum: scaled, plus the column's bias.
   float value(std::int32_t sum, float scale, std::size_t j) const {
-    const float v = static_cast<float>(sum) * scale;
-    return bias ? v + bias[j] : v;
+    return with_bias(static_cast<float>(sum) * scale, j);
   }
 };
 

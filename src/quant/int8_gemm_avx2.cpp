@@ -147,7 +147,6 @@ void int8_matmul_avx2(const std::int8_t* a, std::size_t m, const Int8Weights& w,
   const auto threads = omp_in_parallel() ? std::size_t{1} : static_cast<std::size_t>(int8_threads());
   std::size_t row_tiles = 1;
   if (p.panels < 4 * threads) row_tiles = std::min((4 * threads + p.panels - 1) / p.panels, (m + 47) / 48);
-  row_tiles = std::max<std::size_t>(row_tiles, 1);
   const std::size_t tile_rows = ((m + row_tiles - 1) / row_tiles + kRows - 1) / kRows * kRows;
   row_tiles = (m + tile_rows - 1) / tile_rows;
   const auto tiles = static_cast<std::ptrdiff_t>(p.panels * row_tiles);

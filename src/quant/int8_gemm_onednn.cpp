@@ -90,10 +90,7 @@ void int8_matmul_onednn(const std::int8_t* a, std::size_t m, const Int8Weights& 
   stream.wait();
   if (direct) return;
   for (std::size_t i = 0; i < m; ++i)
-    for (std::size_t j = 0; j < w.n; ++j) {
-      const float v = product[i * w.n + j];
-      out.at(i, j) = out.bias ? v + out.bias[j] : v;
-    }
+    for (std::size_t j = 0; j < w.n; ++j) out.at(i, j) = out.with_bias(product[i * w.n + j], j);
 }
 
 #else  // a build without the flex backend has no oneDNN

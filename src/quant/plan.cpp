@@ -100,6 +100,24 @@ float activation_scale(float amax) {
   return std::max(amax / static_cast<float>(kernels::exact_activation_qmax()), std::numeric_limits<float>::min());
 }
 
+/// A quantized layer's f32 input on the host, quantized to int8 with the
+/// layer's calibrated scale or (dynamic) its own max |x|.
+struct Int8Input {
+  std::vector<std::int8_t> values;
+  float scale = 1.0f;
+};
+
+Int8Input quantize_host_input(const QuantizedLayer& layer, const TensorRef& x) {
+  const HostInput input(x);
+  const std::span<const float> values = input.values();
+  Int8Input q;
+  q.scale = activation_scale(layer.input_amax ? *layer.input_amax : host_abs_max(values));
+  q.values.resize(values.size());
+  kernels::quantize_activations(values.data(), values.size(), q.scale, kernels::exact_activation_qmax(),
+                                q.values.data());
+  return q;
+}
+
 /// x rounded to the activation grid of `scale` (on x's device): the values
 /// the int8 product sees, in f32.
 TensorRef fake_quantize(const TensorRef& x, float scale) {
@@ -143,13 +161,18 @@ namespace {
 bool holds_placeholder(const QuantScheme& scheme, const Device& device) {
   return computes_in_int8(scheme) && kernels::host_memory_device(device);
 }
+
+/// The dequantized weight in the dtype the model's weight has.
+TensorRef dequantize_as(const QuantizedRefs& q, const QuantScheme& scheme, DType dtype) {
+  TensorRef d = detail::dequantize(q, scheme);
+  return d->spec.dtype == dtype ? d : burn::detail::cast(d, dtype);
+}
 }  // namespace
 
 TensorRef QuantPlan::dequantized(const TensorRef& weight) const {
   const QuantizedLayer* layer = find(weight.get());
   if (layer == nullptr || !holds_placeholder(layer->scheme, weight->device)) return weight;
-  TensorRef d = detail::dequantize(layer->q, layer->scheme);
-  return d->spec.dtype == weight->spec.dtype ? d : burn::detail::cast(d, weight->spec.dtype);
+  return dequantize_as(layer->q, layer->scheme, weight->spec.dtype);
 }
 
 TensorRef held_weight(const QuantizedRefs& q, const QuantScheme& scheme, const TensorRef& like) {
@@ -163,8 +186,7 @@ TensorRef held_weight(const QuantizedRefs& q, const QuantScheme& scheme, const T
     for (std::size_t d : shape.dims()) dims.push_back(static_cast<std::int64_t>(d));
     return burn::detail::expand(one, dims);
   }
-  TensorRef d = detail::dequantize(q, scheme);
-  return d->spec.dtype == dtype ? d : burn::detail::cast(d, dtype);
+  return dequantize_as(q, scheme, dtype);
 }
 
 PlanScope::PlanScope(const QuantPlan& plan) : previous_(active_plan) {
@@ -234,15 +256,11 @@ std::optional<TensorRef> linear_hook(const TensorRef& x, const TensorRef& weight
     return burn::detail::reshape_exact(y, out_shape);
   }
 
-  const HostInput input(rows);
-  const std::span<const float> x_host = input.values();
-  const float scale = activation_scale(layer->input_amax ? *layer->input_amax : host_abs_max(x_host));
-  std::vector<std::int8_t> q(x_host.size());
-  kernels::quantize_activations(x_host.data(), x_host.size(), scale, kernels::exact_activation_qmax(), q.data());
+  const Int8Input q = quantize_host_input(*layer, rows);
   HostOutput out(x->device, out_shape);
   std::shared_ptr<const std::vector<float>> b;
   if (bias) b = layer->bias_values(*bias);
-  kernels::int8_matmul(q.data(), m, scale, layer->int8_weights(),
+  kernels::int8_matmul(q.values.data(), m, q.scale, layer->int8_weights(),
                        kernels::Int8Output{out.data(), n, 1, b ? b->data() : nullptr});
   return std::move(out).finish();
 }
@@ -274,23 +292,16 @@ std::optional<TensorRef> conv2d_hook(const TensorRef& x, const TensorRef& weight
   std::copy_n(op.padding.begin(), 2, g.padding.begin());
   std::copy_n(op.dilation.begin(), 2, g.dilation.begin());
   g.groups = op.groups;
-  if (out_shape != Shape{x_shape[0], g.out_channels, g.out_height(), g.out_width()})
-    throw Error("quantized conv2d",
-                fmt::format("the int8 convolution's output {} differs from the convolution's {}",
-                            Shape{x_shape[0], g.out_channels, g.out_height(), g.out_width()}.to_string(),
-                            out_shape.to_string()));
+  if (const Shape int8_shape{x_shape[0], g.out_channels, g.out_height(), g.out_width()}; int8_shape != out_shape)
+    throw Error("quantized conv2d", fmt::format("the int8 convolution's output {} differs from the convolution's {}",
+                                                int8_shape.to_string(), out_shape.to_string()));
 
-  const TensorRef input = x->spec.dtype == DType::F32 ? x : burn::detail::cast(x, DType::F32);
-  const HostInput host_input(input);
-  const std::span<const float> x_host = host_input.values();
-  const float scale = activation_scale(layer->input_amax ? *layer->input_amax : host_abs_max(x_host));
-  std::vector<std::int8_t> q(x_host.size());
-  kernels::quantize_activations(x_host.data(), x_host.size(), scale, kernels::exact_activation_qmax(), q.data());
-  const std::size_t images = x_shape[0];
+  const Int8Input q = quantize_host_input(*layer, x->spec.dtype == DType::F32 ? x : burn::detail::cast(x, DType::F32));
   HostOutput out(x->device, out_shape);
   std::shared_ptr<const std::vector<float>> b;
   if (bias) b = layer->bias_values(*bias);
-  kernels::int8_conv2d(q.data(), images, scale, g, layer->int8_conv_weights(g), b ? b->data() : nullptr, out.data());
+  kernels::int8_conv2d(q.values.data(), x_shape[0], q.scale, g, layer->int8_conv_weights(g), b ? b->data() : nullptr,
+                       out.data());
   return std::move(out).finish();
 }
 

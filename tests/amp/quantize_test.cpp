@@ -141,6 +141,14 @@ TEST(Quantize, StorageBytesCountPackedInt4) {
 }
 
 /// Makes the process use one int8 kernel while alive, then the default again.
+/// An int8 per-tensor QuantizedTensor holding `values` with one scale.
+quant::QuantizedTensor<2> int8_tensor(const std::vector<std::int8_t>& values, Shape shape, float scale,
+                                      const Device& device) {
+  return quant::QuantizedTensor<2>(Tensor<2, Int>::from_data(TensorData(values, std::move(shape)), {device, DType::I8}),
+                                   Tensor<1>::from_data(TensorData(std::vector<float>{scale}, Shape{1}), device),
+                                   QuantScheme::int8_per_tensor());
+}
+
 // The full int8 range on the left (past the 7-bit range of the kernels
 // without VNNI), per-column scales on the right, against int64 sums: every
 // device, and on the host every int8 kernel this CPU runs.
@@ -162,9 +170,7 @@ TEST(QuantizedMatmul, MatchesIntegerSumsOnEveryDeviceAndKernel) {
     for (const Device& device : all_devices()) {
       Int8KernelScope use(kernel);
       SCOPED_TRACE(device.to_string() + " kernel " + std::to_string(static_cast<int>(kernel)));
-      quant::QuantizedTensor<2> qa(Tensor<2, Int>::from_data(TensorData(a, Shape{m, k}), {device, DType::I8}),
-                                   Tensor<1>::from_data(TensorData(std::vector<float>{a_scale}, Shape{1}), device),
-                                   QuantScheme::int8_per_tensor());
+      const auto qa = int8_tensor(a, Shape{m, k}, a_scale, device);
       quant::QuantizedTensor<2> qb(Tensor<2, Int>::from_data(TensorData(b, Shape{k, n}), {device, DType::I8}),
                                    Tensor<1>::from_data(TensorData(b_scales, Shape{n}), device),
                                    QuantScheme::int8_per_channel(1));
@@ -190,12 +196,8 @@ TEST(QuantizedMatmul, OddShapesAgreeAcrossKernels) {
   for (auto& v : a) v = static_cast<std::int8_t>(dist(gen));
   for (auto& v : b) v = static_cast<std::int8_t>(dist(gen) * 2);
   const Device device = Device::flex();
-  quant::QuantizedTensor<2> qa(Tensor<2, Int>::from_data(TensorData(a, Shape{m, k}), {device, DType::I8}),
-                               Tensor<1>::from_data(TensorData(std::vector<float>{0.5f}, Shape{1}), device),
-                               QuantScheme::int8_per_tensor());
-  quant::QuantizedTensor<2> qb(Tensor<2, Int>::from_data(TensorData(b, Shape{k, n}), {device, DType::I8}),
-                               Tensor<1>::from_data(TensorData(std::vector<float>{0.25f}, Shape{1}), device),
-                               QuantScheme::int8_per_tensor());
+  const auto qa = int8_tensor(a, Shape{m, k}, 0.5f, device);
+  const auto qb = int8_tensor(b, Shape{k, n}, 0.25f, device);
   for (const auto kernel : quant::detail::available_int8_kernels()) {
     Int8KernelScope use(kernel);
     const auto out = quant::quantized_matmul(qa, qb).to_data().to_vec<float>();
@@ -227,12 +229,8 @@ TEST(QuantizedMatmul, LargestProductsStayExact) {
       b[l * n + j] = static_cast<std::int8_t>(j % 3 == 0 ? 127 : (j % 3 == 1 ? -127 : 127 * alternating));
   }
   const Device device = Device::flex();
-  quant::QuantizedTensor<2> qa(Tensor<2, Int>::from_data(TensorData(a, Shape{m, k}), {device, DType::I8}),
-                               Tensor<1>::from_data(TensorData(std::vector<float>{1.0f}, Shape{1}), device),
-                               QuantScheme::int8_per_tensor());
-  quant::QuantizedTensor<2> qb(Tensor<2, Int>::from_data(TensorData(b, Shape{k, n}), {device, DType::I8}),
-                               Tensor<1>::from_data(TensorData(std::vector<float>{1.0f}, Shape{1}), device),
-                               QuantScheme::int8_per_tensor());
+  const auto qa = int8_tensor(a, Shape{m, k}, 1.0f, device);
+  const auto qb = int8_tensor(b, Shape{k, n}, 1.0f, device);
   for (const auto kernel : quant::detail::available_int8_kernels()) {
     Int8KernelScope use(kernel);
     const auto out = quant::quantized_matmul(qa, qb).to_data().to_vec<float>();
