@@ -35,8 +35,12 @@
 
 namespace burn::onnx {
 
-/// The ONNX operator set export writes (and the newest import accepts).
+/// The ONNX operator set export writes.
 inline constexpr std::int64_t kOpsetVersion = 17;
+/// The operator sets import reads: 13 (the oldest that PyTorch's exporters
+/// still write) to 20 (what PyTorch 2.x's `torch.onnx.export` writes).
+inline constexpr std::int64_t kOldestImportOpset = 13;
+inline constexpr std::int64_t kNewestImportOpset = 20;
 
 struct ExportOptions {
   /// Names of the graph's inputs and outputs, in order ("input_0", "output_0", ... when empty or short).
@@ -58,6 +62,12 @@ struct ExportOptions {
     std::string name;
   };
   std::vector<DynamicAxis> dynamic_axes;
+  /// Keep the parameters of 1 KiB and more in an external data file beside
+  /// the model, `<file name>.data` (as PyTorch 2.x's exporter does), instead
+  /// of inside the .onnx file. Export does so by itself for a model over
+  /// protobuf's 2 GiB limit. Import and ONNX Runtime read the pair by the
+  /// model's path; move the two files together.
+  bool external_data = false;
   /// The graph's name and the model's doc string.
   std::string graph_name = "burn";
   std::string doc_string;
@@ -77,6 +87,11 @@ struct ExportOptions {
   ExportOptions with_dynamic_axis(std::size_t input, std::size_t dim, std::string name) const {
     auto o = *this;
     o.dynamic_axes.push_back({input, dim, std::move(name)});
+    return o;
+  }
+  ExportOptions with_external_data(bool on = true) const {
+    auto o = *this;
+    o.external_data = on;
     return o;
   }
   ExportOptions with_graph_name(std::string name) const {
@@ -134,15 +149,19 @@ class AnyTensor {
 /// autodiff device gradients flow through forward().
 class Model {
  public:
-  /// Reads, checks (ONNX checker) and prepares `path` for `device`. Throws
+  /// Reads, checks (ONNX checker) and prepares `path` for `device`, with the
+  /// tensors it keeps in external data files beside it (as PyTorch 2.x's
+  /// exporter writes `model.onnx.data`). Throws
   /// burn::Error("[onnx::Model::load] ...") for a missing, truncated or
-  /// corrupt file, an opset newer than kOpsetVersion, and any operator this
-  /// version does not run (listing the operator, its node and what is supported).
+  /// corrupt file or data file, an opset outside kOldestImportOpset to
+  /// kNewestImportOpset, and any operator this version does not run
+  /// (listing the operator, its node and what is supported).
   /// With `trainable` false the model is loaded in its inference form: each
   /// batch norm after a convolution is folded into that convolution's
   /// weight and bias (docs/onnx.md, "Import").
   static Model load(const std::string& path, const Device& device, bool trainable = true);
-  /// The same from the file's bytes.
+  /// The same from the file's bytes; a model with external data is an error
+  /// here (nothing says where its files are): load it by path.
   static Model from_bytes(std::span<const std::byte> bytes, const Device& device, bool trainable = true,
                           const std::string& source = "<memory>");
 

@@ -15,6 +15,8 @@
 // export says which op depends on the sizes.
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
+#include <limits>
 #include <type_traits>
 #include <unordered_set>
 
@@ -26,6 +28,7 @@
 #include <onnx/shape_inference/implementation.h>
 
 #include "onnx/export_writer.hpp"
+#include "onnx/external_data.hpp"
 #include "record/safetensors_internal.hpp"
 
 namespace burn::onnx {
@@ -524,11 +527,22 @@ void export_graph(const GraphFunction& fn, std::span<const TensorData> examples,
                                        e.what()));
   }
 
+  // Parameters go to an external data file when asked, and when the model
+  // would pass protobuf's 2 GiB message limit (which no reader accepts).
+  constexpr std::size_t kExternalThreshold = 1024;
+  const std::filesystem::path model_path(path);
+  if (options.external_data || model.ByteSizeLong() > static_cast<std::size_t>(std::numeric_limits<int>::max())) {
+    const std::string location = model_path.filename().string() + ".data";
+    const auto data = move_to_external_data(model, location, kExternalThreshold);
+    // The data file first: a model file never names data that is not there.
+    record::detail::write_file_atomically(model_path.parent_path() / location, data, kExportOp);
+  }
   std::string bytes;
-  if (!model.SerializeToString(&bytes))
-    throw Error(kExportOp,
-                "the model could not be serialised (protobuf's 2 GiB message limit: a model this "
-                "large needs external data, which this version does not write)");
+  if (model.ByteSizeLong() > static_cast<std::size_t>(std::numeric_limits<int>::max()) ||
+      !model.SerializeToString(&bytes))
+    throw Error(kExportOp, fmt::format("the model could not be serialised: its graph alone passes protobuf's 2 GiB "
+                                       "limit ({} bytes without the parameters)",
+                                       model.ByteSizeLong()));
   record::detail::write_file_atomically(path, std::span(reinterpret_cast<const std::byte*>(bytes.data()), bytes.size()),
                                         kExportOp);
 }

@@ -8,9 +8,8 @@
 // to the model's device; the nodes that depend only on constants are
 // computed once, at load.
 #include <algorithm>
-#include <cstring>
+#include <filesystem>
 #include <fstream>
-#include <iterator>
 #include <set>
 #include <unordered_map>
 
@@ -21,7 +20,9 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <onnx/checker.h>
+#include <onnx/defs/schema.h>
 
+#include "onnx/external_data.hpp"
 #include "onnx/import_ops.hpp"
 #include "onnx/import_optimize.hpp"
 
@@ -170,15 +171,6 @@ std::shared_ptr<Model::Program> prepare(::onnx::ModelProto proto, const std::str
   const auto& model = program->proto;
   const auto& graph = model.graph();
 
-  // The operator set: the default domain, opsets 13 to kOpsetVersion.
-  std::int64_t opset = 0;
-  for (const auto& o : model.opset_import())
-    if (o.domain().empty() || o.domain() == "ai.onnx") opset = o.version();
-  if (opset > kOpsetVersion || opset < 13)
-    throw Error(kLoadOp, fmt::format("{}: the model uses ONNX opset {}; this version reads opsets 13 to {} (convert "
-                                     "it with onnx.version_converter, or export it with opset_version={})",
-                                     source, opset, kOpsetVersion, kOpsetVersion));
-
   // Every operator must be one import runs: list those that are not.
   std::set<std::string> missing;
   for (const auto& n : graph.node()) {
@@ -200,9 +192,16 @@ std::shared_ptr<Model::Program> prepare(::onnx::ModelProto proto, const std::str
   // Initializers: float tensors are parameters; integers, bools and float
   // scalars (an exporter's literal constants) are host constants.
   std::set<std::string> initializer_names;
-  for (const auto& init : graph.initializer()) {
+  for (auto& init : *program->proto.mutable_graph()->mutable_initializer()) {
     TensorData data = read_tensor(init, kLoadOp);
     initializer_names.insert(init.name());
+    // The program keeps the graph, not a second copy of the weights: the
+    // initializer keeps its name, type and dims only.
+    ::onnx::TensorProto header;
+    header.set_name(init.name());
+    header.set_data_type(init.data_type());
+    *header.mutable_dims() = init.dims();
+    init.Swap(&header);
     if (is_float(data.dtype()) && data.shape().rank() > 0) {
       program->param_names.push_back(init.name());
       float_initializers.emplace_back(init.name(), std::move(data));
@@ -284,14 +283,65 @@ void plan_releases(Model::Program& program) {
   for (const auto& [name, step] : last) program.steps[step].last_reads.push_back(name);
 }
 
-std::vector<std::byte> read_whole_file(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) throw Error(kLoadOp, fmt::format("cannot open '{}': check the path", path));
-  std::vector<char> chars((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
-  if (f.bad()) throw Error(kLoadOp, fmt::format("reading '{}' failed", path));
-  std::vector<std::byte> bytes(chars.size());
-  if (!chars.empty()) std::memcpy(bytes.data(), chars.data(), chars.size());  // an empty vector's data() may be null
-  return bytes;
+/// The newest ONNX IR version import reads (that of ONNX 1.16 to 1.17, which
+/// PyTorch 2.x's exporter writes).
+constexpr std::int64_t kNewestIrVersion = 10;
+
+/// The model's operator set of the default domain; an error outside the
+/// range import reads.
+std::int64_t default_opset(const ::onnx::ModelProto& model, const std::string& source) {
+  std::int64_t opset = 0;
+  for (const auto& o : model.opset_import())
+    if (o.domain().empty() || o.domain() == "ai.onnx") opset = o.version();
+  if (opset > kNewestImportOpset || opset < kOldestImportOpset)
+    throw Error(kLoadOp, fmt::format("{}: the model uses ONNX opset {}; this version reads opsets {} to {} (convert "
+                                     "it with onnx.version_converter, or export it with opset_version={})",
+                                     source, opset, kOldestImportOpset, kNewestImportOpset, kNewestImportOpset));
+  return opset;
+}
+
+/// Whether the ONNX library burn links (Debian's) knows the model's IR
+/// version and operator set, so that its checker can check the model.
+bool checker_knows(const ::onnx::ModelProto& model, std::int64_t opset) {
+  const auto& ranges = ::onnx::OpSchemaRegistry::DomainToVersionRange::Instance().Map();
+  const auto it = ranges.find(::onnx::ONNX_DOMAIN);
+  return model.ir_version() <= ::onnx::IR_VERSION && it != ranges.end() && opset <= it->second.second;
+}
+
+/// What the checker checks of the graph's structure, for models newer than
+/// it knows: every value is defined once, before the nodes that read it,
+/// and every output is defined. (Each operator checks its own inputs and
+/// attributes when it runs.)
+void check_graph_structure(const ::onnx::ModelProto& model, const std::string& source) {
+  if (model.ir_version() > kNewestIrVersion)
+    throw Error(kLoadOp, fmt::format("{}: the model has ONNX IR version {}; this version reads IR versions up to {} "
+                                     "(save it with an older onnx package or exporter)",
+                                     source, model.ir_version(), kNewestIrVersion));
+  const auto& graph = model.graph();
+  std::set<std::string> defined;
+  auto define = [&](const std::string& name, const std::string& what) {
+    if (name.empty()) return;
+    if (!defined.insert(name).second)
+      throw Error(kLoadOp, fmt::format("{} is not a valid ONNX model: the value '{}' ({}) is defined twice", source,
+                                       name, what));
+  };
+  for (const auto& init : graph.initializer()) define(init.name(), "an initializer");
+  for (const auto& in : graph.input())
+    if (!defined.count(in.name())) define(in.name(), "a graph input");
+  for (const auto& node : graph.node()) {
+    if (node.op_type().empty())
+      throw Error(kLoadOp, fmt::format("{} is not a valid ONNX model: node '{}' has no operator", source, node.name()));
+    for (const auto& in : node.input())
+      if (!in.empty() && !defined.count(in))
+        throw Error(kLoadOp, fmt::format("{} is not a valid ONNX model: node '{}' ({}) reads '{}', which no graph "
+                                         "input, initializer or earlier node defines",
+                                         source, node.name(), node.op_type(), in));
+    for (const auto& out : node.output()) define(out, fmt::format("an output of node '{}'", node.name()));
+  }
+  for (const auto& out : graph.output())
+    if (!defined.count(out.name()))
+      throw Error(kLoadOp, fmt::format("{} is not a valid ONNX model: the graph output '{}' is never defined", source,
+                                       out.name()));
 }
 
 }  // namespace
@@ -299,26 +349,61 @@ std::vector<std::byte> read_whole_file(const std::string& path) {
 Model::Model(std::shared_ptr<const Program> program, std::vector<module::Param<AnyTensor>> params)
     : program_(std::move(program)), params_(std::move(params)) {}
 
-Model Model::load(const std::string& path, const Device& device, bool trainable) {
-  const auto bytes = read_whole_file(path);
-  return from_bytes(bytes, device, trainable, path);
+namespace {
+
+/// An error unless `size` bytes can be a model: protobuf parses at most 2 GiB.
+void check_model_size(std::uintmax_t size, const std::string& source) {
+  if (size > static_cast<std::uintmax_t>(std::numeric_limits<int>::max()))
+    throw Error(kLoadOp, fmt::format("{}: {} bytes is beyond protobuf's 2 GiB limit (save a model this large with "
+                                     "its tensors in an external data file)",
+                                     source, size));
 }
 
-Model Model::from_bytes(std::span<const std::byte> bytes, const Device& device, bool trainable,
-                        const std::string& source) {
-  ::onnx::ModelProto proto;
-  if (bytes.size() > static_cast<std::size_t>(std::numeric_limits<int>::max()))
-    throw Error(kLoadOp, fmt::format("{}: {} bytes is beyond protobuf's 2 GiB limit (models this large keep "
-                                     "their data in external files, which this version does not read)",
-                                     source, bytes.size()));
-  if (bytes.empty() || !proto.ParseFromArray(bytes.data(), static_cast<int>(bytes.size())) || !proto.has_graph())
+/// An error unless the parse of `size` bytes gave a model with a graph.
+void check_parsed(bool parsed, const ::onnx::ModelProto& proto, std::uintmax_t size, const std::string& source) {
+  if (size == 0 || !parsed || !proto.has_graph())
     throw Error(kLoadOp, fmt::format("{} is not an ONNX model ({} bytes that do not parse as an ONNX ModelProto "
                                      "with a graph): the file is truncated, corrupt or of another format",
-                                     source, bytes.size()));
-  try {
-    ::onnx::checker::check_model(proto);
-  } catch (const std::exception& e) {
-    throw Error(kLoadOp, fmt::format("{} fails ONNX's model checker: {}", source, e.what()));
+                                     source, size));
+}
+
+/// `bytes` as a ModelProto with a graph; an error for anything else.
+::onnx::ModelProto parse_model(std::span<const std::byte> bytes, const std::string& source) {
+  check_model_size(bytes.size(), source);
+  ::onnx::ModelProto proto;
+  const bool parsed = !bytes.empty() && proto.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()));
+  check_parsed(parsed, proto, bytes.size(), source);
+  return proto;
+}
+
+/// The file at `path` as a ModelProto, parsed as it is read (no second copy
+/// of its bytes in memory).
+::onnx::ModelProto parse_model_file(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  std::error_code ec;
+  const auto size = std::filesystem::file_size(path, ec);
+  if (!f || ec) throw Error(kLoadOp, fmt::format("cannot open '{}': check the path", path));
+  check_model_size(size, path);
+  ::onnx::ModelProto proto;
+  const bool parsed = proto.ParseFromIstream(&f);
+  if (f.bad()) throw Error(kLoadOp, fmt::format("reading '{}' failed", path));
+  check_parsed(parsed, proto, size, path);
+  return proto;
+}
+
+/// A parsed model, its external data read from `dir`, checked and prepared.
+Model load_model(::onnx::ModelProto proto, const std::optional<std::filesystem::path>& dir, const Device& device,
+                 bool trainable, const std::string& source) {
+  load_external_data(proto, dir, kLoadOp, source);
+  const std::int64_t opset = default_opset(proto, source);
+  if (checker_knows(proto, opset)) {
+    try {
+      ::onnx::checker::check_model(proto);
+    } catch (const std::exception& e) {
+      throw Error(kLoadOp, fmt::format("{} fails ONNX's model checker: {}", source, e.what()));
+    }
+  } else {
+    check_graph_structure(proto, source);
   }
   // A model that will not be trained runs as its inference form.
   if (!trainable) fold_batch_norms(proto);
@@ -335,6 +420,17 @@ Model Model::from_bytes(std::span<const std::byte> bytes, const Device& device, 
         trainable);
   }
   return Model(std::move(program), std::move(params));
+}
+
+}  // namespace
+
+Model Model::load(const std::string& path, const Device& device, bool trainable) {
+  return load_model(parse_model_file(path), std::filesystem::path(path).parent_path(), device, trainable, path);
+}
+
+Model Model::from_bytes(std::span<const std::byte> bytes, const Device& device, bool trainable,
+                        const std::string& source) {
+  return load_model(parse_model(bytes, source), std::nullopt, device, trainable, source);
 }
 
 const std::vector<std::string>& Model::input_names() const { return program_->inputs; }

@@ -52,26 +52,37 @@ const ::onnx::AttributeProto* NodeArgs::attr(std::string_view name) const {
   auto it = attrs_.find(std::string(name));
   return it == attrs_.end() ? nullptr : it->second;
 }
+const ::onnx::AttributeProto* NodeArgs::typed_attr(std::string_view name,
+                                                   ::onnx::AttributeProto_AttributeType type) const {
+  const auto* a = attr(name);
+  // A model's writer may leave the type unset (IR 1 had no type field); the value then is what the reader asks.
+  if (a && a->type() != type && a->type() != ::onnx::AttributeProto::UNDEFINED)
+    fail(fmt::format(
+        "attribute '{}' must be of type {}, it is {}", name, ::onnx::AttributeProto_AttributeType_Name(type),
+        ::onnx::AttributeProto_AttributeType_IsValid(a->type()) ? ::onnx::AttributeProto_AttributeType_Name(a->type())
+                                                                : std::to_string(a->type())));
+  return a;
+}
 bool NodeArgs::has_attr(std::string_view name) const { return attr(name) != nullptr; }
 std::int64_t NodeArgs::attr_int(std::string_view name, std::int64_t fallback) const {
-  const auto* a = attr(name);
+  const auto* a = typed_attr(name, ::onnx::AttributeProto::INT);
   return a ? a->i() : fallback;
 }
 float NodeArgs::attr_float(std::string_view name, float fallback) const {
-  const auto* a = attr(name);
+  const auto* a = typed_attr(name, ::onnx::AttributeProto::FLOAT);
   return a ? a->f() : fallback;
 }
 std::string NodeArgs::attr_string(std::string_view name, std::string_view fallback) const {
-  const auto* a = attr(name);
+  const auto* a = typed_attr(name, ::onnx::AttributeProto::STRING);
   return a ? a->s() : std::string(fallback);
 }
 std::optional<std::vector<std::int64_t>> NodeArgs::attr_ints(std::string_view name) const {
-  const auto* a = attr(name);
+  const auto* a = typed_attr(name, ::onnx::AttributeProto::INTS);
   if (!a) return std::nullopt;
   return std::vector<std::int64_t>(a->ints().begin(), a->ints().end());
 }
 std::optional<TensorData> NodeArgs::attr_tensor(std::string_view name) const {
-  const auto* a = attr(name);
+  const auto* a = typed_attr(name, ::onnx::AttributeProto::TENSOR);
   if (!a) return std::nullopt;
   return read_tensor(a->t(), kRunOp);
 }
@@ -171,6 +182,9 @@ std::vector<TensorRef> cast(const NodeArgs& a) {
   return one(detail::cast(a.in(0), *to));
 }
 
+/// CastLike (opset 15): input 0 in input 1's dtype.
+std::vector<TensorRef> cast_like(const NodeArgs& a) { return one(detail::cast(a.in(0), dtype_of(a.in(1)))); }
+
 std::vector<TensorRef> is_inf(const NodeArgs& a) {
   const bool neg = a.attr_int("detect_negative", 1) != 0, pos = a.attr_int("detect_positive", 1) != 0;
   TensorRef inf = detail::unary(ir::UnaryOp::IsInf, a.in(0));
@@ -267,16 +281,17 @@ TensorRef reduce(const NodeArgs& a, ir::ReduceOp op, const TensorRef& x, std::op
   return out;
 }
 
+/// ReduceSum (opset 13) and the other reductions (opset 18) take their axes
+/// as input 1; the other reductions of older opsets as an attribute.
 template <ir::ReduceOp Op>
-std::vector<TensorRef> reduce_attr(const NodeArgs& a) {
-  return one(reduce(a, Op, a.in(0), a.attr_ints("axes"), a.attr_int("keepdims", 1) != 0));
-}
-
-std::vector<TensorRef> reduce_sum(const NodeArgs& a) {
-  std::optional<I64s> axes;
-  if (a.has(1)) axes = a.ints(1);
+std::vector<TensorRef> reduce_op(const NodeArgs& a) {
+  std::optional<I64s> axes = a.attr_ints("axes");
+  if (a.has(1)) {
+    if (axes) a.fail("axes are given both as an attribute and as input 1");
+    axes = a.ints(1);
+  }
   if ((!axes || axes->empty()) && a.attr_int("noop_with_empty_axes", 0)) return one(a.in(0));
-  return one(reduce(a, ir::ReduceOp::Sum, a.in(0), axes, a.attr_int("keepdims", 1) != 0));
+  return one(reduce(a, Op, a.in(0), axes, a.attr_int("keepdims", 1) != 0));
 }
 
 template <ir::ReduceOp Op>
@@ -412,6 +427,8 @@ std::vector<TensorRef> split(const NodeArgs& a) {
   const TensorRef& x = a.in(0);
   const std::size_t d = axis(a, a.attr_int("axis", 0), rank_of(x));
   const std::size_t n = a.num_outputs();
+  if (a.has_attr("num_outputs") && a.attr_int("num_outputs", 0) != static_cast<std::int64_t>(n))
+    a.fail(fmt::format("num_outputs is {} but the node has {} outputs", a.attr_int("num_outputs", 0), n));
   std::vector<std::size_t> sizes;
   if (a.has(1)) {
     for (auto s : a.ints(1)) {
@@ -558,7 +575,8 @@ std::vector<TensorRef> range(const NodeArgs& a) {
 /// Symmetric pads per spatial dim from ONNX's [begin..., end...]; asymmetric ones are an error.
 /// `x` padded along each dim d by begins[d] elements before and ends[d]
 /// after (negative: that many cropped), as ONNX's Pad: "constant" (`value`),
-/// "reflect" (mirrored, the edge not repeated) or "edge" (the edge repeated).
+/// "reflect" (mirrored, the edge not repeated), "edge" (the edge repeated)
+/// or "wrap" (the other end's elements, as if the axis were a circle).
 TensorRef pad_dims(const NodeArgs& a, TensorRef x, const I64s& begins, const I64s& ends, std::string_view mode,
                    double value) {
   const std::size_t r = rank_of(x);
@@ -589,6 +607,11 @@ TensorRef pad_dims(const NodeArgs& a, TensorRef x, const I64s& begins, const I64
         return detail::repeat_dim(detail::narrow(x, axis_d, leading ? 0 : static_cast<std::int64_t>(dim) - 1, 1),
                                   axis_d, count);
       }
+      if (mode == "wrap") {
+        if (count > dim)
+          a.fail(fmt::format("wrap padding of {} on axis {} of length {} (at most the length)", count, d, dim));
+        return detail::narrow(x, axis_d, leading ? static_cast<std::int64_t>(dim - count) : 0, count);
+      }
       // reflect: the `count` elements next to the edge, mirrored.
       if (count + 1 > dim)
         a.fail(fmt::format("reflect padding of {} on axis {} of length {} (at most length - 1)", count, d, dim));
@@ -609,13 +632,26 @@ std::vector<TensorRef> pad(const NodeArgs& a) {
   const TensorRef& x = a.in(0);
   const std::size_t r = rank_of(x);
   const std::string mode = a.attr_string("mode", "constant");
-  if (mode != "constant" && mode != "reflect" && mode != "edge")
-    a.fail(fmt::format("mode '{}' is not one of constant, reflect, edge", mode));
+  if (mode != "constant" && mode != "reflect" && mode != "edge" && mode != "wrap")
+    a.fail(fmt::format("mode '{}' is not one of constant, reflect, edge, wrap", mode));
+  // Opset 18's axes (input 3) name the axes the pads are for; every axis otherwise.
+  I64s axes;
+  if (a.has(3)) {
+    for (const auto ax : a.ints(3)) axes.push_back(static_cast<std::int64_t>(axis(a, ax, r)));
+  } else {
+    for (std::size_t d = 0; d < r; ++d) axes.push_back(static_cast<std::int64_t>(d));
+  }
   const I64s pads = a.ints(1);
-  if (pads.size() != 2 * r) a.fail(fmt::format("pads has {} entries for a rank-{} input (2 per axis)", pads.size(), r));
+  const std::size_t n = axes.size();
+  if (pads.size() != 2 * n) a.fail(fmt::format("pads has {} entries for {} padded axes (2 per axis)", pads.size(), n));
+  I64s begins(r, 0), ends(r, 0);
+  for (std::size_t i = 0; i < n; ++i) {
+    const auto d = static_cast<std::size_t>(axes[i]);
+    begins[d] = pads[i];
+    ends[d] = pads[i + n];
+  }
   const double value = a.has(2) ? a.scalar(2) : 0.0;
-  return one(pad_dims(a, x, I64s(pads.begin(), pads.begin() + static_cast<std::ptrdiff_t>(r)),
-                      I64s(pads.begin() + static_cast<std::ptrdiff_t>(r), pads.end()), mode, value));
+  return one(pad_dims(a, x, begins, ends, mode, value));
 }
 
 /// A convolution's or pool's padding per spatial dim, before and after.
@@ -765,6 +801,8 @@ std::vector<TensorRef> average_pool(const NodeArgs& a) {
   const std::size_t n = rank_of(x) - 2;
   if (!a.has_attr("kernel_shape")) a.fail("kernel_shape is required");
   const auto k = spatial(a, "kernel_shape", n, 1), stride = spatial(a, "strides", n, 1);
+  for (const auto d : spatial(a, "dilations", n, 1))
+    if (d != 1) a.fail("dilations other than 1 are not supported");
   const bool count_pad = a.attr_int("count_include_pad", 0) != 0;
   const SpatialPads pads = spatial_pads(a, x, k, stride, std::vector<std::size_t>(n, 1));
   // Zeros added in front count as elements: right only when padding counts.
@@ -830,23 +868,38 @@ std::vector<TensorRef> layer_norm(const NodeArgs& a) {
 std::vector<TensorRef> resize(const NodeArgs& a) {
   const TensorRef& x = a.in(0);
   if (rank_of(x) != 4) a.fail("only 4-D (N, C, H, W) inputs are resized");
-  std::vector<std::size_t> out(2);
+  if (a.attr_int("antialias", 0) != 0) a.fail("antialias = 1 is not supported");
+  if (a.attr_string("keep_aspect_ratio_policy", "stretch") != "stretch")
+    a.fail("keep_aspect_ratio_policy other than stretch is not supported");
+  // Opset 18's axes name the dims that scales and sizes give; the others keep their size.
+  I64s axes{0, 1, 2, 3};
+  if (auto given = a.attr_ints("axes")) {
+    axes.clear();
+    for (const auto ax : *given) axes.push_back(static_cast<std::int64_t>(axis(a, ax, 4)));
+  }
+  std::vector<std::size_t> size(shape_of(x).dims().begin(), shape_of(x).dims().end());
   if (a.has(3)) {
     const I64s sizes = a.ints(3);
-    if (sizes.size() != 4 || sizes[0] != static_cast<std::int64_t>(shape_of(x)[0]) ||
-        sizes[1] != static_cast<std::int64_t>(shape_of(x)[1]))
-      a.fail("sizes must keep N and C");
-    out = {static_cast<std::size_t>(sizes[2]), static_cast<std::size_t>(sizes[3])};
+    if (sizes.size() != axes.size()) a.fail(fmt::format("sizes has {} entries for {} axes", sizes.size(), axes.size()));
+    for (std::size_t i = 0; i < axes.size(); ++i) {
+      if (sizes[i] < 0) a.fail("sizes must not be negative");
+      size[static_cast<std::size_t>(axes[i])] = static_cast<std::size_t>(sizes[i]);
+    }
   } else if (a.has(2)) {
     const TensorData scales = detail::to_data(detail::cast(a.in(2), DType::F64));
-    if (scales.num_elements() != 4 || scales.value_as_double(0) != 1.0 || scales.value_as_double(1) != 1.0)
-      a.fail("scales must keep N and C");
-    for (std::size_t i = 0; i < 2; ++i)
-      out[i] =
-          static_cast<std::size_t>(std::floor(static_cast<double>(shape_of(x)[2 + i]) * scales.value_as_double(2 + i)));
+    if (scales.num_elements() != axes.size())
+      a.fail(fmt::format("scales has {} entries for {} axes", scales.num_elements(), axes.size()));
+    for (std::size_t i = 0; i < axes.size(); ++i) {
+      const auto d = static_cast<std::size_t>(axes[i]);
+      const double factor = scales.value_as_double(i);
+      if (!(factor > 0.0)) a.fail("scales must be positive");
+      size[d] = static_cast<std::size_t>(std::floor(static_cast<double>(shape_of(x)[d]) * factor));
+    }
   } else {
     a.fail("either scales or sizes is required");
   }
+  if (size[0] != shape_of(x)[0] || size[1] != shape_of(x)[1]) a.fail("scales and sizes must keep N and C");
+  const std::vector<std::size_t> out{size[2], size[3]};
   const std::string mode = a.attr_string("mode", "nearest");
   const std::string ctm = a.attr_string("coordinate_transformation_mode", "half_pixel");
   module::InterpolateMode m{};
@@ -869,6 +922,14 @@ std::vector<TensorRef> resize(const NodeArgs& a) {
     a.fail(fmt::format("mode {} is not supported", mode));
   }
   return one(detail::interpolate(x, out, m, align));
+}
+
+/// Gelu (opset 20): the exact form (erf) or PyTorch's tanh approximation.
+std::vector<TensorRef> gelu_op(const NodeArgs& a) {
+  const std::string approximate = a.attr_string("approximate", "none");
+  if (approximate == "none") return one(detail::gelu(a.in(0)));
+  if (approximate == "tanh") return one(detail::gelu_tanh(a.in(0)));
+  a.fail(fmt::format("approximate '{}' is not one of none, tanh", approximate));
 }
 
 std::vector<TensorRef> dropout(const NodeArgs& a) {
@@ -929,12 +990,14 @@ const std::map<std::string, ImportFn, std::less<>>& table() {
       {"Not", unary_op<U::LogicalNot>},
       {"Clip", clip},
       {"Cast", cast},
+      {"CastLike", cast_like},
       {"Where", where},
       {"Identity", identity},
       {"Dropout", dropout},
       // activations
       {"Relu", relu},
       {"Sigmoid", sigmoid},
+      {"Gelu", gelu_op},
       {"LeakyRelu", leaky_relu},
       {"Softplus", softplus},
       {"HardSigmoid", hard_sigmoid},
@@ -945,11 +1008,11 @@ const std::map<std::string, ImportFn, std::less<>>& table() {
       {"Gemm", gemm},
       {"Einsum", import_einsum},
       // reductions
-      {"ReduceSum", reduce_sum},
-      {"ReduceMean", reduce_attr<R::Mean>},
-      {"ReduceMax", reduce_attr<R::Max>},
-      {"ReduceMin", reduce_attr<R::Min>},
-      {"ReduceProd", reduce_attr<R::Prod>},
+      {"ReduceSum", reduce_op<R::Sum>},
+      {"ReduceMean", reduce_op<R::Mean>},
+      {"ReduceMax", reduce_op<R::Max>},
+      {"ReduceMin", reduce_op<R::Min>},
+      {"ReduceProd", reduce_op<R::Prod>},
       {"ArgMax", arg_reduce<R::ArgMax>},
       {"ArgMin", arg_reduce<R::ArgMin>},
       {"CumSum", cumsum},

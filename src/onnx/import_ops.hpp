@@ -59,6 +59,8 @@ class NodeArgs {
 
  private:
   const ::onnx::AttributeProto* attr(std::string_view name) const;
+  /// The attribute, checked to be of `type`; nullptr when absent.
+  const ::onnx::AttributeProto* typed_attr(std::string_view name, ::onnx::AttributeProto_AttributeType type) const;
 
   const ::onnx::NodeProto& node_;
   const std::unordered_map<std::string, const ::onnx::AttributeProto*>& attrs_;

@@ -119,8 +119,8 @@ TensorData read_tensor(const TensorProto& proto, std::string_view op) {
     throw Error(op, fmt::format("tensor '{}' has element type {}, which burn has no dtype for", name,
                                 onnx_type_name(proto.data_type())));
   if (proto.data_location() == TensorProto::EXTERNAL)
-    throw Error(op, fmt::format("tensor '{}' keeps its data in an external file, which this version does not "
-                                "read: save the model with its data inside the .onnx file",
+    throw Error(op, fmt::format("tensor '{}' keeps its data in an external file, which was not read: load the "
+                                "model with onnx::Model::load(path)",
                                 name));
   std::vector<std::size_t> dims;
   std::size_t n = 1;

@@ -66,6 +66,58 @@ TEST(OnnxExport, MlpIsGemmReluWithTheModulesParameterNames) {
   out[0].assert_eq(model.forward(x).to_data());
 }
 
+TEST(OnnxExport, ParametersCanLiveInAnExternalDataFileBesideTheModel) {
+  const Device device = Device::flex();
+  device.seed(4);
+  // fc1.weight has 1,536 bytes, fc2.weight 768: one goes out, one stays in.
+  const Mlp model{nn::LinearConfig{6, 64}.init(device), nn::LinearConfig{64, 3}.init(device)};
+  const auto x = Tensor<2>::random({3, 6}, Distribution::normal(0, 1), device);
+  const std::filesystem::path dir = std::filesystem::path(temp_path("external-export")) / "out";
+  std::filesystem::create_directories(dir);
+  const std::string path = (dir / "mlp.onnx").string();
+  std::filesystem::remove(path + ".data");
+  onnx::export_model(model, x, path, onnx::ExportOptions{}.with_external_data());
+  ASSERT_TRUE(std::filesystem::exists(path + ".data"));
+
+  // Every tensor of 1 KiB or more is external, the rest inline.
+  const auto m = read_model(path);
+  std::vector<std::string> external;
+  for (const auto& init : m.graph().initializer()) {
+    const bool is_external = init.data_location() == ::onnx::TensorProto::EXTERNAL;
+    EXPECT_EQ(is_external, init.external_data_size() > 0) << init.name();
+    if (!is_external) {
+      EXPECT_LT(init.raw_data().size(), 1024u) << init.name();
+      continue;
+    }
+    external.push_back(init.name());
+    EXPECT_FALSE(init.has_raw_data()) << init.name();
+    std::map<std::string, std::string> entries;
+    for (const auto& e : init.external_data()) entries[e.key()] = e.value();
+    EXPECT_EQ(entries["location"], "mlp.onnx.data");
+    EXPECT_EQ(std::stoull(entries["offset"]) % 4096, 0u) << init.name();
+  }
+  EXPECT_EQ(external, std::vector<std::string>{"fc1.weight"});
+
+  // Imported back by its path: the same bits as the module, and as the
+  // same model exported in one file.
+  const auto out = onnx::Model::load(path, device).run({x.to_data()});
+  out[0].assert_eq(model.forward(x).to_data());
+  // A copy of the pair elsewhere still loads; the model without its data file does not.
+  const std::filesystem::path moved = std::filesystem::path(temp_path("external-export")) / "moved";
+  std::filesystem::create_directories(moved);
+  std::filesystem::copy_file(path, moved / "mlp.onnx", std::filesystem::copy_options::overwrite_existing);
+  std::filesystem::remove(moved / "mlp.onnx.data");
+  std::string e;
+  try {
+    onnx::Model::load((moved / "mlp.onnx").string(), device);
+  } catch (const Error& err) {
+    e = err.what();
+  }
+  EXPECT_NE(e.find("mlp.onnx.data"), std::string::npos) << e;
+  std::filesystem::copy_file(path + ".data", moved / "mlp.onnx.data");
+  onnx::Model::load((moved / "mlp.onnx").string(), device).run({x.to_data()})[0].assert_eq(out[0]);
+}
+
 TEST(OnnxExport, CnnWithADynamicBatchRunsAtAnyBatchSize) {
   const Device device = Device::flex();
   device.seed(5);

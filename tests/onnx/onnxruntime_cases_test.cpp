@@ -1,6 +1,7 @@
 // Cases for ONNX Runtime: burn's exports of the test models (an MLP,
 // burn-train's CNN, an attention block, burn's Transformer encoder and LSTM,
-// torchvision's ResNet-18 architecture at 32 px), with inputs at
+// torchvision's ResNet-18 architecture at 32 px, its parameters in an
+// external data file), with inputs at
 // two batch sizes and flex's outputs, written where onnxruntime_check.sh
 // (the ctest entry burn_onnx_onnxruntime) runs them in ONNX Runtime. Run
 // alone, the case checks that what it wrote reads back.
@@ -29,13 +30,15 @@ void write_bytes(const std::filesystem::path& path, const TensorData& data) {
   ASSERT_TRUE(f.good()) << path;
 }
 
-/// Exports `model`, runs it on flex at batch sizes 1 and 3, and writes
-/// <name>.onnx, the inputs and outputs, and <name>.json describing them.
+/// Exports `model` (its parameters in <name>.onnx.data when `external_data`),
+/// runs it on flex at batch sizes 1 and 3, and writes <name>.onnx, the inputs
+/// and outputs, and <name>.json describing them.
 template <class M, std::size_t D>
 void write_case(const std::filesystem::path& dir, const std::string& name, const M& model, Shape input_shape,
-                const Device& device) {
-  onnx::export_model(model, Tensor<D>::zeros(input_shape, device), (dir / (name + ".onnx")).string(),
-                     onnx::ExportOptions{}.with_names({"input"}, {"output"}).with_dynamic_batch());
+                const Device& device, bool external_data = false) {
+  onnx::export_model(
+      model, Tensor<D>::zeros(input_shape, device), (dir / (name + ".onnx")).string(),
+      onnx::ExportOptions{}.with_names({"input"}, {"output"}).with_dynamic_batch().with_external_data(external_data));
   std::string cases;
   for (std::size_t batch : {1u, 3u}) {
     Shape shape = input_shape;
@@ -69,7 +72,7 @@ TEST(OnnxRuntimeCases, ExportsWithInputsAndFlexOutputs) {
   write_case<Encoder, 3>(dir, "encoder", make_encoder(device), Shape{1, 5, 8}, device);
   write_case<LstmModel, 3>(dir, "lstm", make_lstm(device), Shape{1, 6, 4}, device);
   write_case<burn_bench::ResNet18, 4>(dir, "resnet18", burn_bench::ResNet18::init(10, device).valid(),
-                                      Shape{1, 3, 32, 32}, device);
+                                      Shape{1, 3, 32, 32}, device, /*external_data=*/true);
   for (const char* name : {"mlp", "cnn", "attention", "encoder", "lstm", "resnet18"})
     EXPECT_TRUE(std::filesystem::exists(dir / (std::string(name) + ".json"))) << name;
 }

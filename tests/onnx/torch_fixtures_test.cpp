@@ -1,5 +1,5 @@
 // Models PyTorch exported (tests/onnx/fixtures, made by make_torch_fixtures.py
-// with torch.onnx.export at opset 17), imported on every device and compared
+// with both of torch.onnx.export's exporters), imported on every device and compared
 // with PyTorch's own outputs; and gradients through an imported model
 // checked against finite differences.
 #include <burn/onnx.hpp>
@@ -57,9 +57,14 @@ TEST(OnnxTorchFixtures, EveryModelPyTorchExportedMatchesPyTorchOnEveryDevice) {
       }
     }
   }
-  // The architectures the fixtures cover; a missing file is a failure, not a skip.
-  for (const char* name : {"mlp", "cnn", "cnn_bn", "resnet_block", "transformer", "lstm", "gru"})
+  // The architectures the fixtures cover, each from PyTorch's TorchScript
+  // exporter (opset 17) and from its default torch.export-based one (opset
+  // 20, the weights in an external data file); a missing file is a failure,
+  // not a skip.
+  for (const std::string name : {"mlp", "cnn", "cnn_bn", "resnet_block", "transformer", "lstm", "gru", "gelu_mlp"}) {
     EXPECT_TRUE(seen.count(name)) << name << ".json is missing from " << kFixtures;
+    EXPECT_TRUE(seen.count(name + ".dynamo")) << name << ".dynamo.json is missing from " << kFixtures;
+  }
 }
 
 TEST(OnnxTorchFixtures, GradientsThroughAnImportedModelMatchPyTorchs) {
