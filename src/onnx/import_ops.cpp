@@ -730,17 +730,19 @@ std::vector<std::size_t> kernel_of(const TensorRef& w) {
   return {dims.begin() + 2, dims.end()};
 }
 
-std::vector<TensorRef> conv(const NodeArgs& a) {
-  TensorRef x = a.in(0);
+TensorRef conv_with(const NodeArgs& a, TensorRef x, const TensorRef& w, const std::optional<TensorRef>& bias) {
   if (rank_of(x) < 3) a.fail("the input needs a batch, a channel and at least one spatial dim");
   const std::size_t n = rank_of(x) - 2;
-  if (rank_of(a.in(1)) != n + 2) a.fail("the weight's rank must be the input's");
+  if (rank_of(w) != n + 2) a.fail("the weight's rank must be the input's");
+  const auto stride = spatial(a, "strides", n, 1), dilation = spatial(a, "dilations", n, 1);
+  const auto padding = symmetric_part(a, x, spatial_pads(a, x, kernel_of(w), stride, dilation), 0.0);
+  return detail::conv(x, w, bias, stride, padding, dilation, static_cast<std::size_t>(a.attr_int("group", 1)));
+}
+
+std::vector<TensorRef> conv(const NodeArgs& a) {
   std::optional<TensorRef> bias;
   if (a.has(2)) bias = a.in(2);
-  const auto stride = spatial(a, "strides", n, 1), dilation = spatial(a, "dilations", n, 1);
-  const auto padding = symmetric_part(a, x, spatial_pads(a, x, kernel_of(a.in(1)), stride, dilation), 0.0);
-  return one(
-      detail::conv(x, a.in(1), bias, stride, padding, dilation, static_cast<std::size_t>(a.attr_int("group", 1))));
+  return one(conv_with(a, a.in(0), a.in(1), bias));
 }
 
 std::vector<TensorRef> conv_transpose(const NodeArgs& a) {
@@ -990,6 +992,9 @@ const std::map<std::string, ImportFn, std::less<>>& table() {
       {"Not", unary_op<U::LogicalNot>},
       {"Clip", clip},
       {"Cast", cast},
+      {"QuantizeLinear", import_quantize_linear},
+      {"DequantizeLinear", import_dequantize_linear},
+      {"DynamicQuantizeLinear", import_dynamic_quantize_linear},
       {"CastLike", cast_like},
       {"Where", where},
       {"Identity", identity},
@@ -1007,6 +1012,7 @@ const std::map<std::string, ImportFn, std::less<>>& table() {
       {"MatMul", matmul_op},
       {"Gemm", gemm},
       {"Einsum", import_einsum},
+      {"MatMulInteger", import_matmul_integer},
       // reductions
       {"ReduceSum", reduce_op<R::Sum>},
       {"ReduceMean", reduce_op<R::Mean>},
@@ -1036,6 +1042,7 @@ const std::map<std::string, ImportFn, std::less<>>& table() {
       {"Range", range},
       // neural-network layers
       {"Conv", conv},
+      {"ConvInteger", import_conv_integer},
       {"Pad", pad},
       {"ConvTranspose", conv_transpose},
       {"MaxPool", max_pool},
@@ -1052,6 +1059,12 @@ const std::map<std::string, ImportFn, std::less<>>& table() {
 }
 
 }  // namespace
+
+TensorRef import_matmul(const NodeArgs& args, const TensorRef& x, const TensorRef& y) { return matmul(args, x, y); }
+
+TensorRef import_conv_of(const NodeArgs& args, const TensorRef& x, const TensorRef& w) {
+  return conv_with(args, x, w, std::nullopt);
+}
 
 ImportFn find_import(std::string_view op_type) {
   const auto& t = table();

@@ -74,6 +74,20 @@ using ImportFn = std::vector<detail::TensorRef> (*)(const NodeArgs& args);
 /// Einsum (import_einsum.cpp).
 std::vector<detail::TensorRef> import_einsum(const NodeArgs& args);
 
+/// The quantization operators (import_quant.cpp): QuantizeLinear and
+/// DequantizeLinear (per tensor and per axis), DynamicQuantizeLinear,
+/// MatMulInteger and ConvInteger.
+std::vector<detail::TensorRef> import_quantize_linear(const NodeArgs& args);
+std::vector<detail::TensorRef> import_dequantize_linear(const NodeArgs& args);
+std::vector<detail::TensorRef> import_dynamic_quantize_linear(const NodeArgs& args);
+std::vector<detail::TensorRef> import_matmul_integer(const NodeArgs& args);
+std::vector<detail::TensorRef> import_conv_integer(const NodeArgs& args);
+
+/// MatMul's product of `x` and `y` (1-D operands as numpy), for the node `args`.
+detail::TensorRef import_matmul(const NodeArgs& args, const detail::TensorRef& x, const detail::TensorRef& y);
+/// Conv's convolution of `x` by `w` (no bias) with the node's attributes.
+detail::TensorRef import_conv_of(const NodeArgs& args, const detail::TensorRef& x, const detail::TensorRef& w);
+
 /// The recurrent operators (import_rnn.cpp).
 std::vector<detail::TensorRef> import_lstm(const NodeArgs& args);
 std::vector<detail::TensorRef> import_gru(const NodeArgs& args);

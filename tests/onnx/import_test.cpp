@@ -18,6 +18,16 @@ namespace {
 
 using namespace onnx_test;
 
+::onnx::TensorProto_DataType onnx_type_of(DType dtype) {
+  switch (dtype) {
+    case DType::F32: return ::onnx::TensorProto::FLOAT;
+    case DType::I32: return ::onnx::TensorProto::INT32;
+    case DType::I8: return ::onnx::TensorProto::INT8;
+    case DType::U8: return ::onnx::TensorProto::UINT8;
+    default: return ::onnx::TensorProto::INT64;
+  }
+}
+
 /// Builds small ONNX models by hand.
 struct Builder {
   ::onnx::ModelProto model;
@@ -56,8 +66,7 @@ struct Builder {
   Builder& init(const std::string& name, const TensorData& data) {
     auto* t = g.add_initializer();
     t->set_name(name);
-    t->set_data_type(
-        static_cast<int>(data.dtype() == DType::F32 ? ::onnx::TensorProto::FLOAT : ::onnx::TensorProto::INT64));
+    t->set_data_type(onnx_type_of(data.dtype()));
     for (auto d : data.shape().dims()) t->add_dims(static_cast<std::int64_t>(d));
     t->set_raw_data(reinterpret_cast<const char*>(data.bytes().data()), data.bytes().size());
     return *this;
@@ -321,6 +330,65 @@ TEST(OnnxImport, TheFormsOfOpsetsEighteenToTwentyRunAsDefined) {
     out[6].assert_approx_eq(f32(exact, {2, 3}), {1e-5, 1e-6});
     out[7].assert_approx_eq(f32(tanh_form, {2, 3}), {1e-5, 1e-6});
   }
+}
+
+TEST(OnnxImport, QuantizationOperatorsComputeWhatOnnxDefines) {
+  Builder b;
+  b.input("x", {5}).input("m", {2, 3}).input("a", {2, 3}, ::onnx::TensorProto::UINT8);
+  b.output("q8", ::onnx::TensorProto::INT8).output("qu8", ::onnx::TensorProto::UINT8).output("dq");
+  b.output("dyn", ::onnx::TensorProto::UINT8).output("dyn_scale").output("dyn_zp", ::onnx::TensorProto::UINT8);
+  b.output("mm", ::onnx::TensorProto::INT32);
+  b.init("one", f32({1}, {})).init("zero_i8", TensorData(std::vector<std::int8_t>{0}, Shape{}));
+  b.init("half", f32({0.5F}, {})).init("zp_u8", TensorData(std::vector<std::uint8_t>{10}, Shape{}));
+  // Per axis 1 of [2, 3]: scales 1, 10, 100 and zero points 0, 1, 2.
+  b.init("scales", f32({1, 10, 100}, {3})).init("zps", TensorData(std::vector<std::int8_t>{0, 1, 2}, Shape{3}));
+  b.init("m_int", TensorData(std::vector<std::int8_t>{1, 2, 3, -4, -5, -6}, Shape{2, 3}));
+  // MatMulInteger: a per-row zero point for A ([2, 3] uint8), a per-column one for B ([3, 2] int8).
+  b.init("b", TensorData(std::vector<std::int8_t>{1, -1, 2, 0, -3, 5}, Shape{3, 2}));
+  b.init("a_zp", TensorData(std::vector<std::uint8_t>{1, 2}, Shape{2}));
+  b.init("b_zp", TensorData(std::vector<std::int8_t>{0, -1}, Shape{2}));
+  b.node("QuantizeLinear", {"x", "one", "zero_i8"}, {"q8"});
+  b.node("QuantizeLinear", {"x", "half", "zp_u8"}, {"qu8"});
+  b.node("DequantizeLinear", {"m_int", "scales", "zps"}, {"dq"});
+  b.node("DynamicQuantizeLinear", {"m"}, {"dyn", "dyn_scale", "dyn_zp"});
+  b.node("MatMulInteger", {"a", "b", "a_zp", "b_zp"}, {"mm"});
+
+  const TensorData m = f32({-1, 0, 0.5F, 2, 3, 1.5F}, {2, 3});
+  // The dynamic scale spans [min(0, m), max(0, m)] = [-1, 3] in 255 steps;
+  // the zero point is round(1 / scale) = round(63.75).
+  const float scale = 4.0F / 255.0F;
+  std::vector<std::uint8_t> dyn;
+  for (const float v : m.to_vec<float>()) dyn.push_back(static_cast<std::uint8_t>(std::nearbyint(v / scale) + 64));
+  for (const Device& device : testing::all_devices()) {
+    SCOPED_TRACE(device.to_string());
+    const auto out = b.load(device).run({f32({2.5F, 3.5F, -2.5F, 1000, -1000}, {5}), m,
+                                         TensorData(std::vector<std::uint8_t>{3, 4, 5, 6, 7, 8}, Shape{2, 3})});
+    // Half to even, then saturated to int8 and to uint8 (x / 0.5 + 10).
+    out[0].assert_eq(TensorData(std::vector<std::int8_t>{2, 4, -2, 127, -128}, Shape{5}));
+    out[1].assert_eq(TensorData(std::vector<std::uint8_t>{15, 17, 5, 255, 0}, Shape{5}));
+    out[2].assert_eq(f32({1, 10, 100, -4, -60, -800}, {2, 3}));
+    out[3].assert_eq(TensorData(dyn, Shape{2, 3}));
+    out[4].assert_approx_eq(f32({scale}, {}), {1e-7, 0});
+    out[5].assert_eq(TensorData(std::vector<std::uint8_t>{64}, Shape{}));
+    // (A - [1, 2] per row) x (B - [0, -1] per column), in int32.
+    out[6].assert_eq(TensorData(std::vector<std::int32_t>{-4, 27, -4, 41}, Shape{2, 2}));
+  }
+
+  // A per-axis scale whose axis the input does not have, and a zero point of the wrong shape.
+  Builder bad_axis;
+  bad_axis.input("x", {4}).output("y").init("s", f32({1, 2, 3, 4}, {4}));
+  Builder::attr(bad_axis.node("DequantizeLinear", {"x", "s"}, {"y"}), "axis", std::int64_t{1});
+  const std::string e1 = error_of([&] { (void)bad_axis.load(Device::flex()).run({f32({1, 2, 3, 4}, {4})}); });
+  EXPECT_NE(e1.find("axis 1 is outside a rank-1 input"), std::string::npos) << e1;
+  Builder bad_zp;
+  bad_zp.input("x", {2, 2}, ::onnx::TensorProto::UINT8).input("w", {2, 2}, ::onnx::TensorProto::UINT8).output("y");
+  bad_zp.init("zp", TensorData(std::vector<std::uint8_t>{1, 2, 3, 4}, Shape{2, 2}));
+  bad_zp.node("MatMulInteger", {"x", "w", "zp"}, {"y"});
+  const std::string e2 = error_of([&] {
+    const TensorData u8(std::vector<std::uint8_t>{1, 2, 3, 4}, Shape{2, 2});
+    (void)bad_zp.load(Device::flex()).run({u8, u8});
+  });
+  EXPECT_NE(e2.find("zero point 2 has shape [2, 2]; it must be a scalar or 1-D"), std::string::npos) << e2;
 }
 
 /// A model whose initializer "w" ([2, 2] f32) keeps its data externally at

@@ -74,6 +74,10 @@ TEST(OnnxTorchFixtures, EveryModelPyTorchExportedMatchesPyTorchOnEveryDevice) {
     EXPECT_TRUE(seen.count(name)) << name << ".json is missing from " << kFixtures;
     EXPECT_TRUE(seen.count(name + ".dynamo")) << name << ".dynamo.json is missing from " << kFixtures;
   }
+  // ONNX Runtime's quantization of two of them (make_quantized_fixtures.py):
+  // dynamic (DynamicQuantizeLinear, MatMulInteger, ConvInteger) and QDQ.
+  for (const std::string name : {"mlp.dynamic", "mlp.qdq", "cnn.dynamic", "cnn.qdq"})
+    EXPECT_TRUE(seen.count(name)) << name << ".json is missing from " << kFixtures;
 }
 
 TEST(OnnxTorchFixtures, ModelsThePyTorchHereExportsNowMatchIt) {
