@@ -64,7 +64,21 @@ TensorRef quantize_to(const NodeArgs& a, const TensorRef& x, const TensorRef& sc
 
 /// An integer operand minus its zero point, as int32 (`per_row`: a 1-D zero
 /// point is one per row of a matrix, else one per column or scalar).
-TensorRef centred(const NodeArgs& a, std::size_t i, std::size_t zero_point, bool per_row);
+TensorRef centred(const NodeArgs& a, std::size_t i, std::size_t zero_point, bool per_row) {
+  TensorRef v = detail::cast(a.in(i), DType::I32);
+  if (!a.has(zero_point)) return v;
+  TensorRef zp = detail::cast(a.in(zero_point), DType::I32);
+  const std::size_t r = v->spec.shape.rank();
+  const Shape& zs = zp->spec.shape;
+  std::vector<std::int64_t> dims(r, 1);
+  if (zs.rank() == 1 && zs[0] != 1) {
+    if (r < 2) a.fail("a per-row or per-column zero point needs a matrix operand");
+    dims[per_row ? r - 2 : r - 1] = static_cast<std::int64_t>(zs[0]);
+  } else if (zs.num_elements() != 1) {
+    a.fail(fmt::format("zero point {} has shape {}; it must be a scalar or 1-D", zero_point, zs.to_string()));
+  }
+  return detail::binary(ir::BinaryOp::Sub, v, detail::reshape(zp, dims));
+}
 
 }  // namespace
 
@@ -122,26 +136,6 @@ std::vector<TensorRef> import_dynamic_quantize_linear(const NodeArgs& a) {
   TensorRef y = quantize_to(a, x, detail::reshape(scale_t, ones), detail::reshape(zp_t, ones), DType::U8);
   return {y, scale_t, detail::cast(zp_t, DType::U8)};
 }
-
-namespace {
-
-TensorRef centred(const NodeArgs& a, std::size_t i, std::size_t zero_point, bool per_row) {
-  TensorRef v = detail::cast(a.in(i), DType::I32);
-  if (!a.has(zero_point)) return v;
-  TensorRef zp = detail::cast(a.in(zero_point), DType::I32);
-  const std::size_t r = v->spec.shape.rank();
-  const Shape& zs = zp->spec.shape;
-  std::vector<std::int64_t> dims(r, 1);
-  if (zs.rank() == 1 && zs[0] != 1) {
-    if (r < 2) a.fail("a per-row or per-column zero point needs a matrix operand");
-    dims[per_row ? r - 2 : r - 1] = static_cast<std::int64_t>(zs[0]);
-  } else if (zs.num_elements() != 1) {
-    a.fail(fmt::format("zero point {} has shape {}; it must be a scalar or 1-D", zero_point, zs.to_string()));
-  }
-  return detail::binary(ir::BinaryOp::Sub, v, detail::reshape(zp, dims));
-}
-
-}  // namespace
 
 std::vector<TensorRef> import_matmul_integer(const NodeArgs& a) {
   return {import_matmul(a, centred(a, 0, 2, /*per_row=*/true), centred(a, 1, 3, /*per_row=*/false))};
