@@ -215,6 +215,40 @@ std::vector<TensorRef> softplus(const NodeArgs& a) { return one(detail::softplus
 std::vector<TensorRef> hard_sigmoid(const NodeArgs& a) {
   return one(detail::hard_sigmoid(a.in(0), a.attr_float("alpha", 0.2F), a.attr_float("beta", 0.5F)));
 }
+/// min(x, 0) as exp(.) - 1, scaled: the negative side of Elu, Selu and Celu.
+TensorRef negative_expm1(const TensorRef& x, double inner_scale, double outer_scale) {
+  TensorRef neg = detail::binary_scalar(ir::BinaryOp::Min, x, 0.0);
+  if (inner_scale != 1.0) neg = detail::binary_scalar(ir::BinaryOp::Mul, neg, inner_scale);
+  return detail::binary_scalar(ir::BinaryOp::Mul, detail::unary(ir::UnaryOp::Expm1, neg), outer_scale);
+}
+std::vector<TensorRef> elu(const NodeArgs& a) {
+  const double alpha = a.attr_float("alpha", 1.0F);
+  return one(detail::binary(ir::BinaryOp::Add, detail::relu(a.in(0)), negative_expm1(a.in(0), 1.0, alpha)));
+}
+std::vector<TensorRef> selu(const NodeArgs& a) {
+  // ONNX's defaults are the float32 roundings of SELU's constants.
+  const double alpha = a.attr_float("alpha", 1.67326319217681884765625F);
+  const double gamma = a.attr_float("gamma", 1.05070102214813232421875F);
+  const TensorRef y = detail::binary(ir::BinaryOp::Add, detail::relu(a.in(0)), negative_expm1(a.in(0), 1.0, alpha));
+  return one(detail::binary_scalar(ir::BinaryOp::Mul, y, gamma));
+}
+std::vector<TensorRef> celu(const NodeArgs& a) {
+  const double alpha = a.attr_float("alpha", 1.0F);
+  if (alpha == 0.0) a.fail("alpha must not be 0");
+  return one(detail::binary(ir::BinaryOp::Add, detail::relu(a.in(0)), negative_expm1(a.in(0), 1.0 / alpha, alpha)));
+}
+/// PRelu: x where positive, slope * x elsewhere (the slope broadcast to x, as ONNX's).
+std::vector<TensorRef> prelu(const NodeArgs& a) {
+  const TensorRef& x = a.in(0);
+  const TensorRef negative =
+      broadcast_binary(ir::BinaryOp::Mul, detail::binary_scalar(ir::BinaryOp::Min, x, 0.0), a.in(1));
+  if (shape_of(negative) != shape_of(x)) a.fail("the slope must broadcast to the input's shape");
+  return one(detail::binary(ir::BinaryOp::Add, detail::relu(x), negative));
+}
+std::vector<TensorRef> hard_swish(const NodeArgs& a) {
+  return one(detail::binary(ir::BinaryOp::Mul, a.in(0), detail::hard_sigmoid(a.in(0), 1.0 / 6.0, 0.5)));
+}
+std::vector<TensorRef> mish(const NodeArgs& a) { return one(detail::mish(a.in(0))); }
 std::vector<TensorRef> softmax(const NodeArgs& a) {
   const auto ax = static_cast<std::int64_t>(axis(a, a.attr_int("axis", -1), rank_of(a.in(0))));
   return one(detail::softmax(a.in(0), ax));
@@ -845,6 +879,50 @@ std::vector<TensorRef> batch_norm(const NodeArgs& a) {
                             per_channel(shift, r)));
 }
 
+/// InstanceNormalization: each (sample, channel) normalised over its spatial
+/// dims (population variance), then scaled and shifted per channel.
+std::vector<TensorRef> instance_norm(const NodeArgs& a) {
+  const TensorRef& x = a.in(0);
+  const std::size_t r = rank_of(x);
+  if (r < 3) a.fail("the input needs a batch, a channel and at least one spatial dim");
+  const double eps = a.attr_float("epsilon", 1e-5F);
+  const I64s flat{static_cast<std::int64_t>(shape_of(x)[0]), static_cast<std::int64_t>(shape_of(x)[1]), -1};
+  const TensorRef xf = detail::reshape(x, flat);
+  auto [var, mean] = detail::var_mean_dim(xf, 2, 0);
+  const TensorRef norm =
+      detail::binary(ir::BinaryOp::Mul, detail::binary(ir::BinaryOp::Sub, xf, mean),
+                     detail::unary(ir::UnaryOp::Rsqrt, detail::binary_scalar(ir::BinaryOp::Add, var, eps)));
+  const I64s back(shape_of(x).dims().begin(), shape_of(x).dims().end());
+  const TensorRef y = detail::binary(ir::BinaryOp::Mul, detail::reshape(norm, back), per_channel(a.in(1), r));
+  return one(detail::binary(ir::BinaryOp::Add, y, per_channel(a.in(2), r)));
+}
+
+/// DepthToSpace: [N, C, H, W] -> [N, C / b^2, H b, W b], the channels read
+/// depth-column-row (DCR, the default) or column-row-depth (CRD, PyTorch's
+/// PixelShuffle).
+std::vector<TensorRef> depth_to_space(const NodeArgs& a) {
+  const TensorRef& x = a.in(0);
+  if (rank_of(x) != 4) a.fail("the input must be 4-D (N, C, H, W)");
+  const std::int64_t b = a.attr_int("blocksize", 0);
+  const auto n = static_cast<std::int64_t>(shape_of(x)[0]), c = static_cast<std::int64_t>(shape_of(x)[1]);
+  const auto h = static_cast<std::int64_t>(shape_of(x)[2]), w = static_cast<std::int64_t>(shape_of(x)[3]);
+  if (b < 1 || c % (b * b) != 0)
+    a.fail(fmt::format("blocksize {} must be positive and its square must divide the {} channels", b, c));
+  const std::string mode = a.attr_string("mode", "DCR");
+  TensorRef y;
+  if (mode == "DCR") {
+    const I64s split{n, b, b, c / (b * b), h, w}, order{0, 3, 4, 1, 5, 2};
+    y = detail::permute(detail::reshape(x, split), order);
+  } else if (mode == "CRD") {
+    const I64s split{n, c / (b * b), b, b, h, w}, order{0, 1, 4, 2, 5, 3};
+    y = detail::permute(detail::reshape(x, split), order);
+  } else {
+    a.fail(fmt::format("mode '{}' is not one of DCR, CRD", mode));
+  }
+  const I64s out{n, c / (b * b), h * b, w * b};
+  return one(detail::reshape(y, out));
+}
+
 std::vector<TensorRef> layer_norm(const NodeArgs& a) {
   const TensorRef& x = a.in(0);
   const std::size_t r = rank_of(x);
@@ -1003,6 +1081,12 @@ const std::map<std::string, ImportFn, std::less<>>& table() {
       {"Relu", relu},
       {"Sigmoid", sigmoid},
       {"Gelu", gelu_op},
+      {"Elu", elu},
+      {"Selu", selu},
+      {"Celu", celu},
+      {"PRelu", prelu},
+      {"HardSwish", hard_swish},
+      {"Mish", mish},
       {"LeakyRelu", leaky_relu},
       {"Softplus", softplus},
       {"HardSigmoid", hard_sigmoid},
@@ -1051,6 +1135,8 @@ const std::map<std::string, ImportFn, std::less<>>& table() {
       {"GlobalMaxPool", global_max_pool},
       {"BatchNormalization", batch_norm},
       {"LayerNormalization", layer_norm},
+      {"InstanceNormalization", instance_norm},
+      {"DepthToSpace", depth_to_space},
       {"Resize", resize},
       {"LSTM", import_lstm},
       {"GRU", import_gru},

@@ -85,6 +85,12 @@ struct Builder {
     a->set_type(::onnx::AttributeProto::INT);
     a->set_i(v);
   }
+  static void attr(::onnx::NodeProto& n, const std::string& name, float v) {
+    auto* a = n.add_attribute();
+    a->set_name(name);
+    a->set_type(::onnx::AttributeProto::FLOAT);
+    a->set_f(v);
+  }
   static void attr(::onnx::NodeProto& n, const std::string& name, const char* v) {
     auto* a = n.add_attribute();
     a->set_name(name);
@@ -330,6 +336,75 @@ TEST(OnnxImport, TheFormsOfOpsetsEighteenToTwentyRunAsDefined) {
     out[6].assert_approx_eq(f32(exact, {2, 3}), {1e-5, 1e-6});
     out[7].assert_approx_eq(f32(tanh_form, {2, 3}), {1e-5, 1e-6});
   }
+}
+
+TEST(OnnxImport, ActivationsNormsAndDepthToSpaceMatchTheirDefinitions) {
+  Builder b(18);  // Mish is an operator from opset 18
+  b.input("x", {2, 2, 2, 2});
+  for (const char* o : {"elu", "selu", "celu", "prelu", "hardswish", "mish", "instance", "dcr", "crd"}) b.output(o);
+  b.init("slope", f32({0.5F, -2}, {2, 1, 1})).init("scale", f32({2, 3}, {2})).init("shift", f32({1, -1}, {2}));
+  Builder::attr(b.node("Elu", {"x"}, {"elu"}), "alpha", 0.5F);
+  b.node("Selu", {"x"}, {"selu"});
+  b.node("Celu", {"x"}, {"celu"});
+  b.node("PRelu", {"x", "slope"}, {"prelu"});
+  b.node("HardSwish", {"x"}, {"hardswish"});
+  b.node("Mish", {"x"}, {"mish"});
+  b.node("InstanceNormalization", {"x", "scale", "shift"}, {"instance"});
+  Builder::attr(b.node("DepthToSpace", {"x"}, {"dcr"}), "blocksize", std::int64_t{1});
+  auto& crd = b.node("DepthToSpace", {"x"}, {"crd"});
+  Builder::attr(crd, "blocksize", std::int64_t{1});
+  Builder::attr(crd, "mode", "CRD");
+
+  std::vector<float> xs(16);
+  for (std::size_t i = 0; i < xs.size(); ++i) xs[i] = (static_cast<float>(i) - 7.5F) / 2.0F;
+  auto each = [&](auto f) {
+    std::vector<float> out;
+    for (std::size_t i = 0; i < xs.size(); ++i) out.push_back(static_cast<float>(f(static_cast<double>(xs[i]), i)));
+    return f32(out, {2, 2, 2, 2});
+  };
+  const double selu_alpha = 1.67326319217681884765625, selu_gamma = 1.05070102214813232421875;
+  const TensorData elu = each([](double x, std::size_t) { return x > 0 ? x : 0.5 * std::expm1(x); });
+  const TensorData selu =
+      each([&](double x, std::size_t) { return selu_gamma * (x > 0 ? x : selu_alpha * std::expm1(x)); });
+  const TensorData celu = each([](double x, std::size_t) { return x > 0 ? x : std::expm1(x); });
+  // The slope is per channel (dim 1): 0.5 for channel 0, -2 for channel 1.
+  const TensorData prelu =
+      each([](double x, std::size_t i) { return x > 0 ? x : (((i / 4) % 2 == 0) ? 0.5 : -2.0) * x; });
+  const TensorData hardswish = each([](double x, std::size_t) { return x * std::clamp(x / 6.0 + 0.5, 0.0, 1.0); });
+  const TensorData mish = each([](double x, std::size_t) { return x * std::tanh(std::log1p(std::exp(x))); });
+  // Each (sample, channel) holds four values in arithmetic steps of 0.5: mean
+  // at the middle, population variance 0.3125.
+  const TensorData instance = each([](double x, std::size_t i) {
+    const double mean = (static_cast<double>(i / 4 * 4) + 1.5 - 7.5) / 2.0;
+    const bool first = (i / 4) % 2 == 0;
+    return (first ? 2.0 : 3.0) * (x - mean) / std::sqrt(0.3125 + 1e-5) + (first ? 1.0 : -1.0);
+  });
+  for (const Device& device : testing::all_devices()) {
+    SCOPED_TRACE(device.to_string());
+    const auto out = b.load(device).run({f32(xs, {2, 2, 2, 2})});
+    const Tolerance tol{1e-5, 1e-6};
+    out[0].assert_approx_eq(elu, tol);
+    out[1].assert_approx_eq(selu, tol);
+    out[2].assert_approx_eq(celu, tol);
+    out[3].assert_approx_eq(prelu, tol);
+    out[4].assert_approx_eq(hardswish, tol);
+    out[5].assert_approx_eq(mish, tol);
+    out[6].assert_approx_eq(instance, {1e-4, 1e-5});
+    out[7].assert_eq(f32(xs, {2, 2, 2, 2}));  // block size 1: the identity
+    out[8].assert_eq(f32(xs, {2, 2, 2, 2}));
+  }
+
+  // Block size 2 in both orders, against their definitions on [1, 8, 1, 1]:
+  // DCR reads the channels as [b, b, C'], CRD as [C', b, b].
+  Builder d2s;
+  d2s.input("x", {1, 8, 1, 1}).output("dcr").output("crd");
+  Builder::attr(d2s.node("DepthToSpace", {"x"}, {"dcr"}), "blocksize", std::int64_t{2});
+  auto& crd2 = d2s.node("DepthToSpace", {"x"}, {"crd"});
+  Builder::attr(crd2, "blocksize", std::int64_t{2});
+  Builder::attr(crd2, "mode", "CRD");
+  const auto out = d2s.load(Device::flex()).run({f32({0, 1, 2, 3, 4, 5, 6, 7}, {1, 8, 1, 1})});
+  out[0].assert_eq(f32({0, 2, 4, 6, 1, 3, 5, 7}, {1, 2, 2, 2}));
+  out[1].assert_eq(f32({0, 1, 2, 3, 4, 5, 6, 7}, {1, 2, 2, 2}));
 }
 
 TEST(OnnxImport, QuantizationOperatorsComputeWhatOnnxDefines) {
@@ -650,9 +725,9 @@ TEST(OnnxImport, EinsumDiagonalsAndUnknownOutputIndicesAreRefused) {
 TEST(OnnxImport, AnUnsupportedOperatorIsListedWithItsNodeAndWhatIsSupported) {
   Builder b;
   b.input("x", {2}).output("y");
-  b.node("Celu", {"x"}, {"y"}).set_name("my_celu");
+  b.node("Hardmax", {"x"}, {"y"}).set_name("my_hardmax");
   const std::string e = error_of([&] { b.load(Device::flex()); });
-  EXPECT_NE(e.find("unsupported operators: Celu (node 'my_celu')"), std::string::npos) << e;
+  EXPECT_NE(e.find("unsupported operators: Hardmax (node 'my_hardmax')"), std::string::npos) << e;
   EXPECT_NE(e.find("Supported"), std::string::npos) << e;
   EXPECT_NE(e.find("MatMul"), std::string::npos) << e;
 }

@@ -70,7 +70,8 @@ TEST(OnnxTorchFixtures, EveryModelPyTorchExportedMatchesPyTorchOnEveryDevice) {
   // exporter (opset 17) and from its default torch.export-based one (opset
   // 20, the weights in an external data file); a missing file is a failure,
   // not a skip.
-  for (const std::string name : {"mlp", "cnn", "cnn_bn", "resnet_block", "transformer", "lstm", "gru", "gelu_mlp"}) {
+  for (const std::string name :
+       {"mlp", "cnn", "cnn_bn", "resnet_block", "transformer", "lstm", "gru", "gelu_mlp", "activations", "norms"}) {
     EXPECT_TRUE(seen.count(name)) << name << ".json is missing from " << kFixtures;
     EXPECT_TRUE(seen.count(name + ".dynamo")) << name << ".dynamo.json is missing from " << kFixtures;
   }
@@ -89,8 +90,8 @@ TEST(OnnxTorchFixtures, ModelsThePyTorchHereExportsNowMatchIt) {
     GTEST_SKIP() << "run by the ctest entry burn_onnx_torch_live, which exports the models with PyTorch first";
   const std::filesystem::path dir(env);
   const auto seen = check_fixtures(dir);
-  for (const char* name :
-       {"mlp", "cnn", "cnn_bn", "resnet_block", "transformer", "lstm", "gru", "gelu_mlp", "resnet18"})
+  for (const char* name : {"mlp", "cnn", "cnn_bn", "resnet_block", "transformer", "lstm", "gru", "gelu_mlp",
+                           "activations", "norms", "resnet18"})
     EXPECT_TRUE(seen.count(name)) << name << ".json is missing from " << dir;
 }
 
