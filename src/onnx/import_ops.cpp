@@ -328,6 +328,49 @@ std::vector<TensorRef> reduce_op(const NodeArgs& a) {
   return one(reduce(a, Op, a.in(0), axes, a.attr_int("keepdims", 1) != 0));
 }
 
+/// The reductions ONNX composes from a sum or a max: each is `reduce_op`'s
+/// axes handling around a transform of the input and of the result.
+enum class ComposedReduce : std::uint8_t { L1, L2, SumSquare, LogSum, LogSumExp };
+
+template <ComposedReduce Kind>
+std::vector<TensorRef> composed_reduce(const NodeArgs& a) {
+  std::optional<I64s> axes = a.attr_ints("axes");
+  if (a.has(1)) {
+    if (axes) a.fail("axes are given both as an attribute and as input 1");
+    axes = a.ints(1);
+  }
+  const TensorRef& x = a.in(0);
+  const bool noop = (!axes || axes->empty()) && a.attr_int("noop_with_empty_axes", 0);
+  const bool keepdims = a.attr_int("keepdims", 1) != 0;
+  auto sum = [&](const TensorRef& v) { return noop ? v : reduce(a, ir::ReduceOp::Sum, v, axes, keepdims); };
+  using U = ir::UnaryOp;
+  switch (Kind) {
+    case ComposedReduce::L1: return one(sum(detail::unary(U::Abs, x)));
+    case ComposedReduce::L2: return one(detail::unary(U::Sqrt, sum(detail::binary(ir::BinaryOp::Mul, x, x))));
+    case ComposedReduce::SumSquare: return one(sum(detail::binary(ir::BinaryOp::Mul, x, x)));
+    case ComposedReduce::LogSum: return one(detail::unary(U::Log, sum(x)));
+    case ComposedReduce::LogSumExp: {
+      if (noop) return one(x);
+      // max + log(sum(exp(x - max))): no overflow for large inputs.
+      const TensorRef m = reduce(a, ir::ReduceOp::Max, x, axes, true);
+      TensorRef y = detail::unary(
+          U::Log,
+          reduce(a, ir::ReduceOp::Sum, detail::unary(U::Exp, detail::binary(ir::BinaryOp::Sub, x, m)), axes, true));
+      y = detail::binary(ir::BinaryOp::Add, y, m);
+      if (keepdims) return one(y);
+      const std::size_t r = rank_of(x);
+      std::vector<bool> reduced(r, !axes || axes->empty());
+      if (axes)
+        for (const auto ax : *axes) reduced[axis(a, ax, r)] = true;
+      I64s dims;
+      for (std::size_t d = 0; d < r; ++d)
+        if (!reduced[d]) dims.push_back(static_cast<std::int64_t>(shape_of(x)[d]));
+      return one(detail::reshape(y, dims));
+    }
+  }
+  return one(x);
+}
+
 template <ir::ReduceOp Op>
 std::vector<TensorRef> arg_reduce(const NodeArgs& a) {
   if (a.attr_int("select_last_index", 0)) a.fail("select_last_index = 1 is not supported (burn picks the first)");
@@ -564,6 +607,58 @@ std::vector<TensorRef> scatter_elements(const NodeArgs& a) {
   return one(detail::scatter(x, static_cast<std::int64_t>(d), wrap_indices(a.in(1), shape_of(x)[d]), a.in(2), mode));
 }
 
+/// ScatterND: data with the slices indices[..., :] name replaced by (or, with
+/// reduction add, increased by) updates. The indices are read on the host
+/// (checked against data's dims, negatives wrapped) and become one scatter
+/// along the flattened leading dims.
+std::vector<TensorRef> scatter_nd(const NodeArgs& a) {
+  const TensorRef& data = a.in(0);
+  const Shape& ds = shape_of(data);
+  const Shape& is = shape_of(a.in(1));
+  if (is.rank() == 0) a.fail("indices need at least one dim");
+  const std::size_t k = is[is.rank() - 1];
+  if (k == 0 || k > ds.rank()) a.fail(fmt::format("index tuples of {} entries for a rank-{} input", k, ds.rank()));
+  const std::string reduction = a.attr_string("reduction", "none");
+  ir::IndexReduce mode = ir::IndexReduce::Assign;
+  if (reduction == "add") {
+    mode = ir::IndexReduce::Add;
+  } else if (reduction != "none") {
+    a.fail(fmt::format("reduction '{}' is not supported (none and add are)", reduction));
+  }
+  const I64s tuples = a.ints(1);
+  const std::size_t count = tuples.size() / k;
+  std::size_t slice = 1;  // elements per indexed slice
+  for (std::size_t d = k; d < ds.rank(); ++d) slice *= ds[d];
+  std::size_t leading = 1;
+  for (std::size_t d = 0; d < k; ++d) leading *= ds[d];
+  std::vector<std::int64_t> rows(count);
+  for (std::size_t t = 0; t < count; ++t) {
+    std::int64_t row = 0;
+    for (std::size_t d = 0; d < k; ++d) {
+      std::int64_t i = tuples[t * k + d];
+      const auto size = static_cast<std::int64_t>(ds[d]);
+      if (i < -size || i >= size) a.fail(fmt::format("index {} is out of range for dim {} of size {}", i, d, size));
+      if (i < 0) i += size;
+      row = row * size + i;
+    }
+    rows[t] = row;
+  }
+  // updates: indices.shape[:-1] + data.shape[k:], as [count, slice].
+  const TensorRef& updates = a.in(2);
+  if (shape_of(updates).num_elements() != count * slice)
+    a.fail(fmt::format("updates have shape {}; indices {} and data {} need {} values", shape_of(updates).to_string(),
+                       is.to_string(), ds.to_string(), count * slice));
+  const auto c = static_cast<std::int64_t>(count), sl = static_cast<std::int64_t>(slice);
+  const TensorRef index =
+      detail::expand(detail::from_data(TensorData(rows, Shape{count, 1}), TensorCreationOptions(a.device(), DType::I64),
+                                       TensorKind::Int),
+                     I64s{c, sl});
+  const TensorRef flat = detail::reshape(data, I64s{static_cast<std::int64_t>(leading), sl});
+  const TensorRef y = detail::scatter(flat, 0, index, detail::reshape(updates, I64s{c, sl}), mode);
+  const I64s back(ds.dims().begin(), ds.dims().end());
+  return one(detail::reshape(y, back));
+}
+
 // ---- creation ---------------------------------------------------------------------------------
 
 /// `value` as a scalar of `dtype`'s kind.
@@ -571,6 +666,42 @@ Scalar scalar_for(DType dtype, double value) {
   if (is_float(dtype)) return Scalar(value);
   if (is_bool(dtype)) return Scalar(value != 0.0);
   return Scalar(static_cast<std::int64_t>(value));
+}
+
+/// Tile: each dim repeated whole `repeats[d]` times.
+std::vector<TensorRef> tile(const NodeArgs& a) {
+  const I64s repeats = a.ints(1);
+  if (repeats.size() != rank_of(a.in(0)))
+    a.fail(fmt::format("repeats has {} entries for a rank-{} input", repeats.size(), rank_of(a.in(0))));
+  std::vector<std::size_t> sizes;
+  for (const auto r : repeats) {
+    if (r < 0) a.fail("repeats must not be negative");
+    sizes.push_back(static_cast<std::size_t>(r));
+  }
+  return one(detail::repeat(a.in(0), sizes));
+}
+
+/// Trilu: the upper (or lower) triangle of the last two dims from diagonal
+/// k on, zeros elsewhere.
+std::vector<TensorRef> trilu(const NodeArgs& a) {
+  const TensorRef& x = a.in(0);
+  const std::size_t r = rank_of(x);
+  if (r < 2) a.fail("the input needs at least 2 dims");
+  const std::int64_t k = a.has(1) ? a.ints(1).at(0) : 0;
+  const bool upper = a.attr_int("upper", 1) != 0;
+  const std::size_t rows = shape_of(x)[r - 2], cols = shape_of(x)[r - 1];
+  std::vector<std::byte> keep(rows * cols);  // bools, one byte each
+  for (std::size_t i = 0; i < rows; ++i)
+    for (std::size_t j = 0; j < cols; ++j) {
+      const std::int64_t diagonal = static_cast<std::int64_t>(j) - static_cast<std::int64_t>(i);
+      keep[i * cols + j] = std::byte{upper ? diagonal >= k : diagonal <= k};
+    }
+  const TensorRef mask = detail::from_data(TensorData(std::move(keep), Shape{rows, cols}, DType::Bool),
+                                           TensorCreationOptions(a.device(), DType::Bool), TensorKind::Bool);
+  const I64s dims(shape_of(x).dims().begin(), shape_of(x).dims().end());
+  const TensorRef zeros = detail::full(shape_of(x), scalar_for(dtype_of(x), 0.0),
+                                       TensorCreationOptions(a.device(), dtype_of(x)), kind_for(dtype_of(x)));
+  return one(detail::mask_where(zeros, detail::expand(with_rank(mask, r), dims), x));
 }
 
 std::vector<TensorRef> constant_of_shape(const NodeArgs& a) {
@@ -1103,6 +1234,11 @@ const std::map<std::string, ImportFn, std::less<>>& table() {
       {"ReduceMax", reduce_op<R::Max>},
       {"ReduceMin", reduce_op<R::Min>},
       {"ReduceProd", reduce_op<R::Prod>},
+      {"ReduceL1", composed_reduce<ComposedReduce::L1>},
+      {"ReduceL2", composed_reduce<ComposedReduce::L2>},
+      {"ReduceSumSquare", composed_reduce<ComposedReduce::SumSquare>},
+      {"ReduceLogSum", composed_reduce<ComposedReduce::LogSum>},
+      {"ReduceLogSumExp", composed_reduce<ComposedReduce::LogSumExp>},
       {"ArgMax", arg_reduce<R::ArgMax>},
       {"ArgMin", arg_reduce<R::ArgMin>},
       {"CumSum", cumsum},
@@ -1115,12 +1251,15 @@ const std::map<std::string, ImportFn, std::less<>>& table() {
       {"Squeeze", squeeze},
       {"Unsqueeze", unsqueeze},
       {"Concat", concat},
+      {"Tile", tile},
+      {"Trilu", trilu},
       {"Split", split},
       {"Slice", slice},
       // indexing
       {"Gather", gather},
       {"GatherElements", gather_elements},
       {"ScatterElements", scatter_elements},
+      {"ScatterND", scatter_nd},
       // creation
       {"ConstantOfShape", constant_of_shape},
       {"Range", range},

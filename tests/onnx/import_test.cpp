@@ -407,6 +407,61 @@ TEST(OnnxImport, ActivationsNormsAndDepthToSpaceMatchTheirDefinitions) {
   out[1].assert_eq(f32({0, 1, 2, 3, 4, 5, 6, 7}, {1, 2, 2, 2}));
 }
 
+TEST(OnnxImport, NormReductionsTileAndTriluMatchTheirDefinitions) {
+  Builder b(18);  // the reductions take their axes as an input
+  b.input("x", {2, 3});
+  for (const char* o : {"l1", "l2", "sumsq", "logsum", "lse", "tile", "upper", "lower"}) b.output(o);
+  b.init("last", i64({-1})).init("reps", i64({2, 1})).init("k_up", i64({1})).init("k_low", i64({-1}));
+  b.node("ReduceL1", {"x", "last"}, {"l1"});
+  Builder::attr(b.node("ReduceL2", {"x", "last"}, {"l2"}), "keepdims", std::int64_t{0});
+  b.node("ReduceSumSquare", {"x"}, {"sumsq"});  // no axes: every axis
+  b.node("ReduceLogSum", {"x", "last"}, {"logsum"});
+  Builder::attr(b.node("ReduceLogSumExp", {"x", "last"}, {"lse"}), "keepdims", std::int64_t{0});
+  b.node("Tile", {"x", "reps"}, {"tile"});
+  b.node("Trilu", {"x", "k_up"}, {"upper"});
+  Builder::attr(b.node("Trilu", {"x", "k_low"}, {"lower"}), "upper", std::int64_t{0});
+  // Large values: log-sum-exp must not overflow (1000 + log(e^0 + e^-1 + e^-2)).
+  const TensorData x = f32({1, 2, 3, 1000, 999, 998}, {2, 3});
+  const double lse1 = std::log(std::exp(1.0) + std::exp(2.0) + std::exp(3.0));
+  const double lse2 = 1000.0 + std::log(1.0 + std::exp(-1.0) + std::exp(-2.0));
+  for (const Device& device : testing::all_devices()) {
+    SCOPED_TRACE(device.to_string());
+    const auto out = b.load(device).run({x});
+    out[0].assert_eq(f32({6, 2997}, {2, 1}));
+    out[1].assert_approx_eq(f32({std::sqrt(14.0F), std::sqrt(2994005.0F)}, {2}), {1e-6, 1e-6});
+    out[2].assert_approx_eq(f32({2994019}, {1, 1}), {1e-6, 0});
+    out[3].assert_approx_eq(f32({std::log(6.0F), std::log(2997.0F)}, {2, 1}), {1e-6, 1e-6});
+    out[4].assert_approx_eq(f32({static_cast<float>(lse1), static_cast<float>(lse2)}, {2}), {1e-6, 1e-6});
+    out[5].assert_eq(f32({1, 2, 3, 1000, 999, 998, 1, 2, 3, 1000, 999, 998}, {4, 3}));
+    out[6].assert_eq(f32({0, 2, 3, 0, 0, 998}, {2, 3}));
+    out[7].assert_eq(f32({0, 0, 0, 1000, 0, 0}, {2, 3}));
+  }
+}
+
+TEST(OnnxImport, ScatterNDReplacesOrAddsTheSlicesItsIndicesName) {
+  // PyTorch writes index_put (x[idx] = v) as ScatterND.
+  Builder b;
+  b.input("rows", {3, 2}).input("cells", {2, 2}).output("replaced").output("added");
+  b.init("row_idx", TensorData(std::vector<std::int64_t>{2, -3}, Shape{2, 1}));
+  b.init("row_upd", f32({10, 11, 20, 21}, {2, 2}));
+  b.init("cell_idx", TensorData(std::vector<std::int64_t>{0, 1, 1, 0, 0, 1}, Shape{3, 2}));
+  b.init("cell_upd", f32({5, 7, 100}, {3}));
+  b.node("ScatterND", {"rows", "row_idx", "row_upd"}, {"replaced"});
+  Builder::attr(b.node("ScatterND", {"cells", "cell_idx", "cell_upd"}, {"added"}), "reduction", "add");
+  for (const Device& device : testing::all_devices()) {
+    SCOPED_TRACE(device.to_string());
+    const auto out = b.load(device).run({f32({1, 2, 3, 4, 5, 6}, {3, 2}), f32({1, 2, 3, 4}, {2, 2})});
+    out[0].assert_eq(f32({20, 21, 3, 4, 10, 11}, {3, 2}));  // index -3 is row 0
+    out[1].assert_eq(f32({1, 107, 10, 4}, {2, 2}));         // [0, 1] twice: 2 + 5 + 100
+  }
+  Builder bad;
+  bad.input("rows", {3, 2}).output("y");
+  bad.init("idx", TensorData(std::vector<std::int64_t>{3}, Shape{1, 1})).init("upd", f32({0, 0}, {1, 2}));
+  bad.node("ScatterND", {"rows", "idx", "upd"}, {"y"});
+  const std::string e = error_of([&] { (void)bad.load(Device::flex()).run({f32({1, 2, 3, 4, 5, 6}, {3, 2})}); });
+  EXPECT_NE(e.find("index 3 is out of range for dim 0 of size 3"), std::string::npos) << e;
+}
+
 TEST(OnnxImport, QuantizationOperatorsComputeWhatOnnxDefines) {
   Builder b;
   b.input("x", {5}).input("m", {2, 3}).input("a", {2, 3}, ::onnx::TensorProto::UINT8);
