@@ -215,7 +215,7 @@ std::vector<TensorRef> softplus(const NodeArgs& a) { return one(detail::softplus
 std::vector<TensorRef> hard_sigmoid(const NodeArgs& a) {
   return one(detail::hard_sigmoid(a.in(0), a.attr_float("alpha", 0.2F), a.attr_float("beta", 0.5F)));
 }
-/// min(x, 0) as exp(.) - 1, scaled: the negative side of Elu, Selu and Celu.
+/// outer * (exp(inner * min(x, 0)) - 1), 0 where x >= 0: the negative side of Elu, Selu and Celu.
 TensorRef negative_expm1(const TensorRef& x, double inner_scale, double outer_scale) {
   TensorRef neg = detail::binary_scalar(ir::BinaryOp::Min, x, 0.0);
   if (inner_scale != 1.0) neg = detail::binary_scalar(ir::BinaryOp::Mul, neg, inner_scale);
