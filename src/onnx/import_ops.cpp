@@ -293,8 +293,8 @@ std::vector<TensorRef> gemm(const NodeArgs& a) {
 
 // ---- reductions -------------------------------------------------------------------------------
 
-TensorRef reduce(const NodeArgs& a, ir::ReduceOp op, const TensorRef& x, std::optional<I64s> axes, bool keepdims) {
-  const std::size_t r = rank_of(x);
+/// The dims `axes` names (every dim when none), sorted, each once.
+std::vector<std::size_t> reduced_dims(const NodeArgs& a, const std::optional<I64s>& axes, std::size_t r) {
   std::vector<std::size_t> dims;
   if (!axes || axes->empty()) {
     dims.resize(r);
@@ -304,45 +304,62 @@ TensorRef reduce(const NodeArgs& a, ir::ReduceOp op, const TensorRef& x, std::op
   }
   std::sort(dims.begin(), dims.end());
   dims.erase(std::unique(dims.begin(), dims.end()), dims.end());
+  return dims;
+}
+
+/// A reduction's result kept at size 1 along `dims` (sorted), without them.
+TensorRef drop_reduced(const TensorRef& kept, const std::vector<std::size_t>& dims) {
+  I64s shape;
+  for (std::size_t d = 0; d < rank_of(kept); ++d)
+    if (!std::binary_search(dims.begin(), dims.end(), d)) shape.push_back(static_cast<std::int64_t>(shape_of(kept)[d]));
+  return detail::reshape(kept, shape);
+}
+
+TensorRef reduce(const NodeArgs& a, ir::ReduceOp op, const TensorRef& x, const std::optional<I64s>& axes,
+                 bool keepdims) {
+  const std::vector<std::size_t> dims = reduced_dims(a, axes, rank_of(x));
   TensorRef out = x;
   for (auto d : dims) out = detail::reduce_dim(op, out, static_cast<std::int64_t>(d));
-  if (!keepdims) {
-    I64s shape;
-    for (std::size_t d = 0; d < r; ++d)
-      if (!std::binary_search(dims.begin(), dims.end(), d)) shape.push_back(static_cast<std::int64_t>(shape_of(x)[d]));
-    out = detail::reshape(out, shape);
-  }
-  return out;
+  return keepdims ? out : drop_reduced(out, dims);
 }
 
-/// ReduceSum (opset 13) and the other reductions (opset 18) take their axes
-/// as input 1; the other reductions of older opsets as an attribute.
+/// What every Reduce* node says about its axes: ReduceSum (opset 13) and the
+/// others (opset 18) take them as input 1, the others of older opsets as an
+/// attribute; with none and noop_with_empty_axes the node is the identity.
+struct ReduceAxes {
+  std::optional<I64s> axes;
+  bool keepdims = true;
+  bool noop = false;
+};
+
+ReduceAxes reduce_axes(const NodeArgs& a) {
+  ReduceAxes r;
+  r.axes = a.attr_ints("axes");
+  if (a.has(1)) {
+    if (r.axes) a.fail("axes are given both as an attribute and as input 1");
+    r.axes = a.ints(1);
+  }
+  r.keepdims = a.attr_int("keepdims", 1) != 0;
+  r.noop = (!r.axes || r.axes->empty()) && a.attr_int("noop_with_empty_axes", 0);
+  return r;
+}
+
 template <ir::ReduceOp Op>
 std::vector<TensorRef> reduce_op(const NodeArgs& a) {
-  std::optional<I64s> axes = a.attr_ints("axes");
-  if (a.has(1)) {
-    if (axes) a.fail("axes are given both as an attribute and as input 1");
-    axes = a.ints(1);
-  }
-  if ((!axes || axes->empty()) && a.attr_int("noop_with_empty_axes", 0)) return one(a.in(0));
-  return one(reduce(a, Op, a.in(0), axes, a.attr_int("keepdims", 1) != 0));
+  const ReduceAxes r = reduce_axes(a);
+  if (r.noop) return one(a.in(0));
+  return one(reduce(a, Op, a.in(0), r.axes, r.keepdims));
 }
 
-/// The reductions ONNX composes from a sum or a max: each is `reduce_op`'s
-/// axes handling around a transform of the input and of the result.
+/// The reductions ONNX composes from a sum or a max: a transform of the
+/// input and of the result around `reduce`.
 enum class ComposedReduce : std::uint8_t { L1, L2, SumSquare, LogSum, LogSumExp };
 
 template <ComposedReduce Kind>
 std::vector<TensorRef> composed_reduce(const NodeArgs& a) {
-  std::optional<I64s> axes = a.attr_ints("axes");
-  if (a.has(1)) {
-    if (axes) a.fail("axes are given both as an attribute and as input 1");
-    axes = a.ints(1);
-  }
+  const ReduceAxes r = reduce_axes(a);
   const TensorRef& x = a.in(0);
-  const bool noop = (!axes || axes->empty()) && a.attr_int("noop_with_empty_axes", 0);
-  const bool keepdims = a.attr_int("keepdims", 1) != 0;
-  auto sum = [&](const TensorRef& v) { return noop ? v : reduce(a, ir::ReduceOp::Sum, v, axes, keepdims); };
+  auto sum = [&](const TensorRef& v) { return r.noop ? v : reduce(a, ir::ReduceOp::Sum, v, r.axes, r.keepdims); };
   using U = ir::UnaryOp;
   switch (Kind) {
     case ComposedReduce::L1: return one(sum(detail::unary(U::Abs, x)));
@@ -350,22 +367,13 @@ std::vector<TensorRef> composed_reduce(const NodeArgs& a) {
     case ComposedReduce::SumSquare: return one(sum(detail::binary(ir::BinaryOp::Mul, x, x)));
     case ComposedReduce::LogSum: return one(detail::unary(U::Log, sum(x)));
     case ComposedReduce::LogSumExp: {
-      if (noop) return one(x);
+      if (r.noop) return one(x);
       // max + log(sum(exp(x - max))): no overflow for large inputs.
-      const TensorRef m = reduce(a, ir::ReduceOp::Max, x, axes, true);
-      TensorRef y = detail::unary(
-          U::Log,
-          reduce(a, ir::ReduceOp::Sum, detail::unary(U::Exp, detail::binary(ir::BinaryOp::Sub, x, m)), axes, true));
-      y = detail::binary(ir::BinaryOp::Add, y, m);
-      if (keepdims) return one(y);
-      const std::size_t r = rank_of(x);
-      std::vector<bool> reduced(r, !axes || axes->empty());
-      if (axes)
-        for (const auto ax : *axes) reduced[axis(a, ax, r)] = true;
-      I64s dims;
-      for (std::size_t d = 0; d < r; ++d)
-        if (!reduced[d]) dims.push_back(static_cast<std::int64_t>(shape_of(x)[d]));
-      return one(detail::reshape(y, dims));
+      const TensorRef m = reduce(a, ir::ReduceOp::Max, x, r.axes, true);
+      const TensorRef shifted = detail::unary(U::Exp, detail::binary(ir::BinaryOp::Sub, x, m));
+      const TensorRef y = detail::binary(ir::BinaryOp::Add,
+                                         detail::unary(U::Log, reduce(a, ir::ReduceOp::Sum, shifted, r.axes, true)), m);
+      return one(r.keepdims ? y : drop_reduced(y, reduced_dims(a, r.axes, rank_of(x))));
     }
   }
   return one(x);

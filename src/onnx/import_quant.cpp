@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include <burn/detail/ops.hpp>
@@ -54,12 +55,33 @@ void refuse_blocks(const NodeArgs& a) {
 }
 
 /// round-half-to-even(x / scale) + zero_point, saturated to `dtype`'s range, as `dtype`.
-TensorRef quantize_to(const NodeArgs& a, const TensorRef& x, const TensorRef& scale, const TensorRef& zero_point,
-                      DType dtype) {
+TensorRef quantize_to(const NodeArgs& a, const TensorRef& x, const TensorRef& scale,
+                      const std::optional<TensorRef>& zero_point, DType dtype) {
   const auto [lo, hi] = integer_range(a, dtype);
   TensorRef q = detail::unary(ir::UnaryOp::Round, detail::binary(ir::BinaryOp::Div, x, scale));
-  q = detail::binary(ir::BinaryOp::Add, q, zero_point);
+  if (zero_point) q = detail::binary(ir::BinaryOp::Add, q, *zero_point);
   return detail::cast(detail::clamp(q, Scalar(lo), Scalar(hi)), dtype);
+}
+
+/// QuantizeLinear's and DequantizeLinear's scale (input 1) and zero point
+/// (input 2, in the scale's dtype), shaped to broadcast against input 0 per
+/// tensor or along `axis`; and the zero point's own dtype.
+struct LinearQuantParams {
+  TensorRef scale;
+  std::optional<TensorRef> zero_point;
+  std::optional<DType> zero_point_dtype;
+};
+
+LinearQuantParams linear_quant_params(const NodeArgs& a) {
+  refuse_blocks(a);
+  const std::size_t r = a.in(0)->spec.shape.rank();
+  const std::int64_t axis = a.attr_int("axis", 1);
+  LinearQuantParams p{quant_param(a, a.in(1), r, axis, "scale"), std::nullopt, std::nullopt};
+  if (a.has(2)) {
+    p.zero_point_dtype = a.in(2)->spec.dtype;
+    p.zero_point = detail::cast(quant_param(a, a.in(2), r, axis, "zero point"), p.scale->spec.dtype);
+  }
+  return p;
 }
 
 /// An integer operand minus its zero point, as int32 (`per_row`: a 1-D zero
@@ -83,38 +105,22 @@ TensorRef centred(const NodeArgs& a, std::size_t i, std::size_t zero_point, bool
 }  // namespace
 
 std::vector<TensorRef> import_dequantize_linear(const NodeArgs& a) {
-  refuse_blocks(a);
-  const TensorRef& x = a.in(0);
-  const std::size_t r = x->spec.shape.rank();
-  const std::int64_t axis = a.attr_int("axis", 1);
-  const TensorRef scale = quant_param(a, a.in(1), r, axis, "scale");
-  const DType out = scale->spec.dtype;
-  TensorRef y = detail::cast(x, out);
-  if (a.has(2))
-    y = detail::binary(ir::BinaryOp::Sub, y, detail::cast(quant_param(a, a.in(2), r, axis, "zero point"), out));
-  return {detail::binary(ir::BinaryOp::Mul, y, scale)};
+  const LinearQuantParams p = linear_quant_params(a);
+  TensorRef y = detail::cast(a.in(0), p.scale->spec.dtype);
+  if (p.zero_point) y = detail::binary(ir::BinaryOp::Sub, y, *p.zero_point);
+  return {detail::binary(ir::BinaryOp::Mul, y, p.scale)};
 }
 
 std::vector<TensorRef> import_quantize_linear(const NodeArgs& a) {
-  refuse_blocks(a);
-  const TensorRef& x = a.in(0);
-  const std::size_t r = x->spec.shape.rank();
-  const std::int64_t axis = a.attr_int("axis", 1);
-  const TensorRef scale = quant_param(a, a.in(1), r, axis, "scale");
+  const LinearQuantParams p = linear_quant_params(a);
   // The zero point's type is the output's; uint8 without one.
-  DType out = DType::U8;
-  TensorRef zero_point = detail::full(Shape(std::vector<std::size_t>(r, 1)), Scalar(0.0),
-                                      TensorCreationOptions(a.device(), scale->spec.dtype), TensorKind::Float);
-  if (a.has(2)) {
-    out = a.in(2)->spec.dtype;
-    zero_point = detail::cast(quant_param(a, a.in(2), r, axis, "zero point"), scale->spec.dtype);
-  }
+  DType out = p.zero_point_dtype.value_or(DType::U8);
   if (a.has_attr("output_dtype") && a.attr_int("output_dtype", 0) != 0) {
     const auto wanted = burn_dtype(static_cast<std::int32_t>(a.attr_int("output_dtype", 0)));
-    if (!wanted || (a.has(2) && *wanted != out)) a.fail("output_dtype must name the zero point's type");
+    if (!wanted || (p.zero_point_dtype && *wanted != out)) a.fail("output_dtype must name the zero point's type");
     out = *wanted;
   }
-  return {quantize_to(a, detail::cast(x, scale->spec.dtype), scale, zero_point, out)};
+  return {quantize_to(a, detail::cast(a.in(0), p.scale->spec.dtype), p.scale, p.zero_point, out)};
 }
 
 /// DynamicQuantizeLinear: uint8 with a scale and zero point from the input's
