@@ -17,10 +17,13 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <charconv>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "resnet18.hpp"
@@ -44,20 +47,38 @@ void write_bytes(const std::filesystem::path& path, const burn::TensorData& data
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc < 2) {
-    fmt::print(stderr, "usage: burn-onnx-bench OUT_DIR [--reps N] [--image PIXELS] [--device cpu|flex] [--batch N]\n");
+  constexpr const char* kUsage =
+      "usage: burn-onnx-bench OUT_DIR [--reps N] [--image PIXELS] [--device cpu|flex] [--batch N]\n";
+  if (argc < 2 || std::string_view(argv[1]).starts_with("-")) {
+    fmt::print(stderr, "{}", kUsage);
     return 2;
   }
   const std::filesystem::path dir = argv[1];
   std::size_t reps = 10, image = 224;
   std::string only_device;
   std::vector<std::size_t> batches{1, 32};
-  for (int i = 2; i + 1 < argc; i += 2) {
-    const std::string flag = argv[i];
-    if (flag == "--reps") reps = std::stoul(argv[i + 1]);
-    if (flag == "--image") image = std::stoul(argv[i + 1]);
-    if (flag == "--device") only_device = argv[i + 1];
-    if (flag == "--batch") batches = {std::stoul(argv[i + 1])};
+  // A positive count, or nullopt (then the usage is printed).
+  const auto count = [](std::string_view text) -> std::optional<std::size_t> {
+    std::size_t v = 0;
+    const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), v);
+    if (error != std::errc() || end != text.data() + text.size() || v == 0) return std::nullopt;
+    return v;
+  };
+  for (int i = 2; i < argc; i += 2) {
+    const std::string_view flag = argv[i];
+    const std::string_view value = i + 1 < argc ? argv[i + 1] : "";
+    std::optional<std::size_t> n = count(value);
+    if (flag == "--device" && (value == "cpu" || value == "flex")) {
+      only_device = value;
+      continue;
+    }
+    if (n && flag == "--reps") reps = *n;
+    else if (n && flag == "--image") image = *n;
+    else if (n && flag == "--batch") batches = {*n};
+    else {
+      fmt::print(stderr, "burn-onnx-bench: bad argument '{}{}{}'\n{}", flag, value.empty() ? "" : " ", value, kUsage);
+      return 2;
+    }
   }
   std::filesystem::create_directories(dir);
   const auto path = (dir / "resnet18.onnx").string();

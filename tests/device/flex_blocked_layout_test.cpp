@@ -10,6 +10,7 @@
 
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <thread>
 #include <vector>
 
@@ -228,21 +229,26 @@ TEST(FlexBlockedLayout, FusedConvReluFeedsTheNextConvBlocked) {
 }
 #endif
 
-// ---- channels-last activations ----------------------------------------------------------
-// oneDNN's fast convolutions write 64 channels channels-last (NHWC) on CPUs
-// with AVX-512; the elementwise ops between two convolutions keep that
-// layout. On other CPUs (AVX2) oneDNN's kernels write this convolution in
-// another layout, so only the values are checked there (and the test says
-// so).
+// ---- activation layouts through elementwise ops ------------------------------------------
+// oneDNN's fast convolutions write 64 channels channels-last (NHWC) or
+// channel-blocked (nChw16c) on CPUs with AVX-512 and nChw8c with AVX2; the
+// elementwise ops between two convolutions keep whichever of these layouts
+// the convolution wrote. Where it writes none of them, only the values are
+// checked (and the test says so).
 
-/// Whether oneDNN writes this convolution channels-last on this CPU.
+/// The activation layout oneDNN writes this convolution in on this CPU.
 template <class Conv>
-bool writes_channels_last(const Conv& conv, const TensorData& x) {
-  const bool nhwc = is_channels_last(conv(Tensor<4>::from_data(x, Device::flex())));
-  if (!nhwc)
-    std::cout << "[   NOTE   ] oneDNN writes this 64-channel convolution in another layout than NHWC on this CPU "
-                 "(it does with AVX-512): the layout checks do not apply, the values are still compared\n";
-  return nhwc;
+std::optional<flex::dnn::ActivationLayout> conv_layout(const Conv& conv, const TensorData& x) {
+  const auto layout = flex::dnn::activation_layout(storage(conv(Tensor<4>::from_data(x, Device::flex()))));
+  if (!layout)
+    std::cout << "[   NOTE   ] oneDNN writes this 64-channel convolution in none of the activation layouts on "
+                 "this CPU: the layout checks do not apply, the values are still compared\n";
+  return layout;
+}
+
+template <std::size_t D, class K>
+bool has_layout(const Tensor<D, K>& t, flex::dnn::ActivationLayout layout) {
+  return flex::dnn::activation_layout(storage(t)) == layout;
 }
 
 struct Block {
@@ -258,13 +264,13 @@ struct Block {
   }
 };
 
-TEST(FlexChannelsLast, ElementwiseOpsKeepTheLayoutAndTheValues) {
+TEST(FlexActivationLayout, ElementwiseOpsKeepTheLayoutAndTheValues) {
   const Block blk;
   const Device flex = Device::flex(), ref = Device::ndarray();
-  const bool nhwc = writes_channels_last([&](const Tensor<4>& x) { return blk.conv(x); }, blk.x);
+  const auto layout = conv_layout([&](const Tensor<4>& x) { return blk.conv(x); }, blk.x);
   auto run = [&](const Device& d, bool check) {
     auto h = blk.conv(Tensor<4>::from_data(blk.x, d));
-    check = check && nhwc;
+    check = check && layout;
     // A per-channel affine map (an unfolded batch norm), relu, a residual
     // add of two channels-last tensors, a comparison (bool result), a
     // select, a clamp, a unary op and a cast.
@@ -279,9 +285,9 @@ TEST(FlexChannelsLast, ElementwiseOpsKeepTheLayoutAndTheValues) {
     auto half = e.cast(DType::BF16);
     if (check) {
       for (const Tensor<4>* t : {&affine, &r, &h2, &sum, &picked, &clamped, &e})
-        EXPECT_TRUE(is_channels_last(*t)) << "an elementwise result keeps the layout";
-      EXPECT_TRUE(is_channels_last(positive)) << "a bool result keeps it too";
-      EXPECT_TRUE(is_channels_last(half));
+        EXPECT_TRUE(has_layout(*t, *layout)) << "an elementwise result keeps the layout";
+      EXPECT_TRUE(has_layout(positive, *layout)) << "a bool result keeps it too";
+      EXPECT_TRUE(has_layout(half, *layout));
     }
     return std::tuple{affine.to_data(),
                       r.to_data(),
@@ -303,13 +309,13 @@ TEST(FlexChannelsLast, ElementwiseOpsKeepTheLayoutAndTheValues) {
   std::get<6>(got).assert_approx_eq(std::get<6>(want), Tolerance::rel_abs(1e-2, 1e-2));
 }
 
-TEST(FlexChannelsLast, OtherConsumersAndMismatchedOperandsSeeRowMajorData) {
+TEST(FlexActivationLayout, OtherConsumersAndMismatchedOperandsSeeRowMajorData) {
   const Block blk;
   const Device flex = Device::flex(), ref = Device::ndarray();
-  const bool nhwc = writes_channels_last([&](const Tensor<4>& x) { return blk.conv(x); }, blk.x);
+  const auto layout = conv_layout([&](const Tensor<4>& x) { return blk.conv(x); }, blk.x);
   auto run = [&](const Device& d, bool check) {
     auto h = blk.conv(Tensor<4>::from_data(blk.x, d));
-    check = check && nhwc;
+    check = check && layout;
     // A full-size plain operand, a broadcast over the batch, a permuted
     // view, a reduction, and a rank-changing reshape.
     auto plain = Tensor<4>::from_data(wave({2, 64, 10, 10}, 1.0, 0.8), d);
@@ -319,7 +325,7 @@ TEST(FlexChannelsLast, OtherConsumersAndMismatchedOperandsSeeRowMajorData) {
     auto pooled = h.mean_dim(3);
     auto flat = h.reshape<2>({2, 6400}) * 3.0;
     if (check) {
-      EXPECT_TRUE(is_channels_last(with_plain)) << "a plain operand is read through a permuted view";
+      EXPECT_TRUE(has_layout(with_plain, *layout)) << "a plain operand is read through a permuted view";
       EXPECT_FALSE(is_blocked(transposed)) << "a permuted input is not the convolution's layout";
     }
     return std::tuple{with_plain.to_data(), batch_broadcast.to_data(), transposed.to_data(), pooled.to_data(),
@@ -335,7 +341,7 @@ TEST(FlexChannelsLast, OtherConsumersAndMismatchedOperandsSeeRowMajorData) {
 }
 
 #if BURN_HAS_AUTODIFF
-TEST(FlexChannelsLast, GradientsThroughAChannelsLastBlock) {
+TEST(FlexActivationLayout, GradientsThroughABlockInTheConvolutionsLayout) {
   const Block blk;
   auto grads_on = [&](const Device& base) {
     const Device d = base.autodiff();
@@ -354,12 +360,12 @@ TEST(FlexChannelsLast, GradientsThroughAChannelsLastBlock) {
 #endif
 
 #if BURN_HAS_CPU
-TEST(FlexChannelsLast, FusedConvAddReluOnCpuMatchesTheReference) {
+TEST(FlexActivationLayout, FusedConvAddReluOnCpuMatchesTheReference) {
   // The residual block of a ResNet on the fusing device: conv + relu fused,
   // conv + residual add + relu either fused or run one by one (a residual
   // operand oneDNN's fast kernel cannot read is not fused).
   const Block blk;
-  const bool nhwc = writes_channels_last([&](const Tensor<4>& x) { return blk.conv(x); }, blk.x);
+  const auto layout = conv_layout([&](const Tensor<4>& x) { return blk.conv(x); }, blk.x);
   auto run = [&](const Device& d) {
     auto x = Tensor<4>::from_data(blk.x, d);
     auto h = activation::relu(blk.conv(x));
@@ -368,11 +374,11 @@ TEST(FlexChannelsLast, FusedConvAddReluOnCpuMatchesTheReference) {
     // after it reads its channels-last output as is.
     auto c = blk.conv(y);
     auto z = c.exp() * 0.5 + c;
-    if (d == Device::cpu() && nhwc) {
+    if (d == Device::cpu() && layout) {
       d.sync();
-      EXPECT_TRUE(is_channels_last(h)) << "the fused conv + relu wrote NHWC";
-      EXPECT_TRUE(is_channels_last(y)) << "the residual add and relu kept it";
-      EXPECT_TRUE(is_channels_last(z)) << "the fused elementwise group kept it";
+      EXPECT_TRUE(has_layout(h, *layout)) << "the fused conv + relu wrote the convolution's layout";
+      EXPECT_TRUE(has_layout(y, *layout)) << "the residual add and relu kept it";
+      EXPECT_TRUE(has_layout(z, *layout)) << "the fused elementwise group kept it";
     }
     return std::pair{y.to_data(), z.to_data()};
   };
@@ -421,9 +427,11 @@ TEST(FlexFloat32Precision, TheSettingIsPerDeviceAndAPermission) {
 TEST(FlexFloat32Precision, HighRunsWinogradConvolutionsInTheBlockedLayout) {
   const Block blk;
   const Device ref = Device::ndarray();
-  // oneDNN has Winograd kernels for AVX-512 only; elsewhere High computes
-  // as Highest, and only the values are checked.
-  const bool avx512 = writes_channels_last([&](const Tensor<4>& x) { return blk.conv(x); }, blk.x);
+  // oneDNN has Winograd kernels for AVX-512 only (where it writes this
+  // convolution NHWC); elsewhere High computes as Highest, and only the
+  // values are checked.
+  const bool avx512 =
+      conv_layout([&](const Tensor<4>& x) { return blk.conv(x); }, blk.x) == flex::dnn::ActivationLayout::ChannelsLast;
   std::vector<Device> devices{Device::flex()};
 #if BURN_HAS_CPU
   devices.push_back(Device::cpu());

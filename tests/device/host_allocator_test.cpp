@@ -75,6 +75,59 @@ TEST(HostAllocator, IdleCachedBlocksGoBackAfterTheDecayPeriod) {
   alloc->deallocate(again);
 }
 
+TEST(HostAllocator, ABucketReusedAfterLongGapsKeepsItsBlocksLonger) {
+  // A loop whose steps take longer than the decay period frees a block and
+  // asks for it again a step later; its bucket then keeps blocks for twice
+  // that gap instead of mapping the same memory anew every step.
+  constexpr std::uint64_t kDecayMs = 200;
+  auto alloc = std::make_shared<Allocator>(true, std::size_t(1) << 30, kDecayMs);
+  const auto step = [&](std::size_t bytes) {
+    const Allocator::Block b = alloc->allocate(bytes);
+    alloc->deallocate(b);
+    return b;
+  };
+  const Allocator::Block first = step(std::size_t(5) << 20);
+  std::this_thread::sleep_for(std::chrono::milliseconds(2 * kDecayMs));  // no allocator call meanwhile
+  const Allocator::Block second = step(std::size_t(5) << 20);            // reused after 400 ms: keep 800 ms
+  EXPECT_EQ(second.data, first.data);
+
+  // Idle longer than the decay period but within twice the learned gap:
+  // the trim another bucket's release runs leaves it cached.
+  std::this_thread::sleep_for(std::chrono::milliseconds(3 * kDecayMs));
+  const Allocator::Block small = step(1000);
+  EXPECT_EQ(alloc->usage().bytes_reserved, second.capacity + small.capacity);
+
+  // Idle past twice the gap: it goes back.
+  std::this_thread::sleep_for(std::chrono::milliseconds(4 * kDecayMs));
+  const Allocator::Block later = step(1000);
+  EXPECT_EQ(later.data, small.data);
+  EXPECT_EQ(alloc->usage().bytes_reserved, later.capacity);
+}
+
+TEST(HostAllocator, ARequestAfterAnIdleReleaseTeachesItsBucketTheGap) {
+  // The block went back before the next step asked for it: that request
+  // teaches the bucket the gap, so the following steps keep their block.
+  constexpr std::uint64_t kDecayMs = 200;
+  auto alloc = std::make_shared<Allocator>(true, std::size_t(1) << 30, kDecayMs);
+  const std::size_t big = std::size_t(5) << 20;
+  const auto step = [&](std::size_t bytes) {
+    const Allocator::Block b = alloc->allocate(bytes);
+    alloc->deallocate(b);
+    return b;
+  };
+  step(big);
+  std::this_thread::sleep_for(std::chrono::milliseconds(2 * kDecayMs));
+  const Allocator::Block small = step(1000);  // the big block has been idle 400 ms: released
+  EXPECT_EQ(alloc->usage().bytes_reserved, small.capacity);
+  const Allocator::Block again = step(big);  // a miss 400 ms after the free: keep 800 ms
+
+  std::this_thread::sleep_for(std::chrono::milliseconds(3 * kDecayMs));
+  step(1000);
+  EXPECT_EQ(alloc->usage().bytes_reserved, again.capacity + small.capacity);
+  const Allocator::Block reused = step(big);
+  EXPECT_EQ(reused.data, again.data);
+}
+
 TEST(HostAllocator, NoDecayKeepsBlocksUntilCleanup) {
   auto alloc = std::make_shared<Allocator>(true, std::size_t(1) << 30, 0);
   const Allocator::Block b = alloc->allocate(std::size_t(3) << 20);

@@ -13,7 +13,18 @@ namespace dnn {
 namespace {
 
 using tag = dnnl::memory::format_tag;
-constexpr std::size_t kBlock = 16;
+
+/// Channels per block of a blocked layout; 0 for channels-last.
+constexpr std::size_t block_of(ActivationLayout layout) {
+  switch (layout) {
+    case ActivationLayout::Blocked8: return 8;
+    case ActivationLayout::Blocked16: return 16;
+    case ActivationLayout::ChannelsLast: break;
+  }
+  return 0;
+}
+
+constexpr bool is_blocked(ActivationLayout layout) { return block_of(layout) != 0; }
 
 /// oneDNN's name for an element type an opaque layout may hold (Bool as its
 /// bytes); nullopt for the rest (f64, i64, ...), which stay row-major.
@@ -33,9 +44,15 @@ std::optional<dnnl::memory::data_type> layout_type(DType d) {
 /// The format tag of `layout` for a rank-3..5 shape.
 std::optional<tag> format_of(ActivationLayout layout, std::size_t rank) {
   static constexpr tag last[] = {tag::nwc, tag::nhwc, tag::ndhwc};
-  static constexpr tag blocked[] = {tag::nCw16c, tag::nChw16c, tag::nCdhw16c};
+  static constexpr tag blocked8[] = {tag::nCw8c, tag::nChw8c, tag::nCdhw8c};
+  static constexpr tag blocked16[] = {tag::nCw16c, tag::nChw16c, tag::nCdhw16c};
   if (rank < 3 || rank > 5) return std::nullopt;
-  return layout == ActivationLayout::ChannelsLast ? last[rank - 3] : blocked[rank - 3];
+  switch (layout) {
+    case ActivationLayout::Blocked8: return blocked8[rank - 3];
+    case ActivationLayout::Blocked16: return blocked16[rank - 3];
+    case ActivationLayout::ChannelsLast: break;
+  }
+  return last[rank - 3];
 }
 
 dnnl::memory::desc layout_md(ActivationLayout layout, const host::Extents& shape, dnnl::memory::data_type dt) {
@@ -54,23 +71,24 @@ std::optional<ActivationLayout> layout_at(const host::CpuTensor& t, const host::
   if (dims.size() != shape.size()) return std::nullopt;  // unit-padded spatial dims
   for (std::size_t d = 0; d < dims.size(); ++d)
     if (static_cast<std::size_t>(dims[d]) != shape[d]) return std::nullopt;
-  for (const ActivationLayout l : {ActivationLayout::ChannelsLast, ActivationLayout::Blocked16}) {
-    if (l == ActivationLayout::Blocked16 && shape[1] % kBlock != 0) continue;  // a padded last block
+  for (const ActivationLayout l :
+       {ActivationLayout::ChannelsLast, ActivationLayout::Blocked8, ActivationLayout::Blocked16}) {
+    if (is_blocked(l) && shape[1] % block_of(l) != 0) continue;  // a padded last block
     if (md == layout_md(l, shape, md.data_type())) return l;
   }
   return std::nullopt;
 }
 
-/// Extents or strides of a dim vector in the layout's memory order. For the
-/// blocked layout C splits into (C/16, 16): a broadcast C (extent 1) into
-/// two broadcast dims.
+/// Extents or strides of a dim vector in the layout's memory order. For a
+/// blocked layout C splits into (C/block, block): a broadcast C (extent 1)
+/// into two broadcast dims.
 template <class V>
 V to_physical(ActivationLayout layout, const V& v, bool strides, bool broadcast_c) {
   using T = typename V::value_type;
-  const T block = static_cast<T>(kBlock);
+  const T block = static_cast<T>(block_of(layout));
   V p;
   p.push_back(v[0]);
-  if (layout == ActivationLayout::Blocked16) {
+  if (is_blocked(layout)) {
     if (broadcast_c) p.push_back(strides ? T(0) : T(1));
     else p.push_back(strides ? v[1] * block : v[1] / block);
   }
@@ -108,7 +126,7 @@ std::optional<ActivationLayout> loop_layout(Inputs in, const host::Extents& shap
     if (!l) return std::nullopt;
     if (!layout) layout = l;
   }
-  if (layout == ActivationLayout::Blocked16) {
+  if (layout && is_blocked(*layout)) {
     // A plain operand's C is the loop's (split into blocks) or broadcast.
     for (const backend::Input& input : in) {
       const host::CpuTensor& t = host::as_cpu(input.primitive);
@@ -125,7 +143,7 @@ host::Extents physical_shape(ActivationLayout layout, const host::Extents& shape
 host::CpuTensorPtr physical_view(const Context& ctx, ActivationLayout layout, const host::CpuTensor& t) {
   auto view = detail::make_pooled<host::CpuTensor>();
   view->dtype = t.dtype;
-  const bool broadcast_c = t.shape[1] == 1 && layout == ActivationLayout::Blocked16;
+  const bool broadcast_c = t.shape[1] == 1 && is_blocked(layout);
   view->shape = to_physical(layout, t.shape, false, broadcast_c);
   if (const auto opaque = t.opaque_view(); opaque.buffer) {
     // The opaque bytes are the physical order, row-major (after a reorder

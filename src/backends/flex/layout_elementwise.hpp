@@ -1,13 +1,13 @@
 // Elementwise ops on convolution outputs in oneDNN's activation layouts.
 // oneDNN's fast convolutions write channels-last (NHWC) or channel-blocked
-// (nChw16c) activations, which blocked_layout.hpp keeps as opaque layouts;
-// the batch norm, ReLU and residual add between two convolutions used to
+// (nChw16c with AVX-512, nChw8c with AVX2) activations, which
+// blocked_layout.hpp keeps as opaque layouts; the batch norm, ReLU and residual add between two convolutions used to
 // make them row-major first, and the next convolution reordered them back —
 // two full passes over every activation, 23% of ResNet-18's time at batch
-// 32. Both layouts are the logical tensor with its dims permuted (and, for
-// nChw16c, C split into C/16 and 16), so an elementwise op runs on them as
-// on any dense tensor once every operand is viewed in that physical dim
-// order, and its result keeps the layout.
+// 32. Each of these layouts is the logical tensor with its dims permuted
+// (and, for the blocked ones, C split into C/16 and 16 or C/8 and 8), so an
+// elementwise op runs on them as on any dense tensor once every operand is
+// viewed in that physical dim order, and its result keeps the layout.
 #pragma once
 
 #include <optional>
@@ -20,6 +20,7 @@ namespace burn::flex::dnn {
 /// The activation layouts elementwise ops run in directly.
 enum class ActivationLayout {
   ChannelsLast,  ///< nwc / nhwc / ndhwc
+  Blocked8,      ///< nCw8c / nChw8c / nCdhw8c with C a multiple of 8 (no padding)
   Blocked16,     ///< nCw16c / nChw16c / nCdhw16c with C a multiple of 16 (no padding)
 };
 
@@ -49,7 +50,7 @@ host::CpuTensorPtr reshape_in_layout(const ir::Op& op, Inputs in, const ir::Tens
 /// dtype can hold the layout. nullopt: the loop runs row-major.
 std::optional<ActivationLayout> loop_layout(Inputs in, const host::Extents& shape, std::span<const DType> out_dtypes);
 /// `shape` in the layout's memory order (channels-last: N, spatial dims, C;
-/// blocked: N, C/16, spatial dims, 16).
+/// blocked: N, C/block, spatial dims, block).
 host::Extents physical_shape(ActivationLayout layout, const host::Extents& shape);
 /// An input of such a loop viewed in that order: the opaque bytes as
 /// row-major (reordered first when in the other layout), a plain tensor

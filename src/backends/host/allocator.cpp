@@ -56,7 +56,7 @@ FreeLists::List& FreeLists::list_for(std::size_t capacity) {
   return large_[capacity];
 }
 
-std::byte* FreeLists::take(std::size_t& capacity, std::size_t max_capacity) {
+std::byte* FreeLists::take(std::size_t& capacity, std::size_t max_capacity, std::uint64_t now_ms) {
   List* list = nullptr;
   if (is_small(capacity, kSmallLists)) {
     list = &small_[static_cast<std::size_t>(std::countr_zero(capacity))];
@@ -64,33 +64,63 @@ std::byte* FreeLists::take(std::size_t& capacity, std::size_t max_capacity) {
     // The smallest cached capacity that fits, up to max_capacity (lower_bound,
     // not [], so a miss adds no entry).
     for (auto it = large_.lower_bound(capacity); it != large_.end() && it->first <= max_capacity; ++it) {
-      if (!it->second.empty()) {
+      if (!it->second.blocks.empty()) {
         list = &it->second;
         capacity = it->first;
         break;
       }
     }
-    if (list == nullptr) return nullptr;
+    if (list == nullptr) {
+      learn_from_miss(capacity, now_ms);
+      return nullptr;
+    }
   }
-  if (list->empty()) return nullptr;
-  std::byte* block = list->back().block;
-  list->pop_back();
-  return block;
+  if (list->blocks.empty()) {
+    learn_from_miss(capacity, now_ms);
+    return nullptr;
+  }
+  const Cached cached = list->blocks.back();
+  list->blocks.pop_back();
+  if (now_ms > cached.freed_ms) list->longest_reuse_ms = std::max(list->longest_reuse_ms, now_ms - cached.freed_ms);
+  return cached.block;
+}
+
+void FreeLists::learn_from_miss(std::size_t capacity, std::uint64_t now_ms) {
+  List* list = nullptr;
+  if (is_small(capacity, kSmallLists)) {
+    list = &small_[static_cast<std::size_t>(std::countr_zero(capacity))];
+  } else if (const auto it = large_.find(capacity); it != large_.end()) {
+    list = &it->second;
+  }
+  if (list == nullptr || !list->released_freed_ms) return;
+  if (now_ms > *list->released_freed_ms)
+    list->longest_reuse_ms = std::max(list->longest_reuse_ms, now_ms - *list->released_freed_ms);
+  list->released_freed_ms.reset();
 }
 
 void FreeLists::put(std::size_t capacity, std::byte* block, std::uint64_t now_ms) {
-  list_for(capacity).push_back({block, now_ms});
+  list_for(capacity).blocks.push_back({block, now_ms});
 }
 
-void FreeLists::release_older_than(std::size_t& cached, std::uint64_t cutoff_ms) {
+void FreeLists::release_idle(std::size_t& cached, std::uint64_t now_ms, std::uint64_t decay_ms,
+                             std::uint64_t max_keep_ms) {
   for_each_list([&](List& list, std::size_t capacity) {
+    // A loop whose steps take longer than decay_ms frees a block and asks
+    // for it again a step later: its list learns that gap (from the reuse,
+    // or from the request that found the list emptied by this release) and
+    // keeps its blocks for twice as long, instead of mapping (and faulting
+    // in) the same memory anew every step.
+    const std::uint64_t keep = std::min(max_keep_ms, std::max(decay_ms, 2 * list.longest_reuse_ms));
+    if (now_ms <= keep) return;
+    const std::uint64_t cutoff = now_ms - keep;
     std::size_t idle = 0;
-    while (idle < list.size() && list[idle].freed_ms < cutoff_ms) {
-      Allocator::free_block(capacity, list[idle].block);
+    while (idle < list.blocks.size() && list.blocks[idle].freed_ms < cutoff) {
+      Allocator::free_block(capacity, list.blocks[idle].block);
       cached -= capacity;
       ++idle;
     }
-    list.erase(list.begin(), list.begin() + static_cast<std::ptrdiff_t>(idle));
+    if (idle > 0) list.released_freed_ms = list.blocks[idle - 1].freed_ms;
+    list.blocks.erase(list.blocks.begin(), list.blocks.begin() + static_cast<std::ptrdiff_t>(idle));
   });
 }
 
@@ -101,9 +131,9 @@ void FreeLists::release_largest(std::size_t& cached, std::size_t keep) {
   auto large = large_.rbegin();
   std::size_t small = kSmallLists;
   auto drain = [&](List& list, std::size_t capacity) {
-    while (!list.empty() && cached > keep) {
-      Allocator::free_block(capacity, list.back().block);
-      list.pop_back();
+    while (!list.blocks.empty() && cached > keep) {
+      Allocator::free_block(capacity, list.blocks.back().block);
+      list.blocks.pop_back();
       cached -= capacity;
     }
   };
@@ -121,8 +151,8 @@ void FreeLists::release_largest(std::size_t& cached, std::size_t keep) {
 
 void FreeLists::release_all() {
   for_each_list([](List& list, std::size_t capacity) {
-    for (const Cached& c : list) Allocator::free_block(capacity, c.block);
-    list.clear();
+    for (const Cached& c : list.blocks) Allocator::free_block(capacity, c.block);
+    list.blocks.clear();
   });
 }
 
@@ -184,7 +214,8 @@ Allocator::Block Allocator::allocate(std::size_t bytes) {
   // whose layers shrink (an evaluation batch through conv and pooling)
   // reuses the blocks the earlier layers freed instead of mapping more, so
   // what is reserved stays near the pass's peak in use.
-  if (std::byte* cached = cache.take(capacity, capacity < kMappedMin ? capacity : 2 * capacity)) {
+  if (std::byte* cached =
+          cache.take(capacity, capacity < kMappedMin ? capacity : 2 * capacity, block.persistent ? 0 : steady_ms())) {
     block.data = cached;
     (block.persistent ? persistent_cached_bytes_ : cached_bytes_) -= capacity;
   } else {
@@ -239,7 +270,7 @@ void Allocator::release_until(std::size_t limit) { cache_.release_largest(cached
 void Allocator::decay(std::uint64_t now_ms) {
   if (decay_ms_ == 0 || cached_bytes_ == 0 || now_ms < last_decay_ms_ + decay_ms_ / 4) return;
   last_decay_ms_ = now_ms;
-  if (now_ms > decay_ms_) cache_.release_older_than(cached_bytes_, now_ms - decay_ms_);
+  cache_.release_idle(cached_bytes_, now_ms, decay_ms_, std::max(decay_ms_, kMaxKeepMilliseconds));
 }
 
 void Allocator::cleanup() {

@@ -5,12 +5,16 @@
 //
 // The policy (docs/api.md, "Memory"): a freed block is cached for the next
 // request of its bucket; a cached block that no request took for
-// kDecayMilliseconds goes back to the operating system, as does everything
-// beyond the cache limit (1 GiB) and everything on memory_cleanup. Blocks of
+// kDecayMilliseconds goes back to the operating system — or, for a bucket
+// whose blocks were reused after longer gaps (a loop whose steps take more
+// than that), for twice the longest such gap, up to kMaxKeepMilliseconds —
+// as does everything beyond the cache limit (1 GiB) and everything on
+// memory_cleanup. Blocks of
 // 1 MiB and more are mapped pages, so giving them back lowers the resident
 // memory at once (the C heap keeps freed memory for itself). A training loop
-// reuses its blocks every step and keeps them; memory of a finished phase (an
-// evaluation pass with larger batches) is gone a second later.
+// reuses its blocks every step and keeps them, however long a step takes;
+// memory of a finished phase (an evaluation pass with larger batches) is gone
+// soon after.
 #pragma once
 
 #include <array>
@@ -19,6 +23,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <vector>
 
 #include <burn/device.hpp>
@@ -35,15 +40,18 @@ class FreeLists {
  public:
   /// A cached block of `capacity` bytes or, for capacities beyond the small
   /// lists, the smallest cached one up to `max_capacity` (`capacity` is set
-  /// to the block's); nullptr when none is cached.
-  std::byte* take(std::size_t& capacity, std::size_t max_capacity);
-  /// Caches a block freed at `now_ms` (a steady-clock reading).
+  /// to the block's); nullptr when none is cached. `now_ms` (a steady-clock
+  /// reading) records how long the block lay idle before this reuse.
+  std::byte* take(std::size_t& capacity, std::size_t max_capacity, std::uint64_t now_ms);
+  /// Caches a block freed at `now_ms`.
   void put(std::size_t capacity, std::byte* block, std::uint64_t now_ms);
   /// Frees cached blocks, largest first, until at most `keep` bytes remain;
   /// `cached` is the running total of cached bytes and is updated.
   void release_largest(std::size_t& cached, std::size_t keep);
-  /// Frees the blocks cached before `cutoff_ms`; updates `cached`.
-  void release_older_than(std::size_t& cached, std::uint64_t cutoff_ms);
+  /// Frees the blocks idle at `now_ms` for longer than their list's keep
+  /// period: `decay_ms`, or twice the longest idle time after which one of
+  /// the list's blocks was reused, at most `max_keep_ms`. Updates `cached`.
+  void release_idle(std::size_t& cached, std::uint64_t now_ms, std::uint64_t decay_ms, std::uint64_t max_keep_ms);
   /// Frees every cached block.
   void release_all();
 
@@ -52,9 +60,19 @@ class FreeLists {
     std::byte* block;
     std::uint64_t freed_ms;
   };
-  // Each list is in the order its blocks were freed (take pops the newest),
-  // so the blocks idle longest are a prefix.
-  using List = std::vector<Cached>;
+  // Each list's blocks are in the order they were freed (take pops the
+  // newest), so the blocks idle longest are a prefix.
+  struct List {
+    std::vector<Cached> blocks;
+    std::uint64_t longest_reuse_ms = 0;  // the longest a block lay idle before a request took it
+    // When the last idle release freed the list's blocks: the newest one's
+    // free time, so the next request that finds the list empty learns the
+    // gap it would have been reused after.
+    std::optional<std::uint64_t> released_freed_ms;
+  };
+  /// Learns from a request for `capacity` that found no block: if an idle
+  /// release emptied that list before, its blocks were given back too soon.
+  void learn_from_miss(std::size_t capacity, std::uint64_t now_ms);
   static constexpr std::size_t kSmallLists = 21;  // capacities 2^0 .. 2^20
   List& list_for(std::size_t capacity);
   template <typename Fn>
@@ -73,12 +91,16 @@ class Allocator : public std::enable_shared_from_this<Allocator> {
   static constexpr std::size_t kHugeBlockMax = std::size_t(16) << 20;
   /// Blocks from this size up are mapped pages (mmap), returned with munmap.
   static constexpr std::size_t kMappedMin = std::size_t(1) << 20;
-  /// A cached block unused this long goes back to the system.
+  /// A cached block unused this long goes back to the system, unless its
+  /// bucket's blocks were reused after longer gaps before.
   static constexpr std::uint64_t kDecayMilliseconds = 1000;
+  /// The longest an unused cached block is kept however long the gaps
+  /// after which its bucket's blocks were reused.
+  static constexpr std::uint64_t kMaxKeepMilliseconds = 30000;
 
   /// caching = false frees every block immediately (the reference backend).
-  /// decay_ms: how long an unused cached block is kept (0: until the limit
-  /// or memory_cleanup).
+  /// decay_ms: how long an unused cached block is kept at least (0: until
+  /// the limit or memory_cleanup).
   explicit Allocator(bool caching, std::size_t cache_limit_bytes = std::size_t(1) << 30,
                      std::uint64_t decay_ms = kDecayMilliseconds);
   ~Allocator();
@@ -120,8 +142,9 @@ class Allocator : public std::enable_shared_from_this<Allocator> {
     std::uint64_t live = 0, peak = 0, largest = 0;
   };
   void release_until(std::size_t limit);
-  /// Frees the cached blocks idle for decay_ms_; runs at most four times per
-  /// decay period (callers hold mutex_).
+  /// Frees the cached blocks idle past their keep period (see
+  /// FreeLists::release_idle); runs at most four times per decay period
+  /// (callers hold mutex_).
   void decay(std::uint64_t now_ms);
 
   const bool caching_;
