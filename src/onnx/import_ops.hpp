@@ -1,9 +1,14 @@
-// The ONNX operators import runs (import_ops.cpp), each a function from a
-// node's inputs and attributes to its outputs, written with burn's tensor
-// operations so they run on every device and record for autodiff.
+// The ONNX operators import runs, each a function from a node's inputs and
+// attributes to its outputs, written with burn's tensor operations so they
+// run on every device and record for autodiff: a file per operator family
+// (import_elementwise.cpp, import_reduce.cpp, import_shape.cpp,
+// import_nn.cpp, import_einsum.cpp, import_quant.cpp, import_rnn.cpp), and
+// the table of them all with NodeArgs in import_ops.cpp.
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -70,6 +75,14 @@ class NodeArgs {
 };
 
 using ImportFn = std::vector<detail::TensorRef> (*)(const NodeArgs& args);
+/// Operator type -> its import.
+using ImportTable = std::map<std::string, ImportFn, std::less<>>;
+
+/// Each family file adds its operators to the table.
+void add_elementwise_ops(ImportTable& table);  // arithmetic, logic, math, casts, activations
+void add_reduce_ops(ImportTable& table);       // Reduce*, ArgMax/ArgMin, CumSum, TopK
+void add_shape_ops(ImportTable& table);        // shape and layout, indexing, creation
+void add_nn_ops(ImportTable& table);           // MatMul, Gemm, Pad, convolutions, pools, norms, Resize
 
 /// Einsum (import_einsum.cpp).
 std::vector<detail::TensorRef> import_einsum(const NodeArgs& args);

@@ -1,0 +1,484 @@
+// The ONNX operators of neural-network layers import runs: MatMul and Gemm,
+// Pad, convolutions, pooling, normalizations, DepthToSpace and Resize (the
+// recurrent ones are in import_rnn.cpp, the quantized ones in
+// import_quant.cpp).
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include <burn/detail/ops.hpp>
+#include <burn/module/ops.hpp>
+#include <fmt/format.h>
+
+#include "onnx/import_common.hpp"
+
+namespace burn::onnx {
+namespace {
+
+// ---- matmul -----------------------------------------------------------------------------------
+
+TensorRef matmul(const NodeArgs& a, TensorRef x, TensorRef y) {
+  // numpy's rules: a 1-D left operand is a row, a 1-D right one a column, removed again after.
+  const bool x_vec = rank_of(x) == 1, y_vec = rank_of(y) == 1;
+  if (rank_of(x) == 0 || rank_of(y) == 0) a.fail("matmul operands must have at least one dim");
+  if (x_vec) x = detail::unsqueeze_dim(x, 0);
+  if (y_vec) y = detail::unsqueeze_dim(y, 1);
+  auto [l, r] = align_ranks(x, y);
+  TensorRef out = detail::matmul(l, r);
+  if (y_vec) out = detail::squeeze_dim(out, -1);
+  if (x_vec) out = detail::squeeze_dim(out, y_vec ? -1 : -2);
+  return out;
+}
+
+std::vector<TensorRef> matmul_op(const NodeArgs& a) { return one(matmul(a, a.in(0), a.in(1))); }
+
+std::vector<TensorRef> gemm(const NodeArgs& a) {
+  TensorRef x = a.in(0), y = a.in(1);
+  if (rank_of(x) != 2 || rank_of(y) != 2) a.fail("Gemm takes 2-D A and B");
+  if (a.attr_int("transA", 0)) x = detail::swap_dims(x, 0, 1);
+  if (a.attr_int("transB", 0)) y = detail::swap_dims(y, 0, 1);
+  TensorRef out = detail::matmul(x, y);
+  const double alpha = a.attr_float("alpha", 1.0F), beta = a.attr_float("beta", 1.0F);
+  if (alpha != 1.0) out = detail::binary_scalar(ir::BinaryOp::Mul, out, alpha);
+  if (a.has(2) && beta != 0.0) {
+    TensorRef c = a.in(2);
+    if (beta != 1.0) c = detail::binary_scalar(ir::BinaryOp::Mul, c, beta);
+    out = broadcast_binary(ir::BinaryOp::Add, out, c);
+  }
+  return one(out);
+}
+
+// ---- neural-network layers --------------------------------------------------------------------
+
+/// Symmetric pads per spatial dim from ONNX's [begin..., end...]; asymmetric ones are an error.
+/// `x` padded along each dim d by begins[d] elements before and ends[d]
+/// after (negative: that many cropped), as ONNX's Pad: "constant" (`value`),
+/// "reflect" (mirrored, the edge not repeated), "edge" (the edge repeated)
+/// or "wrap" (the other end's elements, as if the axis were a circle).
+TensorRef pad_dims(const NodeArgs& a, TensorRef x, const I64s& begins, const I64s& ends, std::string_view mode,
+                   double value) {
+  const std::size_t r = rank_of(x);
+  for (std::size_t d = 0; d < r; ++d) {
+    const std::int64_t cut_b = std::min<std::int64_t>(begins[d], 0), cut_e = std::min<std::int64_t>(ends[d], 0);
+    if (cut_b == 0 && cut_e == 0) continue;
+    const std::int64_t len = static_cast<std::int64_t>(shape_of(x)[d]) + cut_b + cut_e;
+    if (len < 0)
+      a.fail(
+          fmt::format("negative pads crop {} elements from axis {} of length {}", -(cut_b + cut_e), d, shape_of(x)[d]));
+    x = detail::narrow(x, static_cast<std::int64_t>(d), -cut_b, static_cast<std::size_t>(len));
+  }
+  const DType dtype = dtype_of(x);
+  for (std::size_t d = 0; d < r; ++d) {
+    const auto before = static_cast<std::size_t>(std::max<std::int64_t>(begins[d], 0));
+    const auto after = static_cast<std::size_t>(std::max<std::int64_t>(ends[d], 0));
+    if (before == 0 && after == 0) continue;
+    const std::size_t dim = shape_of(x)[d];
+    const auto axis_d = static_cast<std::int64_t>(d);
+    auto side = [&](std::size_t count, bool leading) -> TensorRef {
+      if (mode == "constant") {
+        Shape shape = shape_of(x);
+        shape.dims()[d] = count;
+        return detail::full(shape, scalar_for(dtype, value), TensorCreationOptions(a.device(), dtype), kind_for(dtype));
+      }
+      if (mode == "edge") {
+        if (dim == 0) a.fail(fmt::format("edge padding of axis {}, which is empty", d));
+        return detail::repeat_dim(detail::narrow(x, axis_d, leading ? 0 : static_cast<std::int64_t>(dim) - 1, 1),
+                                  axis_d, count);
+      }
+      if (mode == "wrap") {
+        if (count > dim)
+          a.fail(fmt::format("wrap padding of {} on axis {} of length {} (at most the length)", count, d, dim));
+        return detail::narrow(x, axis_d, leading ? static_cast<std::int64_t>(dim - count) : 0, count);
+      }
+      // reflect: the `count` elements next to the edge, mirrored.
+      if (count + 1 > dim)
+        a.fail(fmt::format("reflect padding of {} on axis {} of length {} (at most length - 1)", count, d, dim));
+      const std::int64_t start = leading ? 1 : static_cast<std::int64_t>(dim - 1 - count);
+      const std::int64_t axes[] = {axis_d};
+      return detail::flip(detail::narrow(x, axis_d, start, count), axes);
+    };
+    std::vector<TensorRef> parts;
+    if (before) parts.push_back(side(before, true));
+    parts.push_back(x);
+    if (after) parts.push_back(side(after, false));
+    x = detail::cat(parts, axis_d);
+  }
+  return x;
+}
+
+std::vector<TensorRef> pad(const NodeArgs& a) {
+  const TensorRef& x = a.in(0);
+  const std::size_t r = rank_of(x);
+  const std::string mode = a.attr_string("mode", "constant");
+  if (mode != "constant" && mode != "reflect" && mode != "edge" && mode != "wrap")
+    a.fail(fmt::format("mode '{}' is not one of constant, reflect, edge, wrap", mode));
+  // Opset 18's axes (input 3) name the axes the pads are for; every axis otherwise.
+  I64s axes;
+  if (a.has(3)) {
+    for (const auto ax : a.ints(3)) axes.push_back(static_cast<std::int64_t>(axis(a, ax, r)));
+  } else {
+    for (std::size_t d = 0; d < r; ++d) axes.push_back(static_cast<std::int64_t>(d));
+  }
+  const I64s pads = a.ints(1);
+  const std::size_t n = axes.size();
+  if (pads.size() != 2 * n) a.fail(fmt::format("pads has {} entries for {} padded axes (2 per axis)", pads.size(), n));
+  I64s begins(r, 0), ends(r, 0);
+  for (std::size_t i = 0; i < n; ++i) {
+    const auto d = static_cast<std::size_t>(axes[i]);
+    begins[d] = pads[i];
+    ends[d] = pads[i + n];
+  }
+  const double value = a.has(2) ? a.scalar(2) : 0.0;
+  return one(pad_dims(a, x, begins, ends, mode, value));
+}
+
+/// A convolution's or pool's padding per spatial dim, before and after.
+struct SpatialPads {
+  I64s begin, end;
+};
+
+/// The pads attribute, or auto_pad's: SAME_UPPER / SAME_LOWER give an
+/// output of ceil(input / stride) with the odd element of padding after
+/// (upper) or before (lower), VALID none. `kernel` and `dilation` per
+/// spatial dim (SAME needs them).
+SpatialPads spatial_pads(const NodeArgs& a, const TensorRef& x, const std::vector<std::size_t>& kernel,
+                         const std::vector<std::size_t>& stride, const std::vector<std::size_t>& dilation) {
+  const std::size_t n = kernel.size();
+  SpatialPads pads{I64s(n, 0), I64s(n, 0)};
+  const std::string auto_pad = a.attr_string("auto_pad", "NOTSET");
+  if (auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {
+    for (std::size_t i = 0; i < n; ++i) {
+      const auto in = static_cast<std::int64_t>(shape_of(x)[2 + i]);
+      const auto s = static_cast<std::int64_t>(stride[i]);
+      const auto span = static_cast<std::int64_t>((std::max<std::size_t>(kernel[i], 1) - 1) * dilation[i] + 1);
+      const std::int64_t total = std::max<std::int64_t>(((in + s - 1) / s - 1) * s + span - in, 0);
+      const std::int64_t small = total / 2, large = total - small;
+      pads.begin[i] = auto_pad == "SAME_UPPER" ? small : large;
+      pads.end[i] = auto_pad == "SAME_UPPER" ? large : small;
+    }
+    return pads;
+  }
+  if (auto_pad != "NOTSET" && auto_pad != "VALID")
+    a.fail(fmt::format("auto_pad '{}' is not one of NOTSET, SAME_UPPER, SAME_LOWER, VALID", auto_pad));
+  if (auto p = a.attr_ints("pads"); p && auto_pad == "NOTSET") {
+    if (p->size() != 2 * n) a.fail(fmt::format("pads has {} entries for {} spatial dims", p->size(), n));
+    for (std::size_t i = 0; i < n; ++i) {
+      if ((*p)[i] < 0 || (*p)[i + n] < 0) a.fail("negative pads are not supported: crop with a Slice node");
+      pads.begin[i] = (*p)[i];
+      pads.end[i] = (*p)[i + n];
+    }
+  }
+  return pads;
+}
+
+/// The padding burn's kernels take (the same on both sides: the smaller
+/// of before and after); the rest, when asymmetric, is applied to `x` first
+/// with `fill` (0 for a convolution, the lowest value for a max pool).
+std::vector<std::size_t> symmetric_part(const NodeArgs& a, TensorRef& x, const SpatialPads& pads, double fill) {
+  const std::size_t n = pads.begin.size();
+  std::vector<std::size_t> sym(n);
+  I64s extra_begin(n + 2, 0), extra_end(n + 2, 0);
+  bool asymmetric = false;
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::int64_t common = std::min(pads.begin[i], pads.end[i]);
+    sym[i] = static_cast<std::size_t>(common);
+    extra_begin[2 + i] = pads.begin[i] - common;
+    extra_end[2 + i] = pads.end[i] - common;
+    asymmetric = asymmetric || extra_begin[2 + i] != 0 || extra_end[2 + i] != 0;
+  }
+  if (asymmetric) x = pad_dims(a, x, extra_begin, extra_end, "constant", fill);
+  return sym;
+}
+
+std::vector<std::size_t> spatial(const NodeArgs& a, std::string_view name, std::size_t n, std::size_t fallback) {
+  std::vector<std::size_t> out(n, fallback);
+  if (auto v = a.attr_ints(name)) {
+    if (v->size() != n) a.fail(fmt::format("{} has {} entries for {} spatial dims", name, v->size(), n));
+    for (std::size_t i = 0; i < n; ++i) {
+      if ((*v)[i] < 1) a.fail(fmt::format("{} entries must be at least 1", name));
+      out[i] = static_cast<std::size_t>((*v)[i]);
+    }
+  }
+  return out;
+}
+
+/// The kernel's spatial dims from a weight of shape [OC, IC/G, k...].
+std::vector<std::size_t> kernel_of(const TensorRef& w) {
+  const auto& dims = shape_of(w).dims();
+  return {dims.begin() + 2, dims.end()};
+}
+
+TensorRef conv_with(const NodeArgs& a, TensorRef x, const TensorRef& w, const std::optional<TensorRef>& bias) {
+  if (rank_of(x) < 3) a.fail("the input needs a batch, a channel and at least one spatial dim");
+  const std::size_t n = rank_of(x) - 2;
+  if (rank_of(w) != n + 2) a.fail("the weight's rank must be the input's");
+  const auto stride = spatial(a, "strides", n, 1), dilation = spatial(a, "dilations", n, 1);
+  const auto padding = symmetric_part(a, x, spatial_pads(a, x, kernel_of(w), stride, dilation), 0.0);
+  return detail::conv(x, w, bias, stride, padding, dilation, static_cast<std::size_t>(a.attr_int("group", 1)));
+}
+
+std::vector<TensorRef> conv(const NodeArgs& a) {
+  std::optional<TensorRef> bias;
+  if (a.has(2)) bias = a.in(2);
+  return one(conv_with(a, a.in(0), a.in(1), bias));
+}
+
+std::vector<TensorRef> conv_transpose(const NodeArgs& a) {
+  const TensorRef& x = a.in(0);
+  if (rank_of(x) < 3) a.fail("the input needs a batch, a channel and at least one spatial dim");
+  if (a.has_attr("output_shape")) a.fail("output_shape is not supported: export with pads and output_padding");
+  const std::size_t n = rank_of(x) - 2;
+  std::optional<TensorRef> bias;
+  if (a.has(2)) bias = a.in(2);
+  std::vector<std::size_t> out_pad(n, 0);
+  if (auto v = a.attr_ints("output_padding"))
+    for (std::size_t i = 0; i < n && i < v->size(); ++i) out_pad[i] = static_cast<std::size_t>((*v)[i]);
+  const std::string auto_pad = a.attr_string("auto_pad", "NOTSET");
+  if (auto_pad != "NOTSET" && auto_pad != "VALID")
+    a.fail(fmt::format("auto_pad '{}' is not supported on ConvTranspose: export with explicit pads", auto_pad));
+  const auto stride = spatial(a, "strides", n, 1), dilation = spatial(a, "dilations", n, 1);
+  const SpatialPads pads = spatial_pads(a, x, kernel_of(a.in(1)), stride, dilation);
+  // A transposed convolution's pads crop its output: the symmetric part in
+  // the kernel, the rest after it.
+  std::vector<std::size_t> sym(n);
+  for (std::size_t i = 0; i < n; ++i) sym[i] = static_cast<std::size_t>(std::min(pads.begin[i], pads.end[i]));
+  TensorRef y = detail::conv_transpose(x, a.in(1), bias, stride, sym, out_pad, dilation,
+                                       static_cast<std::size_t>(a.attr_int("group", 1)));
+  I64s crop_begin(n + 2, 0), crop_end(n + 2, 0);
+  for (std::size_t i = 0; i < n; ++i) {
+    crop_begin[2 + i] = -(pads.begin[i] - static_cast<std::int64_t>(sym[i]));
+    crop_end[2 + i] = -(pads.end[i] - static_cast<std::int64_t>(sym[i]));
+  }
+  return one(pad_dims(a, y, crop_begin, crop_end, "constant", 0.0));
+}
+
+/// The value extra max-pool padding holds, which never wins a maximum.
+double lowest_of(DType dtype) {
+  switch (dtype) {
+    case DType::I8: return std::numeric_limits<std::int8_t>::min();
+    case DType::I16: return std::numeric_limits<std::int16_t>::min();
+    case DType::I32: return std::numeric_limits<std::int32_t>::min();
+    case DType::I64: return static_cast<double>(std::numeric_limits<std::int64_t>::min());
+    default: return is_float(dtype) ? -std::numeric_limits<double>::infinity() : 0.0;  // unsigned, bool: 0
+  }
+}
+
+std::vector<TensorRef> max_pool(const NodeArgs& a) {
+  TensorRef x = a.in(0);
+  const std::size_t n = rank_of(x) - 2;
+  if (a.output_wanted(1)) a.fail("the Indices output is not supported (ONNX numbers them over the whole tensor)");
+  if (a.attr_int("storage_order", 0) != 0) a.fail("storage_order = 1 is not supported");
+  auto kernel = a.attr_ints("kernel_shape");
+  if (!kernel) a.fail("kernel_shape is required");
+  const auto k = spatial(a, "kernel_shape", n, 1);
+  const auto stride = spatial(a, "strides", n, 1), dilation = spatial(a, "dilations", n, 1);
+  const auto padding = symmetric_part(a, x, spatial_pads(a, x, k, stride, dilation), lowest_of(dtype_of(x)));
+  return one(detail::max_pool(x, k, stride, padding, dilation, a.attr_int("ceil_mode", 0) != 0, false).first);
+}
+
+std::vector<TensorRef> average_pool(const NodeArgs& a) {
+  TensorRef x = a.in(0);
+  const std::size_t n = rank_of(x) - 2;
+  if (!a.has_attr("kernel_shape")) a.fail("kernel_shape is required");
+  const auto k = spatial(a, "kernel_shape", n, 1), stride = spatial(a, "strides", n, 1);
+  for (const auto d : spatial(a, "dilations", n, 1))
+    if (d != 1) a.fail("dilations other than 1 are not supported");
+  const bool count_pad = a.attr_int("count_include_pad", 0) != 0;
+  const SpatialPads pads = spatial_pads(a, x, k, stride, std::vector<std::size_t>(n, 1));
+  // Zeros added in front count as elements: right only when padding counts.
+  if (!count_pad && pads.begin != pads.end)
+    a.fail("asymmetric padding with count_include_pad = 0 is not supported: pad with a Pad node first");
+  const auto padding = symmetric_part(a, x, pads, 0.0);
+  return one(detail::avg_pool(x, k, stride, padding, count_pad, a.attr_int("ceil_mode", 0) != 0));
+}
+
+std::vector<TensorRef> global_average_pool(const NodeArgs& a) {
+  const std::vector<std::size_t> ones(rank_of(a.in(0)) - 2, 1);
+  return one(detail::adaptive_avg_pool(a.in(0), ones));
+}
+
+std::vector<TensorRef> global_max_pool(const NodeArgs& a) {
+  TensorRef y = a.in(0);
+  for (std::size_t d = 2; d < rank_of(y); ++d)
+    y = detail::reduce_dim(ir::ReduceOp::Max, y, static_cast<std::int64_t>(d));
+  return one(y);
+}
+
+/// [C] -> [1, C, 1, ...] for a rank-`rank` input.
+TensorRef per_channel(const TensorRef& v, std::size_t rank) {
+  I64s dims(rank, 1);
+  dims[1] = -1;
+  return detail::reshape(v, dims);
+}
+
+std::vector<TensorRef> batch_norm(const NodeArgs& a) {
+  if (a.attr_int("training_mode", 0)) a.fail("training_mode = 1 is not supported: export the model in eval mode");
+  const TensorRef& x = a.in(0);
+  const std::size_t r = rank_of(x);
+  const double eps = a.attr_float("epsilon", 1e-5F);
+  const TensorRef scale =
+      detail::binary(ir::BinaryOp::Mul, a.in(1),
+                     detail::unary(ir::UnaryOp::Rsqrt, detail::binary_scalar(ir::BinaryOp::Add, a.in(4), eps)));
+  const TensorRef shift = detail::binary(ir::BinaryOp::Sub, a.in(2), detail::binary(ir::BinaryOp::Mul, a.in(3), scale));
+  return one(detail::binary(ir::BinaryOp::Add, detail::binary(ir::BinaryOp::Mul, x, per_channel(scale, r)),
+                            per_channel(shift, r)));
+}
+
+/// InstanceNormalization: each (sample, channel) normalised over its spatial
+/// dims (population variance), then scaled and shifted per channel.
+std::vector<TensorRef> instance_norm(const NodeArgs& a) {
+  const TensorRef& x = a.in(0);
+  const std::size_t r = rank_of(x);
+  if (r < 3) a.fail("the input needs a batch, a channel and at least one spatial dim");
+  const double eps = a.attr_float("epsilon", 1e-5F);
+  const I64s flat{static_cast<std::int64_t>(shape_of(x)[0]), static_cast<std::int64_t>(shape_of(x)[1]), -1};
+  const TensorRef xf = detail::reshape(x, flat);
+  auto [var, mean] = detail::var_mean_dim(xf, 2, 0);
+  const TensorRef norm =
+      detail::binary(ir::BinaryOp::Mul, detail::binary(ir::BinaryOp::Sub, xf, mean),
+                     detail::unary(ir::UnaryOp::Rsqrt, detail::binary_scalar(ir::BinaryOp::Add, var, eps)));
+  const I64s back(shape_of(x).dims().begin(), shape_of(x).dims().end());
+  const TensorRef y = detail::binary(ir::BinaryOp::Mul, detail::reshape(norm, back), per_channel(a.in(1), r));
+  return one(detail::binary(ir::BinaryOp::Add, y, per_channel(a.in(2), r)));
+}
+
+/// DepthToSpace: [N, C, H, W] -> [N, C / b^2, H b, W b], the channels read
+/// depth-column-row (DCR, the default) or column-row-depth (CRD, PyTorch's
+/// PixelShuffle).
+std::vector<TensorRef> depth_to_space(const NodeArgs& a) {
+  const TensorRef& x = a.in(0);
+  if (rank_of(x) != 4) a.fail("the input must be 4-D (N, C, H, W)");
+  const std::int64_t b = a.attr_int("blocksize", 0);
+  const auto n = static_cast<std::int64_t>(shape_of(x)[0]), c = static_cast<std::int64_t>(shape_of(x)[1]);
+  const auto h = static_cast<std::int64_t>(shape_of(x)[2]), w = static_cast<std::int64_t>(shape_of(x)[3]);
+  if (b < 1 || c % (b * b) != 0)
+    a.fail(fmt::format("blocksize {} must be positive and its square must divide the {} channels", b, c));
+  const std::string mode = a.attr_string("mode", "DCR");
+  TensorRef y;
+  if (mode == "DCR") {
+    const I64s split{n, b, b, c / (b * b), h, w}, order{0, 3, 4, 1, 5, 2};
+    y = detail::permute(detail::reshape(x, split), order);
+  } else if (mode == "CRD") {
+    const I64s split{n, c / (b * b), b, b, h, w}, order{0, 1, 4, 2, 5, 3};
+    y = detail::permute(detail::reshape(x, split), order);
+  } else {
+    a.fail(fmt::format("mode '{}' is not one of DCR, CRD", mode));
+  }
+  const I64s out{n, c / (b * b), h * b, w * b};
+  return one(detail::reshape(y, out));
+}
+
+std::vector<TensorRef> layer_norm(const NodeArgs& a) {
+  const TensorRef& x = a.in(0);
+  const std::size_t r = rank_of(x);
+  const std::size_t first = axis(a, a.attr_int("axis", -1), r);
+  if (a.output_wanted(1) || a.output_wanted(2)) a.fail("the Mean and InvStdDev outputs are not supported");
+  const double eps = a.attr_float("epsilon", 1e-5F);
+  // Normalise over dims first.. as one flattened dim.
+  I64s flat;
+  for (std::size_t d = 0; d < first; ++d) flat.push_back(static_cast<std::int64_t>(shape_of(x)[d]));
+  flat.push_back(-1);
+  const TensorRef xf = detail::reshape(x, flat);
+  const auto last = static_cast<std::int64_t>(first);
+  auto [var, mean] = detail::var_mean_dim(xf, last, 0);
+  const TensorRef norm =
+      detail::binary(ir::BinaryOp::Mul, detail::binary(ir::BinaryOp::Sub, xf, mean),
+                     detail::unary(ir::UnaryOp::Rsqrt, detail::binary_scalar(ir::BinaryOp::Add, var, eps)));
+  const I64s back(shape_of(x).dims().begin(), shape_of(x).dims().end());
+  TensorRef y = broadcast_binary(ir::BinaryOp::Mul, detail::reshape(norm, back), a.in(1));
+  if (a.has(2)) y = broadcast_binary(ir::BinaryOp::Add, y, a.in(2));
+  return one(y);
+}
+
+std::vector<TensorRef> resize(const NodeArgs& a) {
+  const TensorRef& x = a.in(0);
+  if (rank_of(x) != 4) a.fail("only 4-D (N, C, H, W) inputs are resized");
+  if (a.attr_int("antialias", 0) != 0) a.fail("antialias = 1 is not supported");
+  if (a.attr_string("keep_aspect_ratio_policy", "stretch") != "stretch")
+    a.fail("keep_aspect_ratio_policy other than stretch is not supported");
+  // Opset 18's axes name the dims that scales and sizes give; the others keep their size.
+  I64s axes{0, 1, 2, 3};
+  if (auto given = a.attr_ints("axes")) {
+    axes.clear();
+    for (const auto ax : *given) axes.push_back(static_cast<std::int64_t>(axis(a, ax, 4)));
+  }
+  std::vector<std::size_t> size(shape_of(x).dims().begin(), shape_of(x).dims().end());
+  if (a.has(3)) {
+    const I64s sizes = a.ints(3);
+    if (sizes.size() != axes.size()) a.fail(fmt::format("sizes has {} entries for {} axes", sizes.size(), axes.size()));
+    for (std::size_t i = 0; i < axes.size(); ++i) {
+      if (sizes[i] < 0) a.fail("sizes must not be negative");
+      size[static_cast<std::size_t>(axes[i])] = static_cast<std::size_t>(sizes[i]);
+    }
+  } else if (a.has(2)) {
+    const TensorData scales = detail::to_data(detail::cast(a.in(2), DType::F64));
+    if (scales.num_elements() != axes.size())
+      a.fail(fmt::format("scales has {} entries for {} axes", scales.num_elements(), axes.size()));
+    for (std::size_t i = 0; i < axes.size(); ++i) {
+      const auto d = static_cast<std::size_t>(axes[i]);
+      const double factor = scales.value_as_double(i);
+      if (!(factor > 0.0)) a.fail("scales must be positive");
+      size[d] = static_cast<std::size_t>(std::floor(static_cast<double>(shape_of(x)[d]) * factor));
+    }
+  } else {
+    a.fail("either scales or sizes is required");
+  }
+  if (size[0] != shape_of(x)[0] || size[1] != shape_of(x)[1]) a.fail("scales and sizes must keep N and C");
+  const std::vector<std::size_t> out{size[2], size[3]};
+  const std::string mode = a.attr_string("mode", "nearest");
+  const std::string ctm = a.attr_string("coordinate_transformation_mode", "half_pixel");
+  module::InterpolateMode m{};
+  bool align = false;
+  if (mode == "nearest") {
+    if (ctm != "asymmetric" || a.attr_string("nearest_mode", "round_prefer_floor") != "floor")
+      a.fail(
+          "nearest resizing is supported with coordinate_transformation_mode asymmetric and nearest_mode floor "
+          "(PyTorch's 'nearest')");
+    m = module::InterpolateMode::Nearest;
+  } else if (mode == "linear" || mode == "cubic") {
+    m = mode == "linear" ? module::InterpolateMode::Bilinear : module::InterpolateMode::Bicubic;
+    if (ctm == "align_corners") {
+      align = true;
+    } else if (ctm != "pytorch_half_pixel" && ctm != "half_pixel") {
+      a.fail(fmt::format("coordinate_transformation_mode {} is not supported", ctm));
+    }
+    if (mode == "cubic" && a.attr_float("cubic_coeff_a", -0.75F) != -0.75F) a.fail("cubic_coeff_a must be -0.75");
+  } else {
+    a.fail(fmt::format("mode {} is not supported", mode));
+  }
+  return one(detail::interpolate(x, out, m, align));
+}
+
+}  // namespace
+
+TensorRef import_matmul(const NodeArgs& args, const TensorRef& x, const TensorRef& y) { return matmul(args, x, y); }
+
+TensorRef import_conv_of(const NodeArgs& args, const TensorRef& x, const TensorRef& w) {
+  return conv_with(args, x, w, std::nullopt);
+}
+
+void add_nn_ops(ImportTable& table) {
+  table.insert({
+      {"MatMul", matmul_op},
+      {"Gemm", gemm},
+      {"Einsum", import_einsum},
+      {"MatMulInteger", import_matmul_integer},
+      {"Conv", conv},
+      {"ConvInteger", import_conv_integer},
+      {"Pad", pad},
+      {"ConvTranspose", conv_transpose},
+      {"MaxPool", max_pool},
+      {"AveragePool", average_pool},
+      {"GlobalAveragePool", global_average_pool},
+      {"GlobalMaxPool", global_max_pool},
+      {"BatchNormalization", batch_norm},
+      {"LayerNormalization", layer_norm},
+      {"InstanceNormalization", instance_norm},
+      {"DepthToSpace", depth_to_space},
+      {"Resize", resize},
+      {"LSTM", import_lstm},
+      {"GRU", import_gru},
+  });
+}
+
+}  // namespace burn::onnx
