@@ -1,10 +1,10 @@
 // Elementwise ops on convolution outputs in oneDNN's activation layouts.
 // oneDNN's fast convolutions write channels-last (NHWC) or channel-blocked
 // (nChw16c with AVX-512, nChw8c with AVX2) activations, which
-// blocked_layout.hpp keeps as opaque layouts; the batch norm, ReLU and residual add between two convolutions used to
-// make them row-major first, and the next convolution reordered them back —
-// two full passes over every activation, 23% of ResNet-18's time at batch
-// 32. Each of these layouts is the logical tensor with its dims permuted
+// blocked_layout.hpp keeps as opaque layouts; the batch norm, ReLU and
+// residual add between two convolutions used to make them row-major first,
+// and the next convolution reordered them back — two full passes over every
+// activation, 23% of ResNet-18's time at batch 32. Each of these layouts is the logical tensor with its dims permuted
 // (and, for the blocked ones, C split into C/16 and 16 or C/8 and 8), so an
 // elementwise op runs on them as on any dense tensor once every operand is
 // viewed in that physical dim order, and its result keeps the layout.

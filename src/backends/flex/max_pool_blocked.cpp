@@ -1,9 +1,9 @@
 // Max pooling on a convolution output still in the layout oneDNN wrote it
 // in — channel-blocked (nC[d][h]wXc) or channels-last (n[d][h]wc), both with
 // channels innermost — so conv -> pool -> conv keeps it throughout. Same
-// values as the row-major loop (max_pool.cpp): padding is never selected and a NaN in the window wins.
-// Indices are PyTorch's row-major positions, so pools that return them take
-// the row-major path.
+// values as the row-major loop (max_pool.cpp): padding is never selected
+// and a NaN in the window wins. Indices are PyTorch's row-major positions,
+// so pools that return them take the row-major path.
 #include <algorithm>
 #include <cstdint>
 #include <cstring>

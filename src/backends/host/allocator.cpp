@@ -51,15 +51,21 @@ void FreeLists::for_each_list(Fn&& fn) {
   for (auto& [capacity, list] : large_) fn(list, capacity);
 }
 
+FreeLists::List* FreeLists::find_list(std::size_t capacity) {
+  if (is_small(capacity, kSmallLists)) return &small_[static_cast<std::size_t>(std::countr_zero(capacity))];
+  const auto it = large_.find(capacity);
+  return it == large_.end() ? nullptr : &it->second;
+}
+
 FreeLists::List& FreeLists::list_for(std::size_t capacity) {
-  if (is_small(capacity, kSmallLists)) return small_[static_cast<std::size_t>(std::countr_zero(capacity))];
+  if (List* list = find_list(capacity)) return *list;
   return large_[capacity];
 }
 
 std::byte* FreeLists::take(std::size_t& capacity, std::size_t max_capacity, std::uint64_t now_ms) {
   List* list = nullptr;
   if (is_small(capacity, kSmallLists)) {
-    list = &small_[static_cast<std::size_t>(std::countr_zero(capacity))];
+    list = find_list(capacity);
   } else {
     // The smallest cached capacity that fits, up to max_capacity (lower_bound,
     // not [], so a miss adds no entry).
@@ -70,12 +76,8 @@ std::byte* FreeLists::take(std::size_t& capacity, std::size_t max_capacity, std:
         break;
       }
     }
-    if (list == nullptr) {
-      learn_from_miss(capacity, now_ms);
-      return nullptr;
-    }
   }
-  if (list->blocks.empty()) {
+  if (list == nullptr || list->blocks.empty()) {
     learn_from_miss(capacity, now_ms);
     return nullptr;
   }
@@ -86,12 +88,7 @@ std::byte* FreeLists::take(std::size_t& capacity, std::size_t max_capacity, std:
 }
 
 void FreeLists::learn_from_miss(std::size_t capacity, std::uint64_t now_ms) {
-  List* list = nullptr;
-  if (is_small(capacity, kSmallLists)) {
-    list = &small_[static_cast<std::size_t>(std::countr_zero(capacity))];
-  } else if (const auto it = large_.find(capacity); it != large_.end()) {
-    list = &it->second;
-  }
+  List* const list = find_list(capacity);
   if (list == nullptr || !list->released_freed_ms) return;
   if (now_ms > *list->released_freed_ms)
     list->longest_reuse_ms = std::max(list->longest_reuse_ms, now_ms - *list->released_freed_ms);

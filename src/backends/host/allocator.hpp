@@ -9,12 +9,11 @@
 // whose blocks were reused after longer gaps (a loop whose steps take more
 // than that), for twice the longest such gap, up to kMaxKeepMilliseconds —
 // as does everything beyond the cache limit (1 GiB) and everything on
-// memory_cleanup. Blocks of
-// 1 MiB and more are mapped pages, so giving them back lowers the resident
-// memory at once (the C heap keeps freed memory for itself). A training loop
-// reuses its blocks every step and keeps them, however long a step takes;
-// memory of a finished phase (an evaluation pass with larger batches) is gone
-// soon after.
+// memory_cleanup. Blocks of 1 MiB and more are mapped pages, so giving them
+// back lowers the resident memory at once (the C heap keeps freed memory for
+// itself). A training loop reuses its blocks every step and keeps them,
+// however long a step takes; memory of a finished phase (an evaluation pass
+// with larger batches) is gone soon after.
 #pragma once
 
 #include <array>
@@ -75,6 +74,9 @@ class FreeLists {
   void learn_from_miss(std::size_t capacity, std::uint64_t now_ms);
   static constexpr std::size_t kSmallLists = 21;  // capacities 2^0 .. 2^20
   List& list_for(std::size_t capacity);
+  /// The list of exactly `capacity`, or nullptr when there is none (no
+  /// entry is added).
+  List* find_list(std::size_t capacity);
   template <typename Fn>
   void for_each_list(Fn&& fn);
 
