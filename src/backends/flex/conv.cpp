@@ -2,15 +2,18 @@
 // f32 and bf16 run on oneDNN; f16 runs there through f32; f64 (and any case
 // oneDNN rejects) uses the direct loop below. With the device's float32
 // precision at High, 3x3 stride-1 f32 convolutions take oneDNN's Winograd
-// kernel where it has one (twice as fast, with a looser error bound).
+// kernel where it has one (AVX-512; twice as fast, with a looser error
+// bound), and burn's own AVX2 one (winograd.hpp) where it has none.
 #include <algorithm>
 #include <optional>
 
 #include "backends/flex/blocked_layout.hpp"
 #include "backends/flex/conv_common.hpp"
 #include "backends/flex/matmul_post_ops.hpp"
+#include "backends/flex/packed_weights.hpp"
 #include "backends/flex/parallel.hpp"
 #include "backends/flex/window.hpp"
+#include "backends/flex/winograd.hpp"
 
 namespace burn::flex {
 namespace {
@@ -25,6 +28,67 @@ bool takes_winograd(const ir::Conv& op, const std::vector<std::size_t>& weight_d
   for (std::size_t i = 0; i < 2; ++i)
     if (op.stride[i] != 1 || op.dilation[i] != 1 || weight_dims[2 + i] != 3) return false;
   return true;
+}
+
+/// Whether oneDNN has a Winograd convolution on this CPU (2.6: AVX-512 only).
+bool onednn_has_winograd() {
+  static const bool has = [] {
+    using tag = dnnl::memory::format_tag;
+    const auto f32 = dnnl::memory::data_type::f32;
+    const dnnl::memory::desc x({1, 16, 8, 8}, f32, tag::any), w({16, 16, 3, 3}, f32, tag::any);
+    const dnnl::convolution_forward::desc d(dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_winograd,
+                                            x, w, x, {1, 1}, {1, 1}, {1, 1});
+    return dnn::try_create<dnnl::convolution_forward::primitive_desc>(d, dnn::engine()).has_value();
+  }();
+  return has;
+}
+
+/// The problem of a 2-D convolution for burn's AVX2 Winograd.
+winograd::Problem winograd_problem(const ir::Conv& op, const std::vector<std::size_t>& x_shape,
+                                   const std::vector<std::size_t>& y_shape) {
+  return {x_shape[0], x_shape[1], y_shape[1],    x_shape[2],   x_shape[3],
+          y_shape[2], y_shape[3], op.padding[0], op.padding[1]};
+}
+
+/// Whether burn's AVX2 Winograd computes `op` (f32 assumed): the device's
+/// precision High, a CPU with AVX2 and without oneDNN's Winograd, and a
+/// problem the kernels take.
+bool takes_own_winograd(const Context& ctx, const ir::Conv& op, const std::vector<std::size_t>& weight_dims,
+                        const std::vector<std::size_t>& x_shape, const std::vector<std::size_t>& y_shape) {
+  return ctx.fast_f32() && x_shape.size() == 4 && takes_winograd(op, weight_dims) && winograd::available() &&
+         winograd::takes(winograd_problem(op, x_shape, y_shape)) && !onednn_has_winograd();
+}
+
+/// Identifies Winograd-transformed weights in the weight cache.
+constexpr std::uint32_t kWinogradWeights = 1;
+
+/// burn's AVX2 Winograd convolution (winograd.hpp): x read in nChw8c
+/// (reordered there unless a previous convolution left it so), y left in it.
+void own_winograd(const Context& ctx, const ConvTensors& t, CpuTensor& y, const ir::Conv& op,
+                  const dnnl::memory::desc& x_md, const CpuTensor& x_bytes, const dnnl::memory::desc& w_md,
+                  const dnnl::memory::desc& y_md) {
+  using tag = dnnl::memory::format_tag;
+  const auto f32 = dnnl::memory::data_type::f32;
+  const winograd::Problem p = winograd_problem(op, t.x->shape, y.shape);
+  const dnnl::memory::desc x8(x_md.dims(), f32, tag::nChw8c), y8(y_md.dims(), f32, tag::nChw8c);
+  host::CpuTensorPtr x_reordered;
+  const float* x = reinterpret_cast<const float*>(x_bytes.base());
+  if (x_md != x8) {
+    x_reordered = ctx.output({Shape{x8.get_size()}, DType::U8});
+    dnnl::memory from = dnn::wrap(x_md, x_bytes), to = dnn::wrap(x8, *x_reordered);
+    dnn::execute(dnnl::reorder(from, to), {{DNNL_ARG_FROM, from}, {DNNL_ARG_TO, to}});
+    x = x_reordered->data<float>();
+  }
+  const std::size_t u_floats = winograd::transformed_weight_floats(p.in_channels, p.out_channels);
+  const auto u = dnn::transformed_weights(
+      ctx, *t.w, w_md, kWinogradWeights, u_floats * sizeof(float), [&](const CpuTensor& w, std::byte* out) {
+        winograd::transform_weights(w.data<float>(), p.in_channels, p.out_channels, reinterpret_cast<float*>(out));
+      });
+  const auto workspace = ctx.output({Shape{winograd::workspace_floats(p)}, DType::F32});
+  const dnn::BlockedOutput blocked(ctx, y8, y_md);
+  winograd::convolve(p, x, u->data<float>(), t.bias ? t.bias->data<float>() : nullptr,
+                     reinterpret_cast<float*>(blocked.target().base()), workspace->data<float>());
+  blocked.finish(ctx, y);
 }
 
 /// oneDNN's general-purpose convolutions (im2col + gemm, reference loops),
@@ -72,6 +136,11 @@ bool dnnl_conv(const Context& ctx, const ConvTensors& t, CpuTensor& y, const ir:
         winograd = make_pd(make_desc(dnnl::algorithm::convolution_winograd));
       } catch (const dnnl::error&) {  // no Winograd kernel for this shape or CPU: the direct one
       }
+    }
+    if (!attr && blocked_output && dt == dnnl::memory::data_type::f32 &&
+        takes_own_winograd(ctx, op, ws, t.x->shape, y.shape)) {
+      own_winograd(ctx, t, y, op, x_md, x_blocked ? *x_blocked->bytes : *t.x, w_md, y_md);
+      return true;
     }
     const fwd::primitive_desc pd = winograd ? *winograd : make_pd(desc);
     if (dnn::slow_half(pd, dt)) return false;
@@ -151,6 +220,11 @@ bool conv_f32_with_post_ops(const Context& ctx, const ir::Conv& op, Inputs in, h
   if (y.dtype != DType::F32 || y.num_elements() == 0 || op.stride.size() > 3) return false;
   const ConvTensors t = dnn::conv_inputs(ctx, in, op.has_bias);
   if (t.x->dtype != DType::F32 || t.x->num_elements() == 0 || t.w->num_elements() == 0) return false;
+  // burn's Winograd takes no post-ops: the convolution runs alone through
+  // it, then its epilogue, faster than the direct kernel with post-ops.
+  if (op.stride.size() == 2 &&
+      takes_own_winograd(ctx, op, dnn::conv_weight_dims(t.w->shape, 2, op.groups), t.x->shape, y.shape))
+    return false;
   return dnnl_conv(ctx, t, y, op, dnnl::memory::data_type::f32, true, &attr, post_args);
 }
 

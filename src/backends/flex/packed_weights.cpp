@@ -20,9 +20,10 @@ struct Key {
   const host::Buffer* buffer = nullptr;
   std::int64_t offset = 0;
   dnnl::memory::desc plain, packed;
+  std::uint32_t form = 0;  // 0: oneDNN's `packed` layout; else a transform of burn's own (transformed_weights)
 
   bool operator==(const Key& o) const {
-    return buffer == o.buffer && offset == o.offset && plain == o.plain && packed == o.packed;
+    return buffer == o.buffer && offset == o.offset && plain == o.plain && packed == o.packed && form == o.form;
   }
 };
 
@@ -122,7 +123,7 @@ Cache& cache() {
 host::CpuTensorPtr packed_weights(const Context& ctx, const host::CpuTensor& t, const dnnl::memory::desc& plain,
                                   const dnnl::memory::desc& packed) {
   if (!t.buffer || t.is_opaque()) return nullptr;
-  const Key key{t.buffer.get(), t.offset, plain, packed};
+  const Key key{t.buffer.get(), t.offset, plain, packed, 0};
   auto [hit, pack] = cache().lookup(key, t);
   if (hit || !pack) return hit;
   auto out = ctx.output({Shape{packed.get_size()}, DType::U8});
@@ -130,6 +131,23 @@ host::CpuTensorPtr packed_weights(const Context& ctx, const host::CpuTensor& t, 
   dnnl::memory to(packed, engine(), static_cast<void*>(out->base()));
   execute(dnnl::reorder(from, to), {{DNNL_ARG_FROM, from}, {DNNL_ARG_TO, to}});
   return cache().insert({key, t.buffer, std::move(out), packed.get_size(), 0});
+}
+
+host::CpuTensorPtr transformed_weights(const Context& ctx, const host::CpuTensor& t, const dnnl::memory::desc& plain,
+                                       std::uint32_t form, std::size_t bytes,
+                                       const std::function<void(const host::CpuTensor&, std::byte*)>& transform) {
+  auto make = [&] {
+    auto out = ctx.output({Shape{bytes}, DType::U8});
+    transform(t, out->base());
+    return out;
+  };
+  if (!t.buffer || t.is_opaque()) return make();
+  const Key key{t.buffer.get(), t.offset, plain, dnnl::memory::desc(), form};
+  auto [hit, pack] = cache().lookup(key, t);
+  if (hit) return hit;
+  auto out = make();
+  if (!pack) return out;
+  return cache().insert({key, t.buffer, std::move(out), bytes, 0});
 }
 
 std::size_t packed_weights_bytes() { return cache().bytes(); }

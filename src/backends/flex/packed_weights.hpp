@@ -4,6 +4,8 @@
 // of them: for ResNet-18 at batch 1 that reorder was a quarter of the
 // forward time (6.6 of 27 ms). Inference calls the same weights again and
 // again, so the reordered copy is kept and reused while the weights live.
+// burn's own kernels keep their transformed weights the same way (the
+// Winograd kernel's 36 matrices per convolution: transformed_weights).
 //
 // Tensors are values, so a buffer's bytes change only when a kernel takes
 // over the storage of an input nobody else holds (Context::output_reusing:
@@ -16,6 +18,7 @@
 #pragma once
 
 #include <dnnl.hpp>
+#include <functional>
 
 #include "backends/flex/kernels.hpp"
 
@@ -26,6 +29,13 @@ namespace burn::flex::dnn {
 /// then reorders into scratch as for any other argument).
 host::CpuTensorPtr packed_weights(const Context& ctx, const host::CpuTensor& t, const dnnl::memory::desc& plain,
                                   const dnnl::memory::desc& packed);
+
+/// The weights `t` (viewed through `plain`) after a transform of burn's own
+/// (Winograd's, ...) identified by `form` (non-zero): `transform(t, out)`
+/// writes `bytes` bytes. Cached like packed_weights; uncached, made now.
+host::CpuTensorPtr transformed_weights(const Context& ctx, const host::CpuTensor& t, const dnnl::memory::desc& plain,
+                                       std::uint32_t form, std::size_t bytes,
+                                       const std::function<void(const host::CpuTensor&, std::byte*)>& transform);
 
 /// Bytes held by cached copies now (for tests and reports).
 std::size_t packed_weights_bytes();
