@@ -117,6 +117,10 @@ TEST(FlexWinograd, MatchesADoubleReferenceForEveryTileShape) {
       // chunks, each ending in a block of 4 rows.
       {"two chunks with partial register blocks", {2, 8, 512, 20, 20, 20, 20, 1, 1}, true},
       {"64 channels in and out", {1, 64, 64, 12, 12, 12, 12, 1, 1}, true},
+      // Two threads and 75 tiles: four chunks of 19, two per thread, each
+      // thread running all three phases of its own in its own workspace.
+      {"threads with chunks of their own", {3, 8, 512, 20, 20, 20, 20, 1, 1, 2}, true},
+      {"threads sharing the phases of one chunk", {1, 64, 64, 12, 12, 12, 12, 1, 1, 2}, false},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.what);

@@ -46,8 +46,8 @@ bool onednn_has_winograd() {
 /// The problem of a 2-D convolution for burn's AVX2 Winograd.
 winograd::Problem winograd_problem(const ir::Conv& op, const std::vector<std::size_t>& x_shape,
                                    const std::vector<std::size_t>& y_shape) {
-  return {x_shape[0], x_shape[1], y_shape[1],    x_shape[2],   x_shape[3],
-          y_shape[2], y_shape[3], op.padding[0], op.padding[1]};
+  return {x_shape[0], x_shape[1], y_shape[1],    x_shape[2],    x_shape[3],
+          y_shape[2], y_shape[3], op.padding[0], op.padding[1], pool_size()};
 }
 
 /// Whether burn's AVX2 Winograd computes `op` (f32 assumed): the device's

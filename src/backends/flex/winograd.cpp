@@ -17,6 +17,8 @@
 #include <array>
 #include <utility>
 
+#include <omp.h>
+
 #include "backends/flex/parallel.hpp"
 
 #if defined(__x86_64__)
@@ -43,9 +45,15 @@ constexpr std::size_t kMinChunkTiles = 2 * kRows;
 // Fewest output tiles worth transforming for (see takes()); measured on a
 // 2-core AVX2 EPYC: 4 tiles ran as fast as the direct kernel, 16 twice as fast.
 constexpr std::size_t kMinTiles = 8;
+// Fewest tiles per thread for threads to take whole chunks each; below it
+// they share the phases of one chunk, which streams the weights once for
+// all of them rather than once per thread.
+constexpr std::size_t kMinThreadTiles = 32;
 
 struct Geometry {
-  std::size_t tiles_h, tiles_w, tiles, chunk;
+  std::size_t tiles_h, tiles_w, tiles;
+  std::size_t chunk;  // tiles per chunk
+  std::size_t slots;  // chunks in flight at once, each with its own workspace
 };
 
 Geometry geometry(const Problem& p) {
@@ -54,8 +62,23 @@ Geometry geometry(const Problem& p) {
   g.tiles_w = (p.out_w + kTile - 1) / kTile;
   g.tiles = p.batch * g.tiles_h * g.tiles_w;
   const std::size_t widest = std::max(p.in_channels, p.out_channels);
-  const std::size_t fit = kChunkBytes / (kPositions * widest * sizeof(float));
-  g.chunk = std::min(g.tiles, std::max(kMinChunkTiles, fit));
+  const std::size_t fit = std::max(kMinChunkTiles, kChunkBytes / (kPositions * widest * sizeof(float)));
+  const std::size_t threads = std::max<std::size_t>(p.threads, 1);
+  if (threads > 1 && g.tiles >= threads * kMinThreadTiles) {
+    // Each thread runs whole chunks on its own: no barrier between the
+    // phases, and its chunk stays in its own caches. As many chunks per
+    // thread, so none waits for another's last one; the threads' chunks
+    // together no larger than one shared chunk.
+    const std::size_t fit_each = std::max(kMinChunkTiles, fit / threads);
+    std::size_t chunks = (g.tiles + fit_each - 1) / fit_each;
+    chunks = (chunks + threads - 1) / threads * threads;
+    g.chunk = (g.tiles + chunks - 1) / chunks;
+    g.slots = threads;
+  } else {
+    // Few tiles: the threads share each phase of one chunk at a time.
+    g.chunk = std::min(g.tiles, fit);
+    g.slots = 1;
+  }
   return g;
 }
 
@@ -82,25 +105,30 @@ void transform_weights(const float* w, std::size_t in_channels, std::size_t out_
                                                                 {1.0 / 24, -1.0 / 12, 1.0 / 6},
                                                                 {0, 0, 1}}};
   const std::size_t panels = out_channels / kPanel;
+  // By (panel, input channel): the 16 lanes of a panel are written together,
+  // a cache line per position, rather than 36 scattered floats per filter.
   parallel_for(
-      out_channels,
-      [&](std::size_t oc_begin, std::size_t oc_end) {
-        for (std::size_t oc = oc_begin; oc < oc_end; ++oc)
-          for (std::size_t ic = 0; ic < in_channels; ++ic) {
-            const float* g = w + (oc * in_channels + ic) * 9;
+      panels * in_channels,
+      [&](std::size_t begin, std::size_t end) {
+        std::array<std::array<float, kPanel>, kPositions> lanes{};
+        for (std::size_t item = begin; item < end; ++item) {
+          const std::size_t panel = item / in_channels, ic = item % in_channels;
+          for (std::size_t lane = 0; lane < kPanel; ++lane) {
+            const float* g = w + ((panel * kPanel + lane) * in_channels + ic) * 9;
             std::array<std::array<double, 3>, kAlpha> gg{};  // G g
             for (std::size_t i = 0; i < kAlpha; ++i)
               for (std::size_t j = 0; j < 3; ++j) gg[i][j] = G[i][0] * g[j] + G[i][1] * g[3 + j] + G[i][2] * g[6 + j];
-            // U[pos][panel][ic][lane]
-            float* out = u + ((oc / kPanel) * in_channels + ic) * kPanel + oc % kPanel;
             for (std::size_t i = 0; i < kAlpha; ++i)
-              for (std::size_t j = 0; j < kAlpha; ++j) {
-                const double v = gg[i][0] * G[j][0] + gg[i][1] * G[j][1] + gg[i][2] * G[j][2];
-                out[(i * kAlpha + j) * panels * in_channels * kPanel] = static_cast<float>(v);
-              }
+              for (std::size_t j = 0; j < kAlpha; ++j)
+                lanes[i * kAlpha + j][lane] =
+                    static_cast<float>(gg[i][0] * G[j][0] + gg[i][1] * G[j][1] + gg[i][2] * G[j][2]);
           }
+          // U[pos][panel][ic][lane]
+          for (std::size_t pos = 0; pos < kPositions; ++pos)
+            std::copy(lanes[pos].begin(), lanes[pos].end(), u + ((pos * panels + panel) * in_channels + ic) * kPanel);
+        }
       },
-      std::max<std::size_t>(1, 4096 / std::max<std::size_t>(in_channels, 1)));
+      64);
 }
 
 #if BURN_WINOGRAD_AVX2
@@ -286,25 +314,48 @@ BURN_AVX2 void transform_outputs(const Layout& l, const float* m, const float* b
 
 std::size_t workspace_floats(const Problem& p) {
   const Geometry g = geometry(p);
-  return kPositions * g.chunk * (p.in_channels + p.out_channels);
+  return g.slots * kPositions * g.chunk * (p.in_channels + p.out_channels);
 }
 
 void convolve(const Problem& p, const float* x, const float* u, const float* bias, float* y, float* workspace) {
   const Layout l{p, geometry(p), p.in_channels / kBlock, p.out_channels / kBlock};
-  const std::size_t chunk = l.g.chunk;
-  float* v = workspace;
-  float* m = workspace + kPositions * chunk * p.in_channels;
+  const std::size_t chunk = l.g.chunk, chunks = (l.g.tiles + chunk - 1) / chunk;
   const std::size_t panels = p.out_channels / kPanel;
-  for (std::size_t first = 0; first < l.g.tiles; first += chunk) {
-    const std::size_t tiles = std::min(chunk, l.g.tiles - first);
-    parallel_for(
-        tiles * l.in_blocks, [&](std::size_t b, std::size_t e) { transform_inputs(l, x, first, b, e, chunk, v); }, 16);
-    parallel_for(
-        kPositions * panels, [&](std::size_t b, std::size_t e) { multiply(l, v, u, tiles, chunk, b, e, m); }, 1);
-    parallel_for(
-        tiles * l.out_blocks,
-        [&](std::size_t b, std::size_t e) { transform_outputs(l, m, bias, first, b, e, chunk, y); }, 16);
+  const std::size_t slot_floats = kPositions * chunk * (p.in_channels + p.out_channels);
+  // The three phases of chunk c in the workspace of `slot`, each phase split
+  // over the threads (shared) or run by the calling one.
+  auto run_chunk = [&](std::size_t c, std::size_t slot, bool shared) {
+    const std::size_t first = c * chunk, tiles = std::min(chunk, l.g.tiles - first);
+    float* v = workspace + slot * slot_floats;
+    float* m = v + kPositions * chunk * p.in_channels;
+    auto phase = [&](std::size_t items, std::size_t grain, auto&& body) {
+      if (shared) {
+        parallel_for(items, body, grain);
+      } else {
+        body(std::size_t{0}, items);
+      }
+    };
+    phase(tiles * l.in_blocks, 16,
+          [&](std::size_t b, std::size_t e) { transform_inputs(l, x, first, b, e, chunk, v); });
+    phase(kPositions * panels, 1, [&](std::size_t b, std::size_t e) { multiply(l, v, u, tiles, chunk, b, e, m); });
+    phase(tiles * l.out_blocks, 16,
+          [&](std::size_t b, std::size_t e) { transform_outputs(l, m, bias, first, b, e, chunk, y); });
+  };
+  if (l.g.slots == 1) {
+    for (std::size_t c = 0; c < chunks; ++c) run_chunk(c, 0, true);
+    return;
   }
+  // A thread's slot is its number in this region, which has at most `slots`
+  // threads (the grain); inside an enclosing parallel region parallel_for
+  // runs serially, in slot 0.
+  const int level = omp_get_level();
+  parallel_for(
+      chunks,
+      [&](std::size_t b, std::size_t e) {
+        const std::size_t slot = omp_get_level() > level ? static_cast<std::size_t>(omp_get_thread_num()) : 0;
+        for (std::size_t c = b; c < e; ++c) run_chunk(c, slot, false);
+      },
+      chunks / l.g.slots);
 }
 
 #else

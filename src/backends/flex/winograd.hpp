@@ -24,6 +24,9 @@ struct Problem {
   std::size_t batch = 0, in_channels = 0, out_channels = 0;
   std::size_t in_h = 0, in_w = 0, out_h = 0, out_w = 0;
   std::size_t pad_top = 0, pad_left = 0;
+  /// Threads of the pool the kernels run on: how the tiles are split, and
+  /// so the workspace's size.
+  std::size_t threads = 1;
 };
 
 /// Whether the kernels take `p`: channel counts as above, and enough output
