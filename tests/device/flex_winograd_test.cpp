@@ -131,6 +131,49 @@ TEST(FlexWinograd, MatchesADoubleReferenceForEveryTileShape) {
   }
 }
 
+TEST(FlexWinograd, AppliesTheFusedEpilogueToEachOutput) {
+  if (!wg::available()) GTEST_SKIP() << "this CPU lacks AVX2 or FMA, which the Winograd kernels need";
+  // The cpu device's epilogues: a per-channel affine map and relu, a
+  // residual add (a tensor in the output's layout) and relu, and a scalar
+  // subtraction and division.
+  const wg::Problem p{2, 16, 32, 9, 11, 9, 11, 1, 1};
+  const std::size_t hw = p.out_h * p.out_w, count = p.batch * p.out_channels * hw;
+  const auto x = wave(p.batch * p.in_channels * p.in_h * p.in_w, 1.0, 0.3);
+  const auto w = wave(p.out_channels * p.in_channels * 9, 0.1, 0.9);
+  const auto scale = wave(p.out_channels, 1.0, 0.2), shift = wave(p.out_channels, 0.5, 2.2);
+  const auto residual = wave(count, 1.0, 1.1);
+  const auto residual_blocked = to_blocked8(residual, p.batch, p.out_channels, hw);
+  const float half = 0.5f, four = 4.0f;
+  using Step = wg::EpilogueStep;
+  const std::vector<Step> steps{{Step::Op::Mul, Step::Operand::PerChannel, scale.data()},
+                                {Step::Op::Add, Step::Operand::PerChannel, shift.data()},
+                                {Step::Op::Relu, Step::Operand::None, nullptr},
+                                {Step::Op::Add, Step::Operand::Full, residual_blocked.data()},
+                                {Step::Op::Sub, Step::Operand::Scalar, &half},
+                                {Step::Op::Div, Step::Operand::Scalar, &four},
+                                {Step::Op::Relu, Step::Operand::None, nullptr}};
+  std::vector<float> u(wg::transformed_weight_floats(p.in_channels, p.out_channels));
+  wg::transform_weights(w.data(), p.in_channels, p.out_channels, u.data());
+  std::vector<float> y(count, std::nanf("")), workspace(wg::workspace_floats(p));
+  const auto xb = to_blocked8(x, p.batch, p.in_channels, p.in_h * p.in_w);
+  wg::convolve(p, xb.data(), u.data(), nullptr, y.data(), workspace.data(), steps);
+  const auto got = from_blocked8(y, p.batch, p.out_channels, hw);
+  auto want = reference(p, x, w, nullptr);
+  double largest = 0, err = 0;
+  std::size_t zeros = 0;
+  for (std::size_t i = 0; i < count; ++i) {
+    const std::size_t c = (i / hw) % p.out_channels;
+    double v = std::max(0.0, want[i] * scale[c] + shift[c]);
+    v = std::max(0.0, (v + residual[i] - 0.5) / 4.0);
+    zeros += v == 0.0;
+    largest = std::max(largest, v);
+    err = std::max(err, std::isnan(got[i]) ? INFINITY : std::abs(v - got[i]));
+  }
+  EXPECT_LT(err / largest, kWinogradError);
+  EXPECT_GT(zeros, count / 10) << "the relu steps cut nothing: a weak check";
+  EXPECT_LT(zeros, count - count / 10);
+}
+
 TEST(FlexWinograd, TakesOnlyWhatItComputes) {
   EXPECT_FALSE(wg::takes({1, 12, 16, 8, 8, 8, 8, 1, 1})) << "input channels not a multiple of 8";
   EXPECT_FALSE(wg::takes({1, 16, 24, 8, 8, 8, 8, 1, 1})) << "output channels not a multiple of 16";

@@ -62,15 +62,71 @@ bool takes_own_winograd(const Context& ctx, const ir::Conv& op, const std::vecto
 /// Identifies Winograd-transformed weights in the weight cache.
 constexpr std::uint32_t kWinogradWeights = 1;
 
+/// nChw8c: the layout burn's Winograd reads and writes.
+dnnl::memory::desc blocked8(const dnnl::memory::desc& md) {
+  return {md.dims(), dnnl::memory::data_type::f32, dnnl::memory::format_tag::nChw8c};
+}
+
+/// The post-ops of `attr` (the cpu device's fused epilogue) as steps of
+/// burn's Winograd, with their operands from `post_args`; false where a
+/// step is not one it applies (the convolution then runs without them).
+bool epilogue_steps(const dnnl::primitive_attr& attr, std::span<const dnn::PlainArg> post_args,
+                    const dnnl::memory::desc& y8, std::vector<winograd::EpilogueStep>& steps) {
+  using Step = winograd::EpilogueStep;
+  const dnnl::post_ops post = attr.get_post_ops();
+  const auto channels = y8.dims()[1];
+  for (int i = 0; i < post.len(); ++i) {
+    if (post.kind(i) == dnnl::primitive::kind::eltwise) {
+      float scale = 0, alpha = 0, beta = 0;
+      dnnl::algorithm alg{};
+      post.get_params_eltwise(i, scale, alg, alpha, beta);
+      if (alg != dnnl::algorithm::eltwise_relu || alpha != 0.0f || scale != 1.0f) return false;
+      steps.push_back({Step::Op::Relu, Step::Operand::None, nullptr});
+      continue;
+    }
+    if (post.kind(i) != dnnl::primitive::kind::binary) return false;
+    dnnl::algorithm alg{};
+    dnnl::memory::desc md;
+    post.get_params_binary(i, alg, md);
+    Step step;
+    switch (alg) {
+      case dnnl::algorithm::binary_add: step.op = Step::Op::Add; break;
+      case dnnl::algorithm::binary_sub: step.op = Step::Op::Sub; break;
+      case dnnl::algorithm::binary_mul: step.op = Step::Op::Mul; break;
+      case dnnl::algorithm::binary_div: step.op = Step::Op::Div; break;
+      default: return false;
+    }
+    const int slot = DNNL_ARG_ATTR_MULTIPLE_POST_OP(i) | DNNL_ARG_SRC_1;
+    const auto arg =
+        std::find_if(post_args.begin(), post_args.end(), [&](const dnn::PlainArg& a) { return a.arg == slot; });
+    if (arg == post_args.end() || md.data_type() != dnnl::memory::data_type::f32) return false;
+    const auto dims = md.dims();
+    const auto ones = [&](std::size_t from) {
+      return std::all_of(dims.begin() + static_cast<std::ptrdiff_t>(from), dims.end(), [](auto d) { return d == 1; });
+    };
+    if (md == y8) {
+      step.operand = Step::Operand::Full;
+    } else if (dims.size() == 4 && ones(0)) {
+      step.operand = Step::Operand::Scalar;
+    } else if (dims.size() == 4 && dims[0] == 1 && dims[1] == channels && ones(2) &&
+               md.data.format_desc.blocking.strides[1] == 1) {
+      step.operand = Step::Operand::PerChannel;
+    } else {
+      return false;
+    }
+    step.data = reinterpret_cast<const float*>(arg->tensor->base());
+    steps.push_back(step);
+  }
+  return true;
+}
+
 /// burn's AVX2 Winograd convolution (winograd.hpp): x read in nChw8c
 /// (reordered there unless a previous convolution left it so), y left in it.
 void own_winograd(const Context& ctx, const ConvTensors& t, CpuTensor& y, const ir::Conv& op,
                   const dnnl::memory::desc& x_md, const CpuTensor& x_bytes, const dnnl::memory::desc& w_md,
-                  const dnnl::memory::desc& y_md) {
-  using tag = dnnl::memory::format_tag;
-  const auto f32 = dnnl::memory::data_type::f32;
+                  const dnnl::memory::desc& y_md, std::span<const winograd::EpilogueStep> epilogue) {
   const winograd::Problem p = winograd_problem(op, t.x->shape, y.shape);
-  const dnnl::memory::desc x8(x_md.dims(), f32, tag::nChw8c), y8(y_md.dims(), f32, tag::nChw8c);
+  const dnnl::memory::desc x8 = blocked8(x_md), y8 = blocked8(y_md);
   host::CpuTensorPtr x_reordered;
   const float* x = reinterpret_cast<const float*>(x_bytes.base());
   if (x_md != x8) {
@@ -87,7 +143,7 @@ void own_winograd(const Context& ctx, const ConvTensors& t, CpuTensor& y, const 
   const auto workspace = ctx.output({Shape{winograd::workspace_floats(p)}, DType::F32});
   const dnn::BlockedOutput blocked(ctx, y8, y_md);
   winograd::convolve(p, x, u->data<float>(), t.bias ? t.bias->data<float>() : nullptr,
-                     reinterpret_cast<float*>(blocked.target().base()), workspace->data<float>());
+                     reinterpret_cast<float*>(blocked.target().base()), workspace->data<float>(), epilogue);
   blocked.finish(ctx, y);
 }
 
@@ -137,9 +193,12 @@ bool dnnl_conv(const Context& ctx, const ConvTensors& t, CpuTensor& y, const ir:
       } catch (const dnnl::error&) {  // no Winograd kernel for this shape or CPU: the direct one
       }
     }
-    if (!attr && blocked_output && dt == dnnl::memory::data_type::f32 &&
-        takes_own_winograd(ctx, op, ws, t.x->shape, y.shape)) {
-      own_winograd(ctx, t, y, op, x_md, x_blocked ? *x_blocked->bytes : *t.x, w_md, y_md);
+    if (blocked_output && dt == dnnl::memory::data_type::f32 && takes_own_winograd(ctx, op, ws, t.x->shape, y.shape)) {
+      // An epilogue it cannot apply: the caller runs it op by op after the
+      // convolution, which still goes through this Winograd.
+      std::vector<winograd::EpilogueStep> steps;
+      if (attr && !epilogue_steps(*attr, post_args, blocked8(y_md), steps)) return false;
+      own_winograd(ctx, t, y, op, x_md, x_blocked ? *x_blocked->bytes : *t.x, w_md, y_md, steps);
       return true;
     }
     const fwd::primitive_desc pd = winograd ? *winograd : make_pd(desc);
@@ -220,11 +279,6 @@ bool conv_f32_with_post_ops(const Context& ctx, const ir::Conv& op, Inputs in, h
   if (y.dtype != DType::F32 || y.num_elements() == 0 || op.stride.size() > 3) return false;
   const ConvTensors t = dnn::conv_inputs(ctx, in, op.has_bias);
   if (t.x->dtype != DType::F32 || t.x->num_elements() == 0 || t.w->num_elements() == 0) return false;
-  // burn's Winograd takes no post-ops: the convolution runs alone through
-  // it, then its epilogue, faster than the direct kernel with post-ops.
-  if (op.stride.size() == 2 &&
-      takes_own_winograd(ctx, op, dnn::conv_weight_dims(t.w->shape, 2, op.groups), t.x->shape, y.shape))
-    return false;
   return dnnl_conv(ctx, t, y, op, dnnl::memory::data_type::f32, true, &attr, post_args);
 }
 

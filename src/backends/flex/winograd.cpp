@@ -182,7 +182,35 @@ struct Layout {
   const Problem& p;
   Geometry g;
   std::size_t in_blocks, out_blocks;
+  std::span<const EpilogueStep> epilogue;
 };
+
+/// The epilogue's steps on v, the output vector at `offset` floats into y
+/// (output channel block ob).
+BURN_AVX2 inline __m256 apply_epilogue(std::span<const EpilogueStep> steps, __m256 v, std::size_t ob,
+                                       std::size_t offset) {
+  for (const EpilogueStep& s : steps) {
+    if (s.op == EpilogueStep::Op::Relu) {
+      v = _mm256_max_ps(v, _mm256_setzero_ps());
+      continue;
+    }
+    __m256 r = _mm256_setzero_ps();
+    switch (s.operand) {
+      case EpilogueStep::Operand::Scalar: r = _mm256_broadcast_ss(s.data); break;
+      case EpilogueStep::Operand::PerChannel: r = _mm256_loadu_ps(s.data + ob * kBlock); break;
+      case EpilogueStep::Operand::Full: r = _mm256_loadu_ps(s.data + offset); break;
+      case EpilogueStep::Operand::None: break;
+    }
+    switch (s.op) {
+      case EpilogueStep::Op::Add: v = _mm256_add_ps(v, r); break;
+      case EpilogueStep::Op::Sub: v = _mm256_sub_ps(v, r); break;
+      case EpilogueStep::Op::Mul: v = _mm256_mul_ps(v, r); break;
+      case EpilogueStep::Op::Div: v = _mm256_div_ps(v, r); break;
+      case EpilogueStep::Op::Relu: break;
+    }
+  }
+  return v;
+}
 
 /// Phase 1 for tiles [first + t_begin, first + t_end) of the chunk starting
 /// at tile `first`: V[pos][t][ic] for every 8-channel input block.
@@ -302,11 +330,15 @@ BURN_AVX2 void transform_outputs(const Layout& l, const float* m, const float* b
     for (std::size_t i = 0; i < kTile; ++i)
       output_step(s.data() + i * kAlpha, 1, o.data() + i * kTile, 1);  // (A^T M) A
     const __m256 b = bias ? _mm256_loadu_ps(bias + ob * kBlock) : _mm256_setzero_ps();
-    float* plane = y + (n * l.out_blocks + ob) * p.out_h * p.out_w * kBlock;
+    const std::size_t plane = (n * l.out_blocks + ob) * p.out_h * p.out_w * kBlock;
     const std::size_t rows = std::min(kTile, p.out_h - oy0), cols = std::min(kTile, p.out_w - ox0);
     for (std::size_t i = 0; i < rows; ++i)
-      for (std::size_t j = 0; j < cols; ++j)
-        _mm256_storeu_ps(plane + ((oy0 + i) * p.out_w + ox0 + j) * kBlock, _mm256_add_ps(o[i * kTile + j], b));
+      for (std::size_t j = 0; j < cols; ++j) {
+        const std::size_t offset = plane + ((oy0 + i) * p.out_w + ox0 + j) * kBlock;
+        __m256 v = _mm256_add_ps(o[i * kTile + j], b);
+        if (!l.epilogue.empty()) v = apply_epilogue(l.epilogue, v, ob, offset);
+        _mm256_storeu_ps(y + offset, v);
+      }
   }
 }
 
@@ -317,8 +349,9 @@ std::size_t workspace_floats(const Problem& p) {
   return g.slots * kPositions * g.chunk * (p.in_channels + p.out_channels);
 }
 
-void convolve(const Problem& p, const float* x, const float* u, const float* bias, float* y, float* workspace) {
-  const Layout l{p, geometry(p), p.in_channels / kBlock, p.out_channels / kBlock};
+void convolve(const Problem& p, const float* x, const float* u, const float* bias, float* y, float* workspace,
+              std::span<const EpilogueStep> epilogue) {
+  const Layout l{p, geometry(p), p.in_channels / kBlock, p.out_channels / kBlock, epilogue};
   const std::size_t chunk = l.g.chunk, chunks = (l.g.tiles + chunk - 1) / chunk;
   const std::size_t panels = p.out_channels / kPanel;
   const std::size_t slot_floats = kPositions * chunk * (p.in_channels + p.out_channels);
@@ -362,7 +395,8 @@ void convolve(const Problem& p, const float* x, const float* u, const float* bia
 
 bool available() { return false; }
 std::size_t workspace_floats(const Problem&) { return 0; }
-void convolve(const Problem&, const float*, const float*, const float*, float*, float*) {}
+void convolve(const Problem&, const float*, const float*, const float*, float*, float*, std::span<const EpilogueStep>) {
+}
 
 #endif
 

@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstddef>
+#include <span>
 
 namespace burn::flex::winograd {
 
@@ -42,11 +43,22 @@ std::size_t transformed_weight_floats(std::size_t in_channels, std::size_t out_c
 /// products read (`transformed_weight_floats` floats at `u`).
 void transform_weights(const float* w, std::size_t in_channels, std::size_t out_channels, float* u);
 
+/// A step applied to each output after the bias: the fused CPU device's
+/// epilogue of a convolution (relu, or a binary op whose second operand is
+/// a scalar, one value per output channel, or a tensor in y's layout).
+struct EpilogueStep {
+  enum class Op { Relu, Add, Sub, Mul, Div } op = Op::Relu;
+  enum class Operand { None, Scalar, PerChannel, Full } operand = Operand::None;
+  const float* data = nullptr;
+};
+
 /// Size in floats of the scratch `convolve` needs for `p`.
 std::size_t workspace_floats(const Problem& p);
 
-/// y = conv(x, w) + bias: x and y in nChw8c, u from transform_weights, bias
-/// (out_channels floats) may be null, `workspace` holds workspace_floats(p).
-void convolve(const Problem& p, const float* x, const float* u, const float* bias, float* y, float* workspace);
+/// y = epilogue(conv(x, w) + bias): x and y in nChw8c, u from
+/// transform_weights, bias (out_channels floats) may be null, `workspace`
+/// holds workspace_floats(p).
+void convolve(const Problem& p, const float* x, const float* u, const float* bias, float* y, float* workspace,
+              std::span<const EpilogueStep> epilogue = {});
 
 }  // namespace burn::flex::winograd
