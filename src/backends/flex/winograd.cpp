@@ -6,11 +6,14 @@
 //
 // The output tiles are processed in chunks small enough that a chunk's
 // transformed inputs (V) and products (M) stay in the caches; each chunk
-// runs three phases, each split over the threads:
+// runs three phases:
 //   1. V[pos][tile][ic] = B^T d B of each tile and 8-channel block;
 //   2. M[pos] = V[pos] x U[pos] for the 36 positions, U the transformed
 //      weights in panels of 16 output channels;
-//   3. y = A^T M A (+ bias) of each tile and 8-channel block.
+//   3. y = A^T M A (+ bias, then the fused epilogue) of each tile and
+//      8-channel block.
+// With few tiles the threads share each phase of one chunk; with many each
+// thread runs whole chunks of its own (geometry()).
 #include "backends/flex/winograd.hpp"
 
 #include <algorithm>
@@ -151,7 +154,7 @@ BURN_AVX2 inline void input_step(const Vec* d, std::size_t stride, Vec* r, std::
                d5 = d[5 * stride];
   // r0 = 4 d0 - 5 d2 + d4
   r[0] = _mm256_fmadd_ps(four, d0, _mm256_fnmadd_ps(five, d2, d4));
-  // r1, r2 = -+4 (d1 + d2 ...) : r1 = -4 d1 - 4 d2 + d3 + d4, r2 = 4 d1 - 4 d2 - d3 + d4
+  // r1 = -4 d1 - 4 d2 + d3 + d4 = a + b, r2 = 4 d1 - 4 d2 - d3 + d4 = a - b
   const __m256 a = _mm256_fnmadd_ps(four, d2, d4);  // d4 - 4 d2
   const __m256 b = _mm256_fnmadd_ps(four, d1, d3);  // d3 - 4 d1
   r[rstride] = _mm256_add_ps(a, b);
@@ -191,7 +194,9 @@ BURN_AVX2 inline __m256 apply_epilogue(std::span<const EpilogueStep> steps, __m2
                                        std::size_t offset) {
   for (const EpilogueStep& s : steps) {
     if (s.op == EpilogueStep::Op::Relu) {
-      v = _mm256_max_ps(v, _mm256_setzero_ps());
+      // max_ps returns its second operand where either is NaN: NaN stays
+      // NaN, as relu keeps it elsewhere.
+      v = _mm256_max_ps(_mm256_setzero_ps(), v);
       continue;
     }
     __m256 r = _mm256_setzero_ps();
@@ -212,8 +217,8 @@ BURN_AVX2 inline __m256 apply_epilogue(std::span<const EpilogueStep> steps, __m2
   return v;
 }
 
-/// Phase 1 for tiles [first + t_begin, first + t_end) of the chunk starting
-/// at tile `first`: V[pos][t][ic] for every 8-channel input block.
+/// Phase 1 for the items [item_begin, item_end), each a tile of the chunk
+/// starting at tile `first` and an 8-channel input block: V[pos][t][ic].
 BURN_AVX2 void transform_inputs(const Layout& l, const float* x, std::size_t first, std::size_t item_begin,
                                 std::size_t item_end, std::size_t chunk, float* v) {
   const Problem& p = l.p;
