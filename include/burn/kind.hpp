@@ -29,6 +29,11 @@ constexpr TensorKind kind_of<Bool>() {
   return TensorKind::Bool;
 }
 
+/// The kind whose tensors hold `dtype` (F32: Float, U8: Int, Bool: Bool).
+constexpr TensorKind kind_of_dtype(DType dtype) noexcept {
+  return is_float(dtype) ? TensorKind::Float : is_int(dtype) ? TensorKind::Int : TensorKind::Bool;
+}
+
 /// Whether `dtype` belongs to `kind` (F32 is Float, U8 is Int, ...).
 constexpr bool dtype_matches_kind(DType dtype, TensorKind kind) {
   switch (kind) {

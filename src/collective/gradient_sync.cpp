@@ -38,12 +38,6 @@ using Clock = std::chrono::steady_clock;
 
 double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
 
-TensorKind kind_of_dtype(DType dtype) {
-  if (is_float(dtype)) return TensorKind::Float;
-  if (is_bool(dtype)) return TensorKind::Bool;
-  return TensorKind::Int;
-}
-
 /// One parameter's place in its bucket (offsets in elements).
 struct Member {
   std::size_t slot = 0;

@@ -217,8 +217,7 @@ TensorRef QuantizedRecordReader::value(const std::string& path, const module::Pa
                                            dtype_name(stored.dtype()), dtype_name(dtype)));
   used_[path] = true;
   TensorData data = stored.dtype() == dtype ? stored : stored.convert(dtype);
-  const TensorKind kind = is_float(dtype) ? TensorKind::Float : is_int(dtype) ? TensorKind::Int : TensorKind::Bool;
-  return burn::detail::from_data(std::move(data), TensorCreationOptions(device, dtype), kind);
+  return burn::detail::from_data(std::move(data), TensorCreationOptions(device, dtype), kind_of_dtype(dtype));
 }
 
 void QuantizedRecordReader::add_layers(PlanBuilder& builder) {

@@ -28,9 +28,6 @@ std::string listed(const std::vector<std::string>& items, std::string_view separ
 }
 
 std::string_view kind_name(DType d) noexcept { return is_float(d) ? "float" : is_int(d) ? "int" : "bool"; }
-TensorKind kind_of_dtype(DType d) noexcept {
-  return is_float(d) ? TensorKind::Float : is_int(d) ? TensorKind::Int : TensorKind::Bool;
-}
 
 bool is_num_batches_tracked(std::string_view key) {
   constexpr std::string_view name = "num_batches_tracked";

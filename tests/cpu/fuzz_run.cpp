@@ -16,10 +16,6 @@ namespace {
 
 using burn::detail::TensorRef;
 
-TensorKind kind_of_dtype(DType d) {
-  return is_float(d) ? TensorKind::Float : is_int(d) ? TensorKind::Int : TensorKind::Bool;
-}
-
 /// Host values for a leaf: mostly ordinary numbers, with the edge cases
 /// kernels get wrong (NaN, infinities, -0, denormals, rounding ties,
 /// extreme ints) mixed in.

@@ -14,12 +14,6 @@
 namespace burn::differential {
 namespace {
 
-TensorKind kind_of_dtype(DType d) {
-  if (is_float(d)) return TensorKind::Float;
-  if (is_int(d)) return TensorKind::Int;
-  return TensorKind::Bool;
-}
-
 burn::detail::TensorRef upload(const Input& in, const Device& device) {
   burn::detail::TensorRef t =
       burn::detail::from_data(in.base, TensorCreationOptions(device, in.base.dtype()), kind_of_dtype(in.base.dtype()));
