@@ -32,21 +32,26 @@ std::vector<float> wave(std::size_t n, double scale, double phase) {
 }
 
 /// Row-major [N, C, H, W] to nChw8c (C a multiple of 8) and back.
-std::vector<float> to_blocked8(const std::vector<float>& x, std::size_t n, std::size_t c, std::size_t hw) {
+std::vector<float> blocked8_copy(const std::vector<float>& x, std::size_t n, std::size_t c, std::size_t hw,
+                                 bool to_blocked) {
   std::vector<float> out(x.size());
   for (std::size_t i = 0; i < n; ++i)
     for (std::size_t ch = 0; ch < c; ++ch)
-      for (std::size_t s = 0; s < hw; ++s)
-        out[((i * (c / 8) + ch / 8) * hw + s) * 8 + ch % 8] = x[(i * c + ch) * hw + s];
+      for (std::size_t s = 0; s < hw; ++s) {
+        const std::size_t plain = (i * c + ch) * hw + s, blocked = ((i * (c / 8) + ch / 8) * hw + s) * 8 + ch % 8;
+        if (to_blocked) {
+          out[blocked] = x[plain];
+        } else {
+          out[plain] = x[blocked];
+        }
+      }
   return out;
 }
+std::vector<float> to_blocked8(const std::vector<float>& x, std::size_t n, std::size_t c, std::size_t hw) {
+  return blocked8_copy(x, n, c, hw, true);
+}
 std::vector<float> from_blocked8(const std::vector<float>& x, std::size_t n, std::size_t c, std::size_t hw) {
-  std::vector<float> out(x.size());
-  for (std::size_t i = 0; i < n; ++i)
-    for (std::size_t ch = 0; ch < c; ++ch)
-      for (std::size_t s = 0; s < hw; ++s)
-        out[(i * c + ch) * hw + s] = x[((i * (c / 8) + ch / 8) * hw + s) * 8 + ch % 8];
-  return out;
+  return blocked8_copy(x, n, c, hw, false);
 }
 
 /// The convolution in double, row-major in and out.

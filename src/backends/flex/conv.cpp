@@ -186,13 +186,6 @@ bool dnnl_conv(const Context& ctx, const ConvTensors& t, CpuTensor& y, const ir:
     with_scratchpad.set_scratchpad_mode(dnnl::scratchpad_mode::user);
     auto make_pd = [&](const fwd::desc& desc) { return fwd::primitive_desc(desc, with_scratchpad, dnn::engine()); };
     const auto desc = make_desc(dnnl::algorithm::convolution_direct);
-    std::optional<fwd::primitive_desc> winograd;
-    if (ctx.fast_f32() && dt == dnnl::memory::data_type::f32 && takes_winograd(op, ws)) {
-      try {
-        winograd = make_pd(make_desc(dnnl::algorithm::convolution_winograd));
-      } catch (const dnnl::error&) {  // no Winograd kernel for this shape or CPU: the direct one
-      }
-    }
     if (blocked_output && dt == dnnl::memory::data_type::f32 && takes_own_winograd(ctx, op, ws, t.x->shape, y.shape)) {
       // An epilogue it cannot apply: the caller runs it op by op after the
       // convolution, which still goes through this Winograd.
@@ -200,6 +193,15 @@ bool dnnl_conv(const Context& ctx, const ConvTensors& t, CpuTensor& y, const ir:
       if (attr && !epilogue_steps(*attr, post_args, blocked8(y_md), steps)) return false;
       own_winograd(ctx, t, y, op, x_md, x_blocked ? *x_blocked->bytes : *t.x, w_md, y_md, steps);
       return true;
+    }
+    // On a CPU without oneDNN's Winograd, asking for it on every call would
+    // only fail again: the answer is known once per process.
+    std::optional<fwd::primitive_desc> winograd;
+    if (ctx.fast_f32() && dt == dnnl::memory::data_type::f32 && takes_winograd(op, ws) && onednn_has_winograd()) {
+      try {
+        winograd = make_pd(make_desc(dnnl::algorithm::convolution_winograd));
+      } catch (const dnnl::error&) {  // no Winograd kernel for this shape: the direct one
+      }
     }
     const fwd::primitive_desc pd = winograd ? *winograd : make_pd(desc);
     if (dnn::slow_half(pd, dt)) return false;

@@ -4,10 +4,11 @@
 // blocked_layout.hpp keeps as opaque layouts; the batch norm, ReLU and
 // residual add between two convolutions used to make them row-major first,
 // and the next convolution reordered them back — two full passes over every
-// activation, 23% of ResNet-18's time at batch 32. Each of these layouts is the logical tensor with its dims permuted
-// (and, for the blocked ones, C split into C/16 and 16 or C/8 and 8), so an
-// elementwise op runs on them as on any dense tensor once every operand is
-// viewed in that physical dim order, and its result keeps the layout.
+// activation, 23% of ResNet-18's time at batch 32. Each of these layouts is
+// the logical tensor with its dims permuted (and, for the blocked ones, C
+// split into C/16 and 16 or C/8 and 8), so an elementwise op runs on them
+// as on any dense tensor once every operand is viewed in that physical dim
+// order, and its result keeps the layout.
 #pragma once
 
 #include <optional>

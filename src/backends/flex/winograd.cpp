@@ -188,6 +188,15 @@ struct Layout {
   std::span<const EpilogueStep> epilogue;
 };
 
+/// Where output tile `tile` (numbered over the batch, row by row) starts.
+struct TilePlace {
+  std::size_t n, y0, x0;  // image, first output row and column
+};
+inline TilePlace place(const Layout& l, std::size_t tile) {
+  const std::size_t per_image = l.g.tiles_h * l.g.tiles_w, rest = tile % per_image;
+  return {tile / per_image, (rest / l.g.tiles_w) * kTile, (rest % l.g.tiles_w) * kTile};
+}
+
 /// The epilogue's steps on v, the output vector at `offset` floats into y
 /// (output channel block ob).
 BURN_AVX2 inline __m256 apply_epilogue(std::span<const EpilogueStep> steps, __m256 v, std::size_t ob,
@@ -225,12 +234,10 @@ BURN_AVX2 void transform_inputs(const Layout& l, const float* x, std::size_t fir
   const std::size_t ic = p.in_channels;
   for (std::size_t item = item_begin; item < item_end; ++item) {
     const std::size_t t = item / l.in_blocks, cb = item % l.in_blocks;
-    const std::size_t tile = first + t;
-    const std::size_t n = tile / (l.g.tiles_h * l.g.tiles_w), rest = tile % (l.g.tiles_h * l.g.tiles_w);
-    const auto iy0 = static_cast<std::ptrdiff_t>((rest / l.g.tiles_w) * kTile) - static_cast<std::ptrdiff_t>(p.pad_top);
-    const auto ix0 =
-        static_cast<std::ptrdiff_t>((rest % l.g.tiles_w) * kTile) - static_cast<std::ptrdiff_t>(p.pad_left);
-    const float* plane = x + (n * l.in_blocks + cb) * p.in_h * p.in_w * kBlock;
+    const TilePlace at = place(l, first + t);
+    const auto iy0 = static_cast<std::ptrdiff_t>(at.y0) - static_cast<std::ptrdiff_t>(p.pad_top);
+    const auto ix0 = static_cast<std::ptrdiff_t>(at.x0) - static_cast<std::ptrdiff_t>(p.pad_left);
+    const float* plane = x + (at.n * l.in_blocks + cb) * p.in_h * p.in_w * kBlock;
     const auto h = static_cast<std::ptrdiff_t>(p.in_h), w = static_cast<std::ptrdiff_t>(p.in_w);
     std::array<Vec, kPositions> d, tmp;
     const bool inside = iy0 >= 0 && ix0 >= 0 && iy0 + static_cast<std::ptrdiff_t>(kAlpha) <= h &&
@@ -323,9 +330,8 @@ BURN_AVX2 void transform_outputs(const Layout& l, const float* m, const float* b
   const std::size_t oc = p.out_channels;
   for (std::size_t item = item_begin; item < item_end; ++item) {
     const std::size_t t = item / l.out_blocks, ob = item % l.out_blocks;
-    const std::size_t tile = first + t;
-    const std::size_t n = tile / (l.g.tiles_h * l.g.tiles_w), rest = tile % (l.g.tiles_h * l.g.tiles_w);
-    const std::size_t oy0 = (rest / l.g.tiles_w) * kTile, ox0 = (rest % l.g.tiles_w) * kTile;
+    const TilePlace at = place(l, first + t);
+    const std::size_t oy0 = at.y0, ox0 = at.x0;
     std::array<Vec, kPositions> mm;
     std::array<Vec, kTile * kAlpha> s;
     std::array<Vec, kTile * kTile> o;
@@ -335,7 +341,7 @@ BURN_AVX2 void transform_outputs(const Layout& l, const float* m, const float* b
     for (std::size_t i = 0; i < kTile; ++i)
       output_step(s.data() + i * kAlpha, 1, o.data() + i * kTile, 1);  // (A^T M) A
     const __m256 b = bias ? _mm256_loadu_ps(bias + ob * kBlock) : _mm256_setzero_ps();
-    const std::size_t plane = (n * l.out_blocks + ob) * p.out_h * p.out_w * kBlock;
+    const std::size_t plane = (at.n * l.out_blocks + ob) * p.out_h * p.out_w * kBlock;
     const std::size_t rows = std::min(kTile, p.out_h - oy0), cols = std::min(kTile, p.out_w - ox0);
     for (std::size_t i = 0; i < rows; ++i)
       for (std::size_t j = 0; j < cols; ++j) {
