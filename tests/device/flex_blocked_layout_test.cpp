@@ -16,6 +16,7 @@
 
 #include "backends/flex/layout_elementwise.hpp"
 #include "backends/flex/packed_weights.hpp"
+#include "backends/host/allocator.hpp"
 #include "backends/host/cpu_tensor.hpp"
 #if BURN_HAS_CPU
 #include "fusion/lazy_tensor.hpp"
@@ -510,6 +511,38 @@ TEST(FlexPackedWeights, ReusedWeightsAreCachedAndNeverStale) {
   // Once the weights are gone, the next convolution drops their copies.
   const auto other = Tensor<4>::from_data(wave({64, 64, 3, 3}, 0.05, 0.1), flex);
   (void)module::conv2d(x, other, std::nullopt, blk.pad1).to_data();
+  EXPECT_EQ(flex::dnn::packed_weights_bytes(), 0u);
+}
+
+// One buffer packed into two layouts (a matrix read as itself and as its
+// transpose; a layer's weights for the forward and for the backward
+// convolution) has two entries, each holding it: once the weights are gone,
+// both go, rather than pinning each other until the cache is full.
+TEST(FlexPackedWeights, ABufferPackedInTwoLayoutsLeavesWithItsWeights) {
+  using dnnl::memory;
+  flex::dnn::clear_packed_weights();
+  const flex::Context ctx{std::make_shared<host::Allocator>(/*caching=*/false)};
+  constexpr std::size_t kN = 32;
+  const memory::dims dims{kN, kN};
+  const memory::desc plain(dims, memory::data_type::f32, memory::format_tag::ab);
+  const memory::desc transposed(dims, memory::data_type::f32, memory::format_tag::ba);
+  const memory::desc blocked(dims, memory::data_type::f32, memory::format_tag::AB16b16a);
+  {
+    const auto t = ctx.output({Shape{kN, kN}, DType::F32});
+    for (std::size_t i = 0; i < kN * kN; ++i) t->data<float>()[i] = static_cast<float>(i);
+    host::CpuTensorPtr kept_transposed;
+    for (const memory::desc& layout : {transposed, blocked}) {
+      EXPECT_EQ(flex::dnn::packed_weights(ctx, *t, plain, layout), nullptr) << "a first sighting is not kept";
+      const auto packed = flex::dnn::packed_weights(ctx, *t, plain, layout);
+      ASSERT_NE(packed, nullptr) << "a second sighting is packed and kept";
+      EXPECT_EQ(flex::dnn::packed_weights(ctx, *t, plain, layout), packed) << "and found again";
+      if (layout == transposed) kept_transposed = packed;
+    }
+    const auto* values = reinterpret_cast<const float*>(kept_transposed->base());
+    for (std::size_t r = 0; r < kN; ++r)
+      for (std::size_t c = 0; c < kN; ++c) ASSERT_EQ(values[c * kN + r], static_cast<float>(r * kN + c));
+    EXPECT_EQ(flex::dnn::packed_weights_bytes(), 2 * kN * kN * sizeof(float));
+  }
   EXPECT_EQ(flex::dnn::packed_weights_bytes(), 0u);
 }
 

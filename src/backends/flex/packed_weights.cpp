@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <mutex>
+#include <unordered_map>
 #include <vector>
 
 #include "backends/flex/dnnl_engine.hpp"
@@ -97,10 +98,15 @@ class Cache {
   }
 
  private:
-  /// Entries whose weights nobody but the cache still holds.
+  /// Entries whose weights nobody but the cache still holds. One buffer
+  /// may have several entries (a layer's weights packed for the forward
+  /// and for the backward convolution, a matrix and its transpose), each
+  /// holding a reference: it is an orphan when those are all there are.
   void drop_orphans() {
+    std::unordered_map<const host::Buffer*, long> held_by_cache;
+    for (const Entry& e : entries_) ++held_by_cache[e.source.get()];
     std::erase_if(entries_, [&](const Entry& e) {
-      if (e.source.use_count() != 1) return false;
+      if (e.source.use_count() != held_by_cache[e.source.get()]) return false;
       bytes_ -= e.bytes;
       return true;
     });
