@@ -51,8 +51,8 @@ using Int8Source = std::function<std::vector<std::int8_t>()>;
 
 /// Weights [k, n] prepared once for repeated products; each kernel's own
 /// layout is made on its first use. The plain values are kept only where a
-/// kernel reads them plain (oneDNN, the reference loops): the AVX2 kernel
-/// packs them once and keeps only its panels.
+/// kernel reads them plain (the reference loops): the AVX2 and oneDNN
+/// kernels pack them once and keep only their own layout.
 struct Int8Weights {
   std::size_t k = 0, n = 0;
   std::vector<float> scales;  // one per column

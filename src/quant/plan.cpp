@@ -35,8 +35,14 @@ float abs_max(const TensorRef& x) {
 }
 
 float host_abs_max(std::span<const float> values) {
+  // The simd reduction lets the compiler reorder the comparisons, which
+  // plain loops may not without fast-math: vectorized, the pass runs at
+  // memory speed (it was a fifth of an int8 Linear layer's time).
   float amax = 0.0f;
-  for (float v : values) amax = std::max(amax, std::abs(v));
+  const float* v = values.data();
+  const std::size_t count = values.size();
+#pragma omp simd reduction(max : amax)
+  for (std::size_t i = 0; i < count; ++i) amax = std::max(amax, std::abs(v[i]));
   return amax;
 }
 

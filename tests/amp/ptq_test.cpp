@@ -268,6 +268,37 @@ TEST(Ptq, Conv2dGeometriesMatchTheReferenceOnEveryDevice) {
       }
 }
 
+// Several images at once: the convolution runs one image per thread, each
+// through the same GEMM (its primitive, its packed weights) at the same
+// time. Every kernel gives each image the bits it gives that image alone.
+// Layers this size keep the threads' products overlapping in time, so a
+// kernel that shares working memory between concurrent calls shows it here.
+TEST(Ptq, ConcurrentImagesGiveEachImagesOwnBitsOnEveryKernel) {
+  nn::Conv2dConfig config;
+  config.channels = {32, 64};
+  config.kernel_size = {3, 3};
+  config = config.with_padding(nn::PaddingConfig2d::explicit_(1, 1));
+  const Device d = Device::flex();
+  d.seed(9);
+  const QuantConv model{config.init(d)};
+  const auto calib = batch<4>(Shape{2, 32, 14, 14}, 46, d);
+  const auto calibration = quant::calibrate(model, [&](const QuantConv& m) { (void)m.forward(calib); });
+  constexpr std::size_t kImages = 16;
+  const auto x = batch<4>(Shape{kImages, 32, 14, 14}, 47, d);
+  for (const auto kernel : quant::detail::available_int8_kernels()) {
+    SCOPED_TRACE("kernel " + std::to_string(static_cast<int>(kernel)));
+    const burn::testing::Int8KernelScope use(kernel);
+    const auto qmodel = quant::quantize_model(model, calibration);
+    std::vector<float> want;
+    for (std::size_t i = 0; i < kImages; ++i) {
+      const auto one = x.slice({Range::index(static_cast<std::int64_t>(i)), Range::all(), Range::all(), Range::all()});
+      const auto y = qmodel.forward(one).to_data().to_vec<float>();
+      want.insert(want.end(), y.begin(), y.end());
+    }
+    for (int pass = 0; pass < 3; ++pass) EXPECT_EQ(qmodel.forward(x).to_data().to_vec<float>(), want);
+  }
+}
+
 TEST(Ptq, BlockSchemesQuantizeWeightsOnly) {
   const Device d = Device::flex();
   const auto model = make_mlp(d, 8);
