@@ -5,7 +5,8 @@
 // forward time (6.6 of 27 ms). Inference calls the same weights again and
 // again, so the reordered copy is kept and reused while the weights live.
 // burn's own kernels keep their transformed weights the same way (the
-// Winograd kernel's 36 matrices per convolution: transformed_weights).
+// Winograd kernel's 36 matrices per convolution: transformed_weights), and
+// a large matmul keeps its right operand packed (matmul.cpp).
 //
 // Tensors are values, so a buffer's bytes change only when a kernel takes
 // over the storage of an input nobody else holds (Context::output_reusing:
