@@ -5,9 +5,9 @@
 //
 // Why no oneDNN attributes: oneDNN 2.6 runs a matmul with run-time output
 // scales or a run-time source zero point with its older gemm kernel, which
-// recomputes the weights' column sums on every call (4x slower than the
-// blocked kernel on AVX-512 VNNI, 8x on AMX), and the scales change with
-// every batch's activations.
+// recomputes the weights' column sums on every call, and the scales change
+// with every batch's activations. (A 4096 -> 4096 int8 Linear layer on a
+// batch of 64, 2-core Xeon with AMX: 8.5 ms that way, 1.2 ms this way.)
 #include <map>
 #include <memory>
 #include <mutex>
@@ -74,7 +74,7 @@ struct OneDnnPrimitives {
     for (const auto& [desc, mem] : packed)
       if (desc == layout) return mem;
     std::vector<std::int8_t> values = w.source();
-    if (need_sums) {
+    if (need_sums && column_sums.empty()) {  // set once: callers read it unlocked
       column_sums.assign(w.n, 0);
       for (std::size_t l = 0; l < w.k; ++l)
         for (std::size_t j = 0; j < w.n; ++j) column_sums[j] += values[l * w.n + j];
