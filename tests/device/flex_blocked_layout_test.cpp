@@ -527,23 +527,30 @@ TEST(FlexPackedWeights, ABufferPackedInTwoLayoutsLeavesWithItsWeights) {
   const memory::desc plain(dims, memory::data_type::f32, memory::format_tag::ab);
   const memory::desc transposed(dims, memory::data_type::f32, memory::format_tag::ba);
   const memory::desc blocked(dims, memory::data_type::f32, memory::format_tag::AB16b16a);
+  constexpr std::size_t kBytes = kN * kN * sizeof(float);
+  auto pack = [&](const host::CpuTensor& t, const memory::desc& layout) {
+    EXPECT_EQ(flex::dnn::packed_weights(ctx, t, plain, layout), nullptr) << "a first sighting is not kept";
+    auto packed = flex::dnn::packed_weights(ctx, t, plain, layout);
+    EXPECT_NE(packed, nullptr) << "a second sighting is packed and kept";
+    EXPECT_EQ(flex::dnn::packed_weights(ctx, t, plain, layout), packed) << "and found again";
+    return packed;
+  };
+  // Another buffer's entry between the two, so that erasing entries in
+  // order could not decide the second one by a count the first changed.
+  const auto other = ctx.output({Shape{kN, kN}, DType::F32});
   {
     const auto t = ctx.output({Shape{kN, kN}, DType::F32});
     for (std::size_t i = 0; i < kN * kN; ++i) t->data<float>()[i] = static_cast<float>(i);
-    host::CpuTensorPtr kept_transposed;
-    for (const memory::desc& layout : {transposed, blocked}) {
-      EXPECT_EQ(flex::dnn::packed_weights(ctx, *t, plain, layout), nullptr) << "a first sighting is not kept";
-      const auto packed = flex::dnn::packed_weights(ctx, *t, plain, layout);
-      ASSERT_NE(packed, nullptr) << "a second sighting is packed and kept";
-      EXPECT_EQ(flex::dnn::packed_weights(ctx, *t, plain, layout), packed) << "and found again";
-      if (layout == transposed) kept_transposed = packed;
-    }
+    const auto kept_transposed = pack(*t, transposed);
+    ASSERT_NE(kept_transposed, nullptr);
+    (void)pack(*other, transposed);
+    (void)pack(*t, blocked);
     const auto* values = reinterpret_cast<const float*>(kept_transposed->base());
     for (std::size_t r = 0; r < kN; ++r)
       for (std::size_t c = 0; c < kN; ++c) ASSERT_EQ(values[c * kN + r], static_cast<float>(r * kN + c));
-    EXPECT_EQ(flex::dnn::packed_weights_bytes(), 2 * kN * kN * sizeof(float));
+    EXPECT_EQ(flex::dnn::packed_weights_bytes(), 3 * kBytes);
   }
-  EXPECT_EQ(flex::dnn::packed_weights_bytes(), 0u);
+  EXPECT_EQ(flex::dnn::packed_weights_bytes(), kBytes) << "only the live buffer's copy stays";
 }
 
 }  // namespace

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cstdint>
 #include <mutex>
-#include <unordered_map>
 #include <vector>
 
 #include "backends/flex/dnnl_engine.hpp"
@@ -34,6 +33,7 @@ struct Entry {
   host::CpuTensorPtr packed;
   std::size_t bytes = 0;
   std::uint64_t last_use = 0;
+  bool orphan = false;  // drop_orphans' verdict
 };
 
 struct Sighting {
@@ -102,11 +102,18 @@ class Cache {
   /// may have several entries (a layer's weights packed for the forward
   /// and for the backward convolution, a matrix and its transpose), each
   /// holding a reference: it is an orphan when those are all there are.
+  /// Every entry is judged before any is erased, as erasing one lowers its
+  /// buffer's count.
   void drop_orphans() {
-    std::unordered_map<const host::Buffer*, long> held_by_cache;
-    for (const Entry& e : entries_) ++held_by_cache[e.source.get()];
+    sources_.clear();
+    for (const Entry& e : entries_) sources_.push_back(e.source.get());
+    std::sort(sources_.begin(), sources_.end());
+    for (Entry& e : entries_) {
+      const auto [first, last] = std::equal_range(sources_.begin(), sources_.end(), e.source.get());
+      e.orphan = e.source.use_count() == last - first;
+    }
     std::erase_if(entries_, [&](const Entry& e) {
-      if (e.source.use_count() != held_by_cache[e.source.get()]) return false;
+      if (!e.orphan) return false;
       bytes_ -= e.bytes;
       return true;
     });
@@ -115,6 +122,7 @@ class Cache {
   std::mutex mutex_;
   std::vector<Entry> entries_;
   std::vector<Sighting> sightings_;
+  std::vector<const host::Buffer*> sources_;  // drop_orphans' scratch, kept to spare an allocation per call
   std::size_t bytes_ = 0;
   std::uint64_t tick_ = 0;
 };
