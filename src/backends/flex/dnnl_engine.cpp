@@ -41,8 +41,9 @@ dnnl::memory::desc any_layout(const dnnl::memory::desc& md) {
 }
 
 void execute_with_layouts(const Context& ctx, const dnnl::primitive& prim, const dnnl::primitive_desc_base& pd,
-                          std::span<const PlainArg> args) {
+                          std::span<const PlainArg> args, const std::unordered_map<int, dnnl::memory>* ready) {
   std::unordered_map<int, dnnl::memory> exec_args;
+  if (ready) exec_args = *ready;
   std::vector<std::pair<dnnl::memory, dnnl::memory>> before, after;  // (from, to) reorders
   std::vector<host::CpuTensorPtr> scratch;                           // keeps blocked buffers alive
   for (const PlainArg& a : args) {

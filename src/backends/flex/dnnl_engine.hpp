@@ -48,9 +48,11 @@ struct PlainArg {
 dnnl::memory::desc any_layout(const dnnl::memory::desc& md);
 
 /// Executes `prim`, reordering every argument whose layout differs from the
-/// one `pd` chose: inputs into scratch buffers before, outputs back after.
+/// one `pd` chose: inputs into scratch buffers before (weights through the
+/// packed-weights cache), outputs back after. `ready` holds arguments
+/// already in the layout `pd` reads (post-op operands made by the caller).
 void execute_with_layouts(const Context& ctx, const dnnl::primitive& prim, const dnnl::primitive_desc_base& pd,
-                          std::span<const PlainArg> args);
+                          std::span<const PlainArg> args, const std::unordered_map<int, dnnl::memory>* ready = nullptr);
 
 /// Creates a primitive descriptor, or nullopt when oneDNN has no
 /// implementation for this case (the caller then falls back).

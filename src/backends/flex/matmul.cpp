@@ -9,7 +9,6 @@
 #include "backends/flex/dnnl_engine.hpp"
 #include "backends/flex/gemm.hpp"
 #include "backends/flex/matmul_post_ops.hpp"
-#include "backends/flex/packed_weights.hpp"
 #include "backends/flex/parallel.hpp"
 
 namespace burn::flex {
@@ -215,22 +214,11 @@ bool dnnl_matmul(const Context& ctx, const CpuTensorPtr& a_t, const CpuTensorPtr
   auto pd = attr ? dnn::try_create<dnnl::matmul::primitive_desc>(op_desc, *attr, dnn::engine())
                  : dnn::try_create<dnnl::matmul::primitive_desc>(op_desc, dnn::engine());
   if (!pd || dnn::slow_half(*pd, dt)) return false;
-  std::unordered_map<int, dnnl::memory> args{{DNNL_ARG_SRC, dnn::wrap(a_md, *a.t)}, {DNNL_ARG_DST, dnn::wrap(c_md, c)}};
-  CpuTensorPtr packed;  // keeps the packed right operand alive for the call
-  if (const auto layout = pd->weights_desc(); layout == b_md) {
-    args.emplace(DNNL_ARG_WEIGHTS, dnn::wrap(b_md, *b.t));
-  } else {
-    packed = dnn::packed_weights(ctx, *b.t, b_md, layout);
-    if (!packed) {
-      packed = ctx.output({Shape{layout.get_size()}, DType::U8});
-      const dnnl::memory from = dnn::wrap(b_md, *b.t), to = dnn::wrap(layout, *packed);
-      dnn::execute(dnnl::reorder(from, to), {{DNNL_ARG_FROM, from}, {DNNL_ARG_TO, to}});
-    }
-    args.emplace(DNNL_ARG_WEIGHTS, dnn::wrap(layout, *packed));
-  }
-  if (bias) args.emplace(DNNL_ARG_BIAS, dnn::wrap(bias_md, *bias));
-  if (post_args) args.insert(post_args->begin(), post_args->end());
-  dnn::execute(dnnl::matmul(*pd), args);
+  std::vector<dnn::PlainArg> args{{DNNL_ARG_SRC, a_md, a.t.get()},
+                                  {DNNL_ARG_WEIGHTS, b_md, b.t.get()},
+                                  {DNNL_ARG_DST, c_md, &c, true}};
+  if (bias) args.push_back({DNNL_ARG_BIAS, bias_md, bias});
+  dnn::execute_with_layouts(ctx, dnnl::matmul(*pd), *pd, args, post_args);
   return true;
 }
 
