@@ -19,8 +19,12 @@
 #include <hwy/targets.h>
 #endif
 
+#include <concepts>
 #include <cstdint>
 #include <fstream>
+#include <functional>
+#include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -54,18 +58,63 @@ Tensor<D> randn(const burn::Shape& shape, const Device& device) {
   return Tensor<D>::random(shape, burn::Distribution::normal(0.0, 1.0), device);
 }
 
+// ---- timing ---------------------------------------------------------------------
+// Rows are timed the way the peers time theirs (bench/peer_common.py's
+// `timed`): a row's inputs are made once, one call runs untimed, and every
+// repetition then times calls on those same inputs. Google Benchmark calls a
+// row's function once per repetition, so the first call's inputs are kept
+// here until another row starts. Making them anew each repetition would time
+// the first passes over freshly written memory, which the peers never time
+// and which on a CPU with a large shared cache read several times slower
+// than later passes (a 64 MiB sum: 4.7, 3.8, 3.1, 2.5, 1.9 ms in turn).
+
+// Frees the kept row's inputs; only one row's memory is held at a time.
+std::function<void()> release_kept_row;
+
+// A row whose call takes the running State (nullptr for the untimed call),
+// for work it does outside the timer.
+template <class Call>
+concept TakesState = std::invocable<Call&, benchmark::State*>;
+
+/// Times `setup()`'s callable: made on the row's first repetition (or when
+/// `key`, the row's argument, changes), called once untimed, then once per
+/// iteration of every repetition.
+template <class Setup>
+void time_row(benchmark::State& state, Setup setup, std::int64_t key = 0) {
+  using Call = decltype(setup());
+  static std::optional<Call> call;  // one per Setup type, i.e. per row's function
+  static std::int64_t call_key = 0;
+  const auto run = [](benchmark::State* s) {
+    if constexpr (TakesState<Call>) (*call)(s);
+    else (*call)();
+  };
+  if (!call || call_key != key) {
+    if (release_kept_row) release_kept_row();
+    call.emplace(setup());
+    call_key = key;
+    release_kept_row = [] { call.reset(); };
+    run(nullptr);
+  }
+  for (auto _ : state) run(&state);
+}
+
 // ---- matmul -------------------------------------------------------------------
 void sgemm(benchmark::State& state) {
   const auto n = static_cast<std::size_t>(state.range(0));
-  auto device = flex();
-  auto a = randn<2>({n, n}, device);
-  auto b = randn<2>({n, n}, device);
-  device.sync();
-  for (auto _ : state) {
-    auto c = a.matmul(b);
-    device.sync();
-    benchmark::DoNotOptimize(c);
-  }
+  time_row(
+      state,
+      [n] {
+        auto device = flex();
+        auto a = randn<2>({n, n}, device);
+        auto b = randn<2>({n, n}, device);
+        device.sync();
+        return [=] {
+          auto c = a.matmul(b);
+          device.sync();
+          benchmark::DoNotOptimize(c);
+        };
+      },
+      state.range(0));
 }
 
 // The same products and convolution in bf16 (inputs stored in bf16, f32
@@ -73,148 +122,173 @@ void sgemm(benchmark::State& state) {
 // elsewhere flex computes in f32 and rounds once (no faster than f32).
 void bf16_sgemm(benchmark::State& state) {
   const auto n = static_cast<std::size_t>(state.range(0));
-  auto device = flex();
-  auto a = randn<2>({n, n}, device).cast(burn::DType::BF16);
-  auto b = randn<2>({n, n}, device).cast(burn::DType::BF16);
-  device.sync();
-  for (auto _ : state) {
-    auto c = a.matmul(b);
-    device.sync();
-    benchmark::DoNotOptimize(c);
-  }
+  time_row(
+      state,
+      [n] {
+        auto device = flex();
+        auto a = randn<2>({n, n}, device).cast(burn::DType::BF16);
+        auto b = randn<2>({n, n}, device).cast(burn::DType::BF16);
+        device.sync();
+        return [=] {
+          auto c = a.matmul(b);
+          device.sync();
+          benchmark::DoNotOptimize(c);
+        };
+      },
+      state.range(0));
 }
 
 void batched_matmul(benchmark::State& state) {
-  auto device = flex();
-  auto a = randn<3>({32, 256, 256}, device);
-  auto b = randn<3>({32, 256, 256}, device);
-  device.sync();
-  for (auto _ : state) {
-    auto c = a.matmul(b);
+  time_row(state, [] {
+    auto device = flex();
+    auto a = randn<3>({32, 256, 256}, device);
+    auto b = randn<3>({32, 256, 256}, device);
     device.sync();
-    benchmark::DoNotOptimize(c);
-  }
+    return [=] {
+      auto c = a.matmul(b);
+      device.sync();
+      benchmark::DoNotOptimize(c);
+    };
+  });
 }
 
 // ---- elementwise on 16M floats ---------------------------------------------------
-constexpr std::size_t k16M = std::size_t{1} << 24;
+constexpr std::size_t kN16M = std::size_t{1} << 24;
 
 void add_fresh(benchmark::State& state) {
-  auto device = flex();
-  auto a = randn<1>({k16M}, device);
-  auto b = randn<1>({k16M}, device);
-  device.sync();
-  for (auto _ : state) {
-    auto c = a + b;
+  time_row(state, [] {
+    auto device = flex();
+    auto a = randn<1>({kN16M}, device);
+    auto b = randn<1>({kN16M}, device);
     device.sync();
-    benchmark::DoNotOptimize(c);
-  }
+    return [=] {
+      auto c = a + b;
+      device.sync();
+      benchmark::DoNotOptimize(c);
+    };
+  });
 }
 
 // burn has no in-place API yet: `a = a + b` drops the old buffer as the new
 // one is assigned, which is the closest a user can get today.
 void add_inplace(benchmark::State& state) {
-  auto device = flex();
-  auto a = randn<1>({k16M}, device);
-  auto b = randn<1>({k16M}, device);
-  device.sync();
-  for (auto _ : state) {
-    a = std::move(a) + b;  // consumes a: the result is written into its storage
+  time_row(state, [] {
+    auto device = flex();
+    auto a = randn<1>({kN16M}, device);
+    auto b = randn<1>({kN16M}, device);
     device.sync();
-  }
-  benchmark::DoNotOptimize(a);
+    return [=]() mutable {
+      a = std::move(a) + b;  // consumes a (the call's only holder): the result is written into its storage
+      device.sync();
+      benchmark::DoNotOptimize(a);
+    };
+  });
 }
 
 void exp_fresh(benchmark::State& state) {
-  auto device = flex();
-  // Small values so repeated exp stays finite in the in-place variant.
-  auto a = Tensor<1>::random({k16M}, burn::Distribution::uniform(-0.5, 0.5), device);
-  device.sync();
-  for (auto _ : state) {
-    auto c = a.exp();
+  time_row(state, [] {
+    auto device = flex();
+    // Small values so repeated exp stays finite in the in-place variant.
+    auto a = Tensor<1>::random({kN16M}, burn::Distribution::uniform(-0.5, 0.5), device);
     device.sync();
-    benchmark::DoNotOptimize(c);
-  }
+    return [=] {
+      auto c = a.exp();
+      device.sync();
+      benchmark::DoNotOptimize(c);
+    };
+  });
 }
 
 void exp_inplace(benchmark::State& state) {
-  auto device = flex();
-  auto a = Tensor<1>::random({k16M}, burn::Distribution::uniform(-0.5, 0.5), device);
-  device.sync();
-  for (auto _ : state) {
-    // Repeated exp overflows after four rounds; a reset every third round,
-    // outside the timer, keeps the input finite (torch_bench.py does the same).
-    state.PauseTiming();
-    if (state.iterations() % 3 == 0) {
-      a = Tensor<1>::random({k16M}, burn::Distribution::uniform(-0.5, 0.5), device);
-      device.sync();
-    }
-    state.ResumeTiming();
-    a = std::move(a).exp();  // consumes a: computed in its storage
+  time_row(state, [] {
+    auto device = flex();
+    auto a = Tensor<1>::random({kN16M}, burn::Distribution::uniform(-0.5, 0.5), device);
     device.sync();
-  }
-  benchmark::DoNotOptimize(a);
+    return [=](benchmark::State* timed) mutable {
+      // Repeated exp overflows after four rounds; a reset every third round,
+      // outside the timer, keeps the input finite (torch_bench.py does the same).
+      if (timed != nullptr && timed->iterations() % 3 == 0) {
+        timed->PauseTiming();
+        a = Tensor<1>::random({kN16M}, burn::Distribution::uniform(-0.5, 0.5), device);
+        device.sync();
+        timed->ResumeTiming();
+      }
+      a = std::move(a).exp();  // consumes a: computed in its storage
+      device.sync();
+      benchmark::DoNotOptimize(a);
+    };
+  });
 }
 
 // ---- reductions and normalisations ------------------------------------------------
 void sum_16m(benchmark::State& state) {
-  auto device = flex();
-  auto a = randn<1>({k16M}, device);
-  device.sync();
-  for (auto _ : state) {
-    auto s = a.sum();
+  time_row(state, [] {
+    auto device = flex();
+    auto a = randn<1>({kN16M}, device);
     device.sync();
-    benchmark::DoNotOptimize(s);
-  }
+    return [=] {
+      auto s = a.sum();
+      device.sync();
+      benchmark::DoNotOptimize(s);
+    };
+  });
 }
 
 template <MakeDevice Make>
 void softmax_last(benchmark::State& state) {
-  auto device = Make();
-  auto a = randn<3>({256, 256, 256}, device);
-  device.sync();
-  for (auto _ : state) {
-    auto s = burn::activation::softmax(a, -1);
+  time_row(state, [] {
+    auto device = Make();
+    auto a = randn<3>({256, 256, 256}, device);
     device.sync();
-    benchmark::DoNotOptimize(s);
-  }
+    return [=] {
+      auto s = burn::activation::softmax(a, -1);
+      device.sync();
+      benchmark::DoNotOptimize(s);
+    };
+  });
 }
 
 // Cumulative sum along the last dim of [4096, 4096]: 4096 serial scans.
 void cumsum_last(benchmark::State& state) {
-  auto device = flex();
-  auto a = randn<2>({4096, 4096}, device);
-  device.sync();
-  for (auto _ : state) {
-    auto c = a.cumsum(-1);
+  time_row(state, [] {
+    auto device = flex();
+    auto a = randn<2>({4096, 4096}, device);
     device.sync();
-    benchmark::DoNotOptimize(c);
-  }
+    return [=] {
+      auto c = a.cumsum(-1);
+      device.sync();
+      benchmark::DoNotOptimize(c);
+    };
+  });
 }
 
 // Gather along dim 1 of [4096, 4096] with random i64 indices of the same shape.
 void gather_dim1(benchmark::State& state) {
-  auto device = flex();
-  auto a = randn<2>({4096, 4096}, device);
-  auto idx = Tensor<2>::random({4096, 4096}, burn::Distribution::uniform(0.0, 4095.99), device).to_int();
-  device.sync();
-  for (auto _ : state) {
-    auto g = a.gather(1, idx);
+  time_row(state, [] {
+    auto device = flex();
+    auto a = randn<2>({4096, 4096}, device);
+    auto idx = Tensor<2>::random({4096, 4096}, burn::Distribution::uniform(0.0, 4095.99), device).to_int();
     device.sync();
-    benchmark::DoNotOptimize(g);
-  }
+    return [=] {
+      auto g = a.gather(1, idx);
+      device.sync();
+      benchmark::DoNotOptimize(g);
+    };
+  });
 }
 
 // Argmax along the last dim of [4096, 4096] (first position of the maximum).
 void argmax_last(benchmark::State& state) {
-  auto device = flex();
-  auto a = randn<2>({4096, 4096}, device);
-  device.sync();
-  for (auto _ : state) {
-    auto m = a.argmax(-1);
+  time_row(state, [] {
+    auto device = flex();
+    auto a = randn<2>({4096, 4096}, device);
     device.sync();
-    benchmark::DoNotOptimize(m);
-  }
+    return [=] {
+      auto m = a.argmax(-1);
+      device.sync();
+      benchmark::DoNotOptimize(m);
+    };
+  });
 }
 
 // burn has no layer_norm op yet: this is the composite a user writes today.
@@ -228,69 +302,77 @@ Tensor<2> layer_norm(const Tensor<2>& x, const Tensor<1>& gamma, const Tensor<1>
 /// The layer-norm composite over [rows, 1024].
 template <MakeDevice Make, std::size_t Rows>
 void layer_norm_rows(benchmark::State& state) {
-  auto device = Make();
-  auto x = randn<2>({Rows, 1024}, device);
-  auto gamma = Tensor<1>::ones({1024}, device);
-  auto beta = Tensor<1>::zeros({1024}, device);
-  device.sync();
-  for (auto _ : state) {
-    auto y = layer_norm(x, gamma, beta, 1e-5);
+  time_row(state, [] {
+    auto device = Make();
+    auto x = randn<2>({Rows, 1024}, device);
+    auto gamma = Tensor<1>::ones({1024}, device);
+    auto beta = Tensor<1>::zeros({1024}, device);
     device.sync();
-    benchmark::DoNotOptimize(y);
-  }
+    return [=] {
+      auto y = layer_norm(x, gamma, beta, 1e-5);
+      device.sync();
+      benchmark::DoNotOptimize(y);
+    };
+  });
 }
 
 // The two fusion rows: memory-bound chains over 16M floats, where fusion
 // reads and writes memory once instead of once per op.
-constexpr std::size_t kRows16M = k16M / 1024;
+constexpr std::size_t kRows16M = kN16M / 1024;
 
 template <MakeDevice Make>
 void gelu_16m(benchmark::State& state) {
-  auto device = Make();
-  auto x = randn<2>({kRows16M, 1024}, device);
-  // [1, 1024] rows broadcast over x (made outside the timer: a reshape).
-  auto w = randn<1>({1024}, device).unsqueeze<2>();
-  auto b = randn<1>({1024}, device).unsqueeze<2>();
-  device.sync();
-  for (auto _ : state) {
-    auto y = burn::activation::gelu(x * w + b);
+  time_row(state, [] {
+    auto device = Make();
+    auto x = randn<2>({kRows16M, 1024}, device);
+    // [1, 1024] rows broadcast over x (made outside the timer: a reshape).
+    auto w = randn<1>({1024}, device).unsqueeze<2>();
+    auto b = randn<1>({1024}, device).unsqueeze<2>();
     device.sync();
-    benchmark::DoNotOptimize(y);
-  }
+    return [=] {
+      auto y = burn::activation::gelu(x * w + b);
+      device.sync();
+      benchmark::DoNotOptimize(y);
+    };
+  });
 }
 
 // ---- convolution and pooling ---------------------------------------------------
 burn::module::ConvOptions<2> pad1() { return burn::module::ConvOptions<2>({1, 1}, {1, 1}, {1, 1}, 1); }
 
 void conv2d_forward(benchmark::State& state) {
-  auto device = flex();
-  auto x = randn<4>({32, 64, 56, 56}, device);
-  auto w = randn<4>({64, 64, 3, 3}, device) * 0.05;
-  auto bias = Tensor<1>::zeros({64}, device);
-  device.sync();
-  for (auto _ : state) {
-    auto y = burn::module::conv2d(x, w, bias, pad1());
-    // flex leaves y in oneDNN's blocked layout until something other than a
-    // convolution reads it; a one-row view makes it row-major here, so the
-    // row keeps PyTorch's work (an NCHW result). conv_chain_4 shows the gain.
-    auto first = y.slice({{0, 1}});
+  time_row(state, [] {
+    auto device = flex();
+    auto x = randn<4>({32, 64, 56, 56}, device);
+    auto w = randn<4>({64, 64, 3, 3}, device) * 0.05;
+    auto bias = Tensor<1>::zeros({64}, device);
     device.sync();
-    benchmark::DoNotOptimize(first);
-  }
+    return [=] {
+      auto y = burn::module::conv2d(x, w, bias, pad1());
+      // flex leaves y in oneDNN's blocked layout until something other than a
+      // convolution reads it; a one-row view makes it row-major here, so the
+      // row keeps PyTorch's work (an NCHW result). conv_chain_4 shows the gain.
+      auto first = y.slice({{0, 1}});
+      device.sync();
+      benchmark::DoNotOptimize(first);
+    };
+  });
 }
 
 void bf16_conv2d_forward(benchmark::State& state) {
-  auto device = flex();
-  auto x = randn<4>({32, 64, 56, 56}, device).cast(burn::DType::BF16);
-  auto w = (randn<4>({64, 64, 3, 3}, device) * 0.05).cast(burn::DType::BF16);
-  auto bias = Tensor<1>::zeros({64}, burn::TensorCreationOptions(device, burn::DType::BF16));
-  device.sync();
-  for (auto _ : state) {
-    auto y = burn::module::conv2d(x, w, bias, pad1());
-    auto first = y.slice({{0, 1}});  // row-major, as conv2d_fwd
+  time_row(state, [] {
+    auto device = flex();
+    auto x = randn<4>({32, 64, 56, 56}, device).cast(burn::DType::BF16);
+    auto w = (randn<4>({64, 64, 3, 3}, device) * 0.05).cast(burn::DType::BF16);
+    auto bias = Tensor<1>::zeros({64}, burn::TensorCreationOptions(device, burn::DType::BF16));
     device.sync();
-    benchmark::DoNotOptimize(first);
-  }
+    return [=] {
+      auto y = burn::module::conv2d(x, w, bias, pad1());
+      auto first = y.slice({{0, 1}});  // row-major, as conv2d_fwd
+      device.sync();
+      benchmark::DoNotOptimize(first);
+    };
+  });
 }
 
 // A 4096 x 4096 Linear layer on a batch of 64, in f32 and quantized to int8
@@ -305,31 +387,35 @@ struct OneLinear {
 OneLinear linear_4096(const Device& device) { return {burn::nn::LinearConfig{4096, 4096}.init(device)}; }
 
 void linear_f32(benchmark::State& state) {
-  auto device = flex();
-  const auto model = linear_4096(device);
-  auto x = randn<2>({64, 4096}, device);
-  device.sync();
-  for (auto _ : state) {
-    auto y = model.forward(x);
+  time_row(state, [] {
+    auto device = flex();
+    auto model = linear_4096(device);
+    auto x = randn<2>({64, 4096}, device);
     device.sync();
-    benchmark::DoNotOptimize(y);
-  }
+    return [=] {
+      auto y = model.forward(x);
+      device.sync();
+      benchmark::DoNotOptimize(y);
+    };
+  });
 }
 
 void linear_int8(benchmark::State& state) {
-  auto device = flex();
-  const auto model = linear_4096(device);
-  auto x = randn<2>({64, 4096}, device);
-  const auto calibration = burn::quant::calibrate(model, [&](const OneLinear& m) { (void)m.forward(x); });
-  const auto quantized = burn::quant::quantize_model(
-      model, calibration, burn::quant::QuantizeConfig{}.with_activations(burn::quant::ActivationScale::Dynamic));
-  (void)quantized.forward(x);  // the weights' int8 form is prepared on first use
-  device.sync();
-  for (auto _ : state) {
-    auto y = quantized.forward(x);
+  time_row(state, [] {
+    auto device = flex();
+    const auto model = linear_4096(device);
+    auto x = randn<2>({64, 4096}, device);
+    const auto calibration = burn::quant::calibrate(model, [&](const OneLinear& m) { (void)m.forward(x); });
+    auto quantized = burn::quant::quantize_model(
+        model, calibration, burn::quant::QuantizeConfig{}.with_activations(burn::quant::ActivationScale::Dynamic));
     device.sync();
-    benchmark::DoNotOptimize(y);
-  }
+    // The weights' int8 form is prepared on first use: in the untimed call.
+    return [=] {
+      auto y = quantized.forward(x);
+      device.sync();
+      benchmark::DoNotOptimize(y);
+    };
+  });
 }
 
 // Four conv + bias + relu layers with a 2x2 max pool after the second (two
@@ -339,55 +425,63 @@ void linear_int8(benchmark::State& state) {
 // the blocked layout).
 template <MakeDevice Make>
 void conv_chain_4(benchmark::State& state) {
-  auto device = Make();
-  auto x = randn<4>({16, 64, 56, 56}, device);
-  std::vector<Tensor<4>> ws;
-  for (int i = 0; i < 4; ++i) ws.push_back(randn<4>({64, 64, 3, 3}, device) * 0.05);
-  auto bias = Tensor<1>::zeros({64}, device);
-  device.sync();
-  for (auto _ : state) {
-    auto h = x;
-    for (std::size_t i = 0; i < ws.size(); ++i) {
-      h = burn::activation::relu(burn::module::conv2d(h, ws[i], bias, pad1()));
-      if (i == 1) h = burn::module::max_pool2d(h, {2, 2}, {2, 2});
-    }
-    auto total = h.sum();
+  time_row(state, [] {
+    auto device = Make();
+    auto x = randn<4>({16, 64, 56, 56}, device);
+    std::vector<Tensor<4>> ws;
+    ws.reserve(4);
+    for (int i = 0; i < 4; ++i) ws.push_back(randn<4>({64, 64, 3, 3}, device) * 0.05);
+    auto bias = Tensor<1>::zeros({64}, device);
     device.sync();
-    benchmark::DoNotOptimize(total);
-  }
+    return [=] {
+      auto h = x;
+      for (std::size_t i = 0; i < ws.size(); ++i) {
+        h = burn::activation::relu(burn::module::conv2d(h, ws[i], bias, pad1()));
+        if (i == 1) h = burn::module::max_pool2d(h, {2, 2}, {2, 2});
+      }
+      auto total = h.sum();
+      device.sync();
+      benchmark::DoNotOptimize(total);
+    };
+  });
 }
 
 void conv2d_forward_backward(benchmark::State& state) {
-  auto device = Device::flex().autodiff();
-  device.seed(kSeed);
-  auto x = randn<4>({32, 64, 56, 56}, device).require_grad();
-  auto w = (randn<4>({64, 64, 3, 3}, device) * 0.05).detach().require_grad();
-  auto bias = Tensor<1>::zeros({64}, device).require_grad();
-  device.sync();
-  for (auto _ : state) {
-    auto y = burn::module::conv2d(x, w, bias, pad1());
-    auto grads = y.sum().backward();  // seeds dy with ones, like torch's y.sum().backward()
+  time_row(state, [] {
+    auto device = Device::flex().autodiff();
+    device.seed(kSeed);
+    auto x = randn<4>({32, 64, 56, 56}, device).require_grad();
+    auto w = (randn<4>({64, 64, 3, 3}, device) * 0.05).detach().require_grad();
+    auto bias = Tensor<1>::zeros({64}, device).require_grad();
     device.sync();
-    benchmark::DoNotOptimize(grads);
-  }
+    return [=] {
+      auto y = burn::module::conv2d(x, w, bias, pad1());
+      auto grads = y.sum().backward();  // seeds dy with ones, like torch's y.sum().backward()
+      device.sync();
+      benchmark::DoNotOptimize(grads);
+    };
+  });
 }
 
 void max_pool2d_k5s2(benchmark::State& state) {
-  auto device = flex();
-  auto x = randn<4>({2, 32, 512, 512}, device);
-  device.sync();
-  for (auto _ : state) {
-    auto y = burn::module::max_pool2d(x, {5, 5}, {2, 2});
+  time_row(state, [] {
+    auto device = flex();
+    auto x = randn<4>({2, 32, 512, 512}, device);
     device.sync();
-    benchmark::DoNotOptimize(y);
-  }
+    return [=] {
+      auto y = burn::module::max_pool2d(x, {5, 5}, {2, 2});
+      device.sync();
+      benchmark::DoNotOptimize(y);
+    };
+  });
 }
 
 // ---- MLP training step (bench/mlp_step.hpp) --------------------------------------
+// Each call is one step (the step's own sync included); the steps continue
+// from one repetition to the next, as the peers' do.
 template <MakeDevice Make>
 void mlp_train_step(benchmark::State& state) {
-  burn_bench::MlpStep mlp(Make());
-  for (auto _ : state) mlp.step();
+  time_row(state, [] { return [mlp = std::make_shared<burn_bench::MlpStep>(Make())] { mlp->step(); }; });
 }
 
 // The same step with the matmuls in bf16 under autocast (f32 master
@@ -395,30 +489,36 @@ void mlp_train_step(benchmark::State& state) {
 // what bf16 training saves or costs.
 template <MakeDevice Make>
 void bf16_mlp_train_step(benchmark::State& state) {
-  burn_bench::MlpStep mlp(Make(), {}, burn::DType::BF16);
-  for (auto _ : state) mlp.step();
+  time_row(state, [] {
+    return [mlp = std::make_shared<burn_bench::MlpStep>(Make(), burn_bench::MlpShape{}, burn::DType::BF16)] {
+      mlp->step();
+    };
+  });
 }
 
 // The same step on a small model: about 80 ops on tiny tensors, so what it
 // measures is each op's overhead (dispatch, autodiff, the fusion queue).
 template <MakeDevice Make>
 void mlp_small_step(benchmark::State& state) {
-  burn_bench::MlpStep mlp(Make(), burn_bench::kSmallMlp);
-  for (auto _ : state) mlp.step();
+  time_row(state, [] {
+    return [mlp = std::make_shared<burn_bench::MlpStep>(Make(), burn_bench::kSmallMlp)] { mlp->step(); };
+  });
 }
 
 // ---- per-op overhead --------------------------------------------------------------
 template <MakeDevice Make>
 void tiny_add_latency(benchmark::State& state) {
-  auto device = Make();
-  auto a = Tensor<1>::from_floats({1.0, 2.0, 3.0, 4.0}, device);
-  auto b = Tensor<1>::from_floats({4.0, 3.0, 2.0, 1.0}, device);
-  device.sync();
-  for (auto _ : state) {
-    auto c = a + b;
+  time_row(state, [] {
+    auto device = Make();
+    auto a = Tensor<1>::from_floats({1.0, 2.0, 3.0, 4.0}, device);
+    auto b = Tensor<1>::from_floats({4.0, 3.0, 2.0, 1.0}, device);
     device.sync();
-    benchmark::DoNotOptimize(c);
-  }
+    return [=] {
+      auto c = a + b;
+      device.sync();
+      benchmark::DoNotOptimize(c);
+    };
+  });
 }
 
 // Iterations x repetitions are fixed so the whole run stays within minutes on
@@ -540,6 +640,7 @@ int main(int argc, char** argv) {
 #endif
   benchmark::AddCustomContext("burn_threads", std::to_string(burn::Device::flex().num_threads()));
   benchmark::RunSpecifiedBenchmarks();
+  if (release_kept_row) release_kept_row();  // while the devices still exist
   benchmark::Shutdown();
   return 0;
 }

@@ -16,6 +16,12 @@ using In = typename Rd::In;
 template <class Rd>
 using Acc = typename Rd::A;
 
+// One level of lane_sum's tree: lanes[l] += lanes[l + Width].
+template <std::size_t Width, class A>
+inline void fold_lanes(A* lanes) {
+  for (std::size_t l = 0; l < Width; ++l) lanes[l] += lanes[l + Width];
+}
+
 // The leaf of the pairwise sum: at most 256 elements into 32 independent
 // lanes, then a fixed tree over the lanes. The lanes vectorise into several
 // independent vector accumulators (one would be bound by the add latency).
@@ -28,8 +34,14 @@ BURN_FLEX_ROW_CLONES A lane_sum(const T* p, std::int64_t s, std::size_t n) {
     for (; k + kLanes <= n; k += kLanes)
       for (std::size_t l = 0; l < kLanes; ++l) lanes[l] += static_cast<A>(load(p[k + l]));
   for (; k < n; ++k) lanes[k % kLanes] += static_cast<A>(load(p[static_cast<std::int64_t>(k) * s]));
-  for (std::size_t width = kLanes / 2; width > 0; width /= 2)
-    for (std::size_t l = 0; l < width; ++l) lanes[l] += lanes[l + width];
+  // The tree, one fixed-length loop per level so each level vectorises (a
+  // loop over the widths compiled to 31 scalar adds, a cost paid per 256
+  // elements).
+  fold_lanes<16>(lanes);
+  fold_lanes<8>(lanes);
+  fold_lanes<4>(lanes);
+  fold_lanes<2>(lanes);
+  fold_lanes<1>(lanes);
   return lanes[0];
 }
 
