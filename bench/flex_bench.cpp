@@ -291,15 +291,7 @@ void argmax_last(benchmark::State& state) {
   });
 }
 
-// burn has no layer_norm op yet: this is the composite a user writes today.
-Tensor<2> layer_norm(const Tensor<2>& x, const Tensor<1>& gamma, const Tensor<1>& beta, double eps) {
-  auto mean = x.mean_dim(-1);
-  auto var = x.var_bias(-1);
-  auto normed = (x - mean) / (var + eps).sqrt();
-  return normed * gamma.unsqueeze<2>() + beta.unsqueeze<2>();
-}
-
-/// The layer-norm composite over [rows, 1024].
+/// burn::module::layer_norm over [rows, 1024], as the peers' F.layer_norm.
 template <MakeDevice Make, std::size_t Rows>
 void layer_norm_rows(benchmark::State& state) {
   time_row(state, [] {
@@ -309,7 +301,7 @@ void layer_norm_rows(benchmark::State& state) {
     auto beta = Tensor<1>::zeros({1024}, device);
     device.sync();
     return [=] {
-      auto y = layer_norm(x, gamma, beta, 1e-5);
+      auto y = burn::module::layer_norm(x, gamma, beta, 1e-5);
       device.sync();
       benchmark::DoNotOptimize(y);
     };

@@ -200,7 +200,8 @@ def main(argv):
           + f"; OMP_WAIT_POLICY={os.environ.get('OMP_WAIT_POLICY', '(unset)')}; "
           f"{len(ours_paths)} round(s), best median per side.")
     print("flex = Device::flex() (eager), cpu = Device::cpu() (lazy fusion over flex's kernels). Each peer runs its "
-          "own idiomatic form (bench/torch_bench.py, bench/jax_bench.py); burn's layer_norm rows are a composite.")
+          "own idiomatic form (bench/torch_bench.py, bench/jax_bench.py); burn's layer_norm rows run "
+          "burn::module::layer_norm.")
 
     if check and problems:
         print("\n[report] incomplete:\n  " + "\n  ".join(problems), file=sys.stderr)

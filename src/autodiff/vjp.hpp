@@ -160,6 +160,10 @@ SavedValues saved(const ir::AdaptiveAvgPool& op);
 Grads rule(const ir::Interpolate& op, const VjpArgs& args);
 SavedValues saved(const ir::Interpolate& op);
 
+// norm.cpp
+Grads rule(const ir::LayerNorm& op, const VjpArgs& args);
+SavedValues saved(const ir::LayerNorm& op);
+
 // Helpers shared by the rules (src/autodiff/rules/common.cpp).
 /// The cotangent of output i, or zeros of that output's shape and dtype.
 TensorRef cotangent_or_zeros(const VjpArgs& args, std::size_t i);

@@ -29,10 +29,10 @@ using ReductionOps = OpList<ir::Reduce>;
 /// The first op of an epilogue group.
 using AnchorOps = OpList<ir::Matmul, ir::Conv>;
 /// Taken by no fuser: never queued, they run alone on the inner backend.
-using EagerOps =
-    OpList<ir::Full, ir::Arange, ir::Random, ir::Cumulative, ir::Sort, ir::Reshape, ir::Permute, ir::Expand, ir::Flip,
-           ir::Slice, ir::SliceAssign, ir::Cat, ir::Unfold, ir::Gather, ir::Scatter, ir::Select, ir::SelectAssign,
-           ir::ConvTranspose, ir::ConvWeightGrad, ir::MaxPool, ir::AvgPool, ir::AdaptiveAvgPool, ir::Interpolate>;
+using EagerOps = OpList<ir::Full, ir::Arange, ir::Random, ir::Cumulative, ir::Sort, ir::Reshape, ir::Permute,
+                        ir::Expand, ir::Flip, ir::Slice, ir::SliceAssign, ir::Cat, ir::Unfold, ir::Gather, ir::Scatter,
+                        ir::Select, ir::SelectAssign, ir::ConvTranspose, ir::ConvWeightGrad, ir::MaxPool, ir::AvgPool,
+                        ir::AdaptiveAvgPool, ir::Interpolate, ir::LayerNorm>;
 
 enum class OpKind : std::uint8_t { Elementwise, Reduction, Anchor, Eager };
 

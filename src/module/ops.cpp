@@ -1,5 +1,6 @@
 // Module operation frontends: convolutions, pools and interpolation map onto
-// their IR ops (which validate shapes); embedding and linear are composites.
+// their IR ops (which validate shapes); embedding and linear are composites;
+// layer norm is its op where the device has it, else a composite.
 #include <burn/module/ops.hpp>
 
 #include <burn/amp/autocast.hpp>
@@ -130,6 +131,24 @@ TensorRef linear(const TensorRef& x, const TensorRef& weight, const OptRef& bias
     else mark_composite(y, Composite::Linear, {x, weight});
   }
   return rank == 1 ? squeeze_dim(y, 0) : y;
+}
+
+TensorRef layer_norm(const TensorRef& x, const TensorRef& weight, const TensorRef& bias, double epsilon) {
+  const ir::LayerNorm op{epsilon};
+  if (x->device.supports_op(op)) return execute1(op, {x, weight, bias});
+  // The same checks and messages as the op's on every device.
+  const ir::TensorSpec specs[] = {x->spec, weight->spec, bias->spec};
+  (void)ir::infer_outputs(op, specs);
+  const auto last = static_cast<std::int64_t>(rank_of(x)) - 1;
+  auto [var, mean] = var_mean_dim(x, last, 0);
+  const TensorRef normalized = binary(ir::BinaryOp::Mul, binary(ir::BinaryOp::Sub, x, mean),
+                                      unary(ir::UnaryOp::Rsqrt, binary_scalar(ir::BinaryOp::Add, var, epsilon)));
+  std::vector<std::size_t> row(rank_of(x), 1);
+  row.back() = shape_of(weight)[0];
+  TensorRef y = binary(ir::BinaryOp::Mul, normalized, reshape_exact(weight, Shape(row)));
+  y = binary(ir::BinaryOp::Add, y, reshape_exact(bias, Shape(row)));
+  mark_composite(y, Composite::LayerNorm, {x, weight, bias}, 0, epsilon);  // one operator in an ONNX export
+  return y;
 }
 
 }  // namespace burn::detail

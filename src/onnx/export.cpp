@@ -200,6 +200,7 @@ bool same_attributes(const ir::Op& a, const ir::Op& b) {
         if constexpr (std::is_same_v<T, ir::AdaptiveAvgPool>) return x.output_size == y.output_size;
         if constexpr (std::is_same_v<T, ir::Interpolate>)
           return x.output_size == y.output_size && x.mode == y.mode && x.align_corners == y.align_corners;
+        if constexpr (std::is_same_v<T, ir::LayerNorm>) return x.epsilon == y.epsilon;
         return true;  // matmul, mask_where; reshape, expand, slice, arange, random: see the writer
       },
       a);

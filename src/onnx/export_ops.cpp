@@ -573,6 +573,14 @@ void write(GraphWriter& w, const OpContext& ctx, const ir::Interpolate& op) {
   }
 }
 
+// ---- norm ----------------------------------------------------------------------------------
+
+void write(GraphWriter& w, const OpContext& ctx, const ir::LayerNorm& op) {
+  auto& n = emit(w, ctx, "LayerNormalization", ctx.inputs);
+  set_attribute(n, "axis", std::int64_t{-1});
+  set_attribute(n, "epsilon", static_cast<float>(op.epsilon));
+}
+
 }  // namespace
 
 void write_composite(GraphWriter& w, const OpContext& ctx, const capture::CompositeMark& mark,

@@ -374,6 +374,14 @@ std::vector<TensorRef> layer_norm(const NodeArgs& a) {
   const std::size_t first = axis(a, a.attr_int("axis", -1), r);
   if (a.output_wanted(1) || a.output_wanted(2)) a.fail("the Mean and InvStdDev outputs are not supported");
   const double eps = a.attr_float("epsilon", 1e-5F);
+  // Over the last dim with a [n] scale (and bias): burn's layer norm, one
+  // kernel on the devices that have it.
+  const std::size_t n = shape_of(x).dims().back();
+  const auto is_row = [n](const TensorRef& t) { return rank_of(t) == 1 && shape_of(t)[0] == n; };
+  if (first + 1 == r && is_row(a.in(1)) && (!a.has(2) || is_row(a.in(2)))) {
+    const TensorRef bias = a.has(2) ? a.in(2) : detail::create(ir::Full{Shape{n}, 0.0, a.in(1)->spec.dtype}, x->device);
+    return one(detail::layer_norm(x, a.in(1), bias, eps));
+  }
   // Normalise over dims first.. as one flattened dim.
   I64s flat;
   for (std::size_t d = 0; d < first; ++d) flat.push_back(static_cast<std::int64_t>(shape_of(x)[d]));

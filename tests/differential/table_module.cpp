@@ -1,7 +1,7 @@
 // Module ops in 1, 2 and 3 spatial dims: convolution, transposed
 // convolution, the convolution weight gradient, max/avg/adaptive pooling and
 // every interpolation mode, with strides, padding, dilation, groups, ceil
-// mode, non-contiguous operands and empty batches.
+// mode, non-contiguous operands and empty batches; layer norm.
 #include "harness.hpp"
 
 namespace burn::differential {
@@ -263,6 +263,34 @@ CaseMaker interpolate_cases(ir::InterpolateMode mode) {
   };
 }
 
+// Rows shorter and longer than a vector and than a pairwise-sum leaf, one
+// feature, views of every kind (the weight and bias included), an empty
+// batch, a large epsilon.
+CaseMaker layer_norm_cases() {
+  return [](DType dt, Rng& rng) {
+    struct Geometry {
+      Operand x;
+      View params;
+      double epsilon;
+    };
+    const std::vector<Geometry> geometries{
+        {{{4, 37}, View::Contiguous}, View::Contiguous, 1e-5},   {{{3, 5, 64}, View::Permuted}, View::Strided, 1e-5},
+        {{{2, 300}, View::Strided}, View::Flipped, 1e-5},        {{{6, 1}, View::Contiguous}, View::Contiguous, 1e-5},
+        {{{2, 3, 8}, View::Expanded}, View::Contiguous, 0.1},    {{{0, 8}, View::Contiguous}, View::Contiguous, 1e-5},
+        {{{64, 1024}, View::Contiguous}, View::Contiguous, 1e-5}};
+    std::vector<Case> out;
+    for (const auto& g : geometries) {
+      const Shape row{g.x.shape.dims().back()};
+      out.push_back({label(g.x) + " eps " + std::to_string(g.epsilon),
+                     ir::LayerNorm{g.epsilon},
+                     {random_input(g.x.shape, dt, kFloat, g.x.view, rng),
+                      random_input(row, dt, Dist::range(0.5, 1.5), g.params, rng),
+                      random_input(row, dt, kFloat, g.params, rng)}});
+    }
+    return out;
+  };
+}
+
 }  // namespace
 
 std::vector<Entry> module_entries() {
@@ -284,6 +312,7 @@ std::vector<Entry> module_entries() {
                  interpolate_cases(InterpolateMode::Bilinear)});
   out.push_back({"interpolate_bicubic", ir::Interpolate{{}, InterpolateMode::Bicubic, false}, F,
                  interpolate_cases(InterpolateMode::Bicubic)});
+  out.push_back({"layer_norm", ir::LayerNorm{}, F, layer_norm_cases()});
   return out;
 }
 

@@ -1,10 +1,17 @@
 // BatchNorm, GroupNorm and RmsNorm against PyTorch 1.13 (torch.nn.BatchNorm1d/2d
 // and GroupNorm in f64 with the same wave weights; RmsNorm, absent from 1.13,
 // as x / sqrt(mean(x^2, -1) + eps) * w in torch), BatchNorm's running
-// statistics and train/eval behaviour, gradients by finite differences, errors.
+// statistics and train/eval behaviour, the layer-norm op (its kernels and the
+// composite other devices run) against its definition in double, gradients
+// by finite differences, errors.
+#include <burn/module/ops.hpp>
 #include <burn/nn/batch_norm.hpp>
 #include <burn/nn/group_norm.hpp>
+#include <burn/nn/layer_norm.hpp>
 #include <burn/nn/rms_norm.hpp>
+
+#include <cmath>
+#include <cstring>
 
 #include "../autodiff/grad_check.hpp"
 #include "layer_test_support.hpp"
@@ -13,6 +20,7 @@ namespace {
 
 using namespace burn;
 using burn::layer_test::f32_tol;
+using burn::layer_test::values_of;
 using burn::layer_test::wave;
 using burn::layer_test::wave_tensor;
 using burn::testing::all_devices;
@@ -221,6 +229,117 @@ TEST(RmsNormLayer, ErrorsAreClear) {
   expect_op_error([&] { norm.forward(Tensor<2>::ones({2, 5}, d)); }, "RmsNorm", "has 5 features");
 }
 
+// Layer norm over the last dim in double: the definition every device's
+// result is checked against, from the values the device actually holds.
+std::vector<double> layer_norm_reference(const std::vector<double>& x, const std::vector<double>& w,
+                                         const std::vector<double>& b, double eps) {
+  const std::size_t n = w.size();
+  std::vector<double> y(x.size());
+  for (std::size_t start = 0; start < x.size(); start += n) {
+    double mean = 0, var = 0;
+    for (std::size_t i = 0; i < n; ++i) mean += x[start + i];
+    mean /= static_cast<double>(n);
+    for (std::size_t i = 0; i < n; ++i) var += (x[start + i] - mean) * (x[start + i] - mean);
+    var /= static_cast<double>(n);
+    for (std::size_t i = 0; i < n; ++i) y[start + i] = (x[start + i] - mean) / std::sqrt(var + eps) * w[i] + b[i];
+  }
+  return y;
+}
+
+Tolerance layer_norm_tol(DType dtype) {
+  switch (dtype) {
+    case DType::F64: return Tolerance::rel_abs(1e-12, 1e-12);
+    case DType::F32: return Tolerance::rel_abs(1e-5, 1e-5);
+    default: return Tolerance::rel_abs(2e-2, 2e-2);  // one rounding to 8 or 11 bits, from f32
+  }
+}
+
+// 37 features: no vector width divides it, so every kernel's tail runs.
+TEST(LayerNormOp, MatchesTheDefinitionOnEveryDeviceAndFloatDType) {
+  constexpr std::size_t kRows = 6, kN = 37;
+  for (const auto& [device, dtype] : burn::testing::combos(burn::testing::float_dtypes())) {
+    SCOPED_TRACE(device.to_string() + " / " + std::string(dtype_name(dtype)));
+    auto x = wave_tensor<3>({2, kRows / 2, kN}, 0.77, 0.3, 1.7, device, dtype) + 0.75;
+    auto w = wave_tensor<1>({kN}, 0.9, 0.2, 0.5, device, dtype) + 1.0;
+    auto b = wave_tensor<1>({kN}, 1.3, 0.4, 0.3, device, dtype);
+    const auto want =
+        layer_norm_reference(values_of(x.to_data()), values_of(w.to_data()), values_of(b.to_data()), 1e-5);
+    expect_values(module::layer_norm(x, w, b, 1e-5).to_data(), want, Shape{2, kRows / 2, kN}, layer_norm_tol(dtype));
+  }
+}
+
+// Rows of several pairwise-sum leaves, far from zero mean: the variance of
+// the deviations keeps the result accurate where E[x^2] - mean^2 would not.
+TEST(LayerNormOp, LongRowsFarFromZeroStayAccurateOnTheKernels) {
+  constexpr std::size_t kN = 3001;
+  for (const auto& device : all_devices()) {
+    if (!device.supports_op(ir::LayerNorm{})) continue;  // the composite is checked above
+    SCOPED_TRACE(device.to_string());
+    auto x = wave_tensor<2>({3, kN}, 0.013, 0.3, 2.0, device) + 1000.0;
+    auto w = wave_tensor<1>({kN}, 0.9, 0.2, 0.5, device) + 1.0;
+    auto b = wave_tensor<1>({kN}, 1.3, 0.4, 0.3, device);
+    const auto want =
+        layer_norm_reference(values_of(x.to_data()), values_of(w.to_data()), values_of(b.to_data()), 1e-5);
+    // f32 holds x to 6e-5 near 1000: the deviations, so the outputs, to about that.
+    expect_values(module::layer_norm(x, w, b, 1e-5).to_data(), want, Shape{3, kN}, Tolerance::rel_abs(1e-4, 2e-4));
+  }
+}
+
+TEST(LayerNormOp, RunsAsOneKernelOnTheCpuBackendsAndAgreesWithItsComposite) {
+  EXPECT_TRUE(Device::flex().supports_op(ir::LayerNorm{}));
+#if BURN_HAS_NDARRAY
+  EXPECT_TRUE(Device::ndarray().supports_op(ir::LayerNorm{}));
+#endif
+  const Device flex = Device::flex();
+  auto x = wave_tensor<2>({5, 64}, 0.61, 0.1, 1.3, flex);
+  auto w = wave_tensor<1>({64}, 0.9, 0.2, 0.5, flex) + 1.0;
+  auto b = wave_tensor<1>({64}, 1.3, 0.4, 0.3, flex);
+  // nn::LayerNorm runs the op; the composite it replaced gives the same values.
+  const nn::LayerNorm layer{module::Param(w), module::Param(b), 1e-5};
+  auto [var, mean] = x.var_mean_bias(1);
+  const auto composite = (x - mean) * (var + 1e-5).rsqrt() * w.unsqueeze<2>() + b.unsqueeze<2>();
+  expect_values(layer.forward(x).to_data(), values_of(composite.to_data()), Shape{5, 64},
+                Tolerance::rel_abs(1e-5, 1e-6));
+#if BURN_HAS_CPU
+  // Device::cpu() runs flex's kernel: the same bits.
+  const Device cpu = Device::cpu();
+  const auto on_cpu = module::layer_norm(x.to_device(cpu), w.to_device(cpu), b.to_device(cpu)).to_data();
+  const auto on_flex = module::layer_norm(x, w, b).to_data();
+  ASSERT_EQ(on_cpu.bytes().size(), on_flex.bytes().size());
+  EXPECT_EQ(std::memcmp(on_cpu.bytes().data(), on_flex.bytes().data(), on_flex.bytes().size()), 0);
+#endif
+}
+
+TEST(LayerNormOp, ReadsPermutedViewsAndKeepsEmptyInputsEmpty) {
+  for (const auto& device : all_devices()) {
+    SCOPED_TRACE(device.to_string());
+    auto base = wave_tensor<2>({8, 3}, 0.37, 0.9, 1.1, device);
+    auto x = base.transpose();  // [3, 8], not contiguous
+    auto w = wave_tensor<1>({8}, 0.9, 0.2, 0.5, device) + 1.0;
+    auto b = wave_tensor<1>({8}, 1.3, 0.4, 0.3, device);
+    const auto want =
+        layer_norm_reference(values_of(x.to_data()), values_of(w.to_data()), values_of(b.to_data()), 1e-5);
+    expect_values(module::layer_norm(x, w, b).to_data(), want, Shape{3, 8}, Tolerance::rel_abs(1e-5, 1e-5));
+    auto empty = module::layer_norm(Tensor<2>::zeros({0, 8}, device), w, b);
+    EXPECT_EQ(empty.dims(), (std::array<std::size_t, 2>{0, 8}));
+  }
+}
+
+TEST(LayerNormOp, BadInputsGetTheOpsErrorOnEveryDevice) {
+  for (const auto& device : all_devices()) {
+    SCOPED_TRACE(device.to_string());
+    auto x = Tensor<2>::ones({2, 4}, device);
+    auto w = Tensor<1>::ones({4}, device), b = Tensor<1>::zeros({4}, device);
+    expect_op_error([&] { (void)module::layer_norm(x, Tensor<1>::ones({5}, device), b); }, "layer_norm",
+                    "weight has shape [5]; it must be [4]");
+    expect_op_error([&] { (void)module::layer_norm(x, w, Tensor<1>::zeros({3}, device)); }, "layer_norm",
+                    "bias has shape [3]");
+    expect_op_error([&] { (void)module::layer_norm(x, w, b, 0.0); }, "layer_norm", "epsilon must be positive");
+    if (device.supports_dtype(DType::F64))
+      expect_op_error([&] { (void)module::layer_norm(x, w.cast(DType::F64), b); }, "layer_norm", "dtypes");
+  }
+}
+
 #if BURN_HAS_AUTODIFF
 class NormLayerGrad : public adtest::AdTest {};
 
@@ -274,6 +393,14 @@ TEST_P(NormLayerGrad, RmsNorm) {
             return norm.forward(x);
           },
           adtest::Input<3>{rng.uniform(2 * 3 * 4, -1, 1), {2, 3, 4}}, adtest::Input<1>{rng.uniform(4, 0.5, 1.5), {4}});
+}
+
+TEST_P(NormLayerGrad, LayerNorm) {
+  adtest::GradCheck(ad())
+      .tolerance(1e-5, 1e-6)
+      .run([](Tensor<3> x, Tensor<1> w, Tensor<1> b) { return module::layer_norm(x, w, b, 1e-5); },
+           adtest::Input<3>{rng.uniform(2 * 3 * 5, -1, 1), {2, 3, 5}}, adtest::Input<1>{rng.uniform(5, 0.5, 1.5), {5}},
+           adtest::Input<1>{rng.uniform(5, -1, 1), {5}});
 }
 
 BURN_AD_MODES(NormLayerGrad);

@@ -110,13 +110,18 @@ TEST(VulkanDevice, DtypesFollowTheAdapterFeatures) {
   EXPECT_EQ(d.settings().float_dtype, burn::FloatDType::F32);
 }
 
-TEST(VulkanDevice, EveryIrOpIsSupported) {
+// Every IR op but the optional layer norm, which burn::module::layer_norm
+// runs here as its composite (tests/nn/norm_layers_test.cpp checks its values
+// on every device).
+TEST(VulkanDevice, EveryRequiredIrOpIsSupported) {
   const Device d = vk();
-  const auto supported = [&]<std::size_t... I>(std::index_sequence<I...>) {
-    return std::vector<bool>{d.supports_op(burn::ir::Op(std::in_place_index<I>))...};
+  const auto ops = []<std::size_t... I>(std::index_sequence<I...>) {
+    return std::vector<burn::ir::Op>{burn::ir::Op(std::in_place_index<I>)...};
   }
   (std::make_index_sequence<std::variant_size_v<burn::ir::Op>>());
-  for (std::size_t i = 0; i < supported.size(); ++i) EXPECT_TRUE(supported[i]) << "ir::Op alternative " << i;
+  for (std::size_t i = 0; i < ops.size(); ++i)
+    if (!std::holds_alternative<burn::ir::LayerNorm>(ops[i]))
+      EXPECT_TRUE(d.supports_op(ops[i])) << "ir::Op alternative " << i << " (" << burn::ir::op_name(ops[i]) << ")";
 }
 
 #if BURN_HAS_WGPU

@@ -335,10 +335,22 @@ struct Interpolate {
   bool align_corners;
 };
 
-using Op =
-    std::variant<Full, Arange, Random, Unary, Binary, Clamp, Cast, Matmul, Reduce, Cumulative, Sort, Reshape, Permute,
-                 Expand, Flip, Slice, SliceAssign, Cat, Unfold, Gather, Scatter, Select, SelectAssign, MaskWhere,
-                 MaskFill, Conv, ConvTranspose, ConvWeightGrad, MaxPool, AvgPool, AdaptiveAvgPool, Interpolate>;
+// Family norm.
+
+/// Layer normalisation over the last dim (PyTorch's F.layer_norm with a
+/// one-dim normalized shape): y = (x - mean) / sqrt(var + epsilon) * weight
+/// + bias, with the biased variance. Inputs: x [..., n], weight [n], bias [n],
+/// one float dtype. An optional op: burn::module::layer_norm runs it where
+/// the backend has it (supports_op) and the same formula as separate ops
+/// elsewhere.
+struct LayerNorm {
+  double epsilon = 1e-5;
+};
+
+using Op = std::variant<Full, Arange, Random, Unary, Binary, Clamp, Cast, Matmul, Reduce, Cumulative, Sort, Reshape,
+                        Permute, Expand, Flip, Slice, SliceAssign, Cat, Unfold, Gather, Scatter, Select, SelectAssign,
+                        MaskWhere, MaskFill, Conv, ConvTranspose, ConvWeightGrad, MaxPool, AvgPool, AdaptiveAvgPool,
+                        Interpolate, LayerNorm>;
 
 /// "add", "exp", "matmul", "sum_dim", "conv2d", ... (used in error messages).
 std::string_view op_name(const Op& op);

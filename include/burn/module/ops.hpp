@@ -66,6 +66,7 @@ TensorRef interpolate(const TensorRef& x, std::span<const std::size_t> output_si
                       bool align_corners);
 TensorRef embedding(const TensorRef& weights, const TensorRef& indices);
 TensorRef linear(const TensorRef& x, const TensorRef& weight, const OptRef& bias);
+TensorRef layer_norm(const TensorRef& x, const TensorRef& weight, const TensorRef& bias, double epsilon);
 /// An optional bias as the non-generic functions take it.
 template <std::size_t D>
 OptRef optional_ref(const std::optional<Tensor<D>>& t) {
@@ -156,6 +157,15 @@ inline Tensor<4> interpolate(const Tensor<4>& x, std::array<std::size_t, 2> outp
 /// weights [n_embedding, d_model], indices [batch, seq] -> [batch, seq, d_model].
 inline Tensor<3> embedding(const Tensor<2>& weights, const Tensor<2, Int>& indices) {
   return Tensor<3>(burn::detail::embedding(weights.ref(), indices.ref()));
+}
+/// Layer normalisation over the last dim, PyTorch's F.layer_norm with
+/// normalized_shape [n]: (x - mean) / sqrt(var + epsilon) * weight + bias
+/// with the biased variance; x [..., n], weight and bias [n]. One kernel
+/// where the device has it (flex, cpu, libtorch: one read of x, one write),
+/// the same formula as separate ops elsewhere. Differentiable.
+template <std::size_t D>
+Tensor<D> layer_norm(const Tensor<D>& x, const Tensor<1>& weight, const Tensor<1>& bias, double epsilon = 1e-5) {
+  return Tensor<D>(burn::detail::layer_norm(x.ref(), weight.ref(), bias.ref(), epsilon));
 }
 /// x [..., d_in] * weight [d_in, d_out] + bias [d_out] (Burn's weight layout).
 template <std::size_t D>

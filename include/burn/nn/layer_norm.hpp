@@ -4,6 +4,7 @@
 
 #include <burn/amp/autocast.hpp>
 #include <burn/module/module.hpp>
+#include <burn/module/ops.hpp>
 
 namespace burn::nn {
 
@@ -17,13 +18,7 @@ struct LayerNorm {
   Tensor<D> forward(const Tensor<D>& x_in) const {
     // Under autocast (burn/amp/autocast.hpp) the statistics are computed in f32.
     const Tensor<D> x(amp::detail::float32_input(x_in.ref()));
-    auto [var, mean] = x.var_mean_bias(static_cast<std::int64_t>(D) - 1);
-    auto normalized = (x - mean) * (var + epsilon).rsqrt();
-    auto out = normalized * weight->template unsqueeze<D>() + bias->template unsqueeze<D>();
-    // One LayerNormalization operator in an ONNX export.
-    burn::detail::mark_composite(out.ref(), burn::detail::Composite::LayerNorm, {x.ref(), weight->ref(), bias->ref()},
-                                 0, epsilon);
-    return out;
+    return module::layer_norm(x, *weight, *bias, epsilon);
   }
 };
 

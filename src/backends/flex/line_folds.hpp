@@ -22,18 +22,27 @@ inline void fold_lanes(A* lanes) {
   for (std::size_t l = 0; l < Width; ++l) lanes[l] += lanes[l + Width];
 }
 
-// The leaf of the pairwise sum: at most 256 elements into 32 independent
-// lanes, then a fixed tree over the lanes. The lanes vectorise into several
-// independent vector accumulators (one would be bound by the add latency).
-template <class T, class A>
-BURN_FLEX_ROW_CLONES A lane_sum(const T* p, std::int64_t s, std::size_t n) {
+/// The plain sum's term: the element itself.
+struct AsIs {
+  template <class A>
+  A operator()(A v) const {
+    return v;
+  }
+};
+
+// The leaf of the pairwise sum of term(x) (x in the accumulator's type): at
+// most 256 elements into 32 independent lanes, then a fixed tree over the
+// lanes. The lanes vectorise into several independent vector accumulators
+// (one would be bound by the add latency).
+template <class T, class A, class Term = AsIs>
+BURN_FLEX_ROW_CLONES A lane_sum(const T* p, std::int64_t s, std::size_t n, Term term = {}) {
   constexpr std::size_t kLanes = 32;
   A lanes[kLanes] = {};
   std::size_t k = 0;
   if (s == 1)
     for (; k + kLanes <= n; k += kLanes)
-      for (std::size_t l = 0; l < kLanes; ++l) lanes[l] += static_cast<A>(load(p[k + l]));
-  for (; k < n; ++k) lanes[k % kLanes] += static_cast<A>(load(p[static_cast<std::int64_t>(k) * s]));
+      for (std::size_t l = 0; l < kLanes; ++l) lanes[l] += term(static_cast<A>(load(p[k + l])));
+  for (; k < n; ++k) lanes[k % kLanes] += term(static_cast<A>(load(p[static_cast<std::int64_t>(k) * s])));
   // The tree, one fixed-length loop per level so each level vectorises (a
   // loop over the widths compiled to 31 scalar adds, a cost paid per 256
   // elements).
@@ -45,12 +54,12 @@ BURN_FLEX_ROW_CLONES A lane_sum(const T* p, std::int64_t s, std::size_t n) {
   return lanes[0];
 }
 
-// Pairwise sum: error grows with log n instead of n.
-template <class T, class A>
-A pairwise_sum(const T* p, std::int64_t s, std::size_t n) {
-  if (n <= 256) return lane_sum<T, A>(p, s, n);
+// Pairwise sum of term(x): error grows with log n instead of n.
+template <class T, class A, class Term = AsIs>
+A pairwise_sum(const T* p, std::int64_t s, std::size_t n, Term term = {}) {
+  if (n <= 256) return lane_sum<T, A>(p, s, n, term);
   const std::size_t h = n / 2;
-  return pairwise_sum<T, A>(p, s, h) + pairwise_sum<T, A>(p + static_cast<std::int64_t>(h) * s, s, n - h);
+  return pairwise_sum<T, A>(p, s, h, term) + pairwise_sum<T, A>(p + static_cast<std::int64_t>(h) * s, s, n - h, term);
 }
 
 // Rd::add over n elements of a line starting at position k0, in order.

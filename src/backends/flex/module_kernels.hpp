@@ -1,8 +1,8 @@
-// Kernels of the module operations (convolutions, pools, interpolation) and
-// matmul for the flex backend. Included by kernels.hpp. They use oneDNN
-// (dnnl_engine.hpp) where it supports the case exactly and fall back to
-// multi-threaded loops of their own elsewhere (f64, ints, layouts or modes
-// oneDNN lacks).
+// Kernels of the module operations (convolutions, pools, interpolation,
+// layer norm) and matmul for the flex backend. Included by kernels.hpp. They
+// use oneDNN (dnnl_engine.hpp) where it supports the case exactly and fall
+// back to multi-threaded loops of their own elsewhere (f64, ints, layouts or
+// modes oneDNN lacks); layer norm is loops of its own.
 #pragma once
 
 namespace burn::flex {
@@ -21,5 +21,7 @@ Result kernel(const Context&, const ir::AvgPool&, Inputs, Outputs);
 Result kernel(const Context&, const ir::AdaptiveAvgPool&, Inputs, Outputs);
 // interpolate.cpp
 Result kernel(const Context&, const ir::Interpolate&, Inputs, Outputs);
+// layer_norm.cpp
+Result kernel(const Context&, const ir::LayerNorm&, Inputs, Outputs);
 
 }  // namespace burn::flex

@@ -1,5 +1,5 @@
-// Kernels of the module operations (convolutions, pools, interpolation) and
-// matmul for the ndarray backend. Included by kernels.hpp.
+// Kernels of the module operations (convolutions, pools, interpolation,
+// layer norm) and matmul for the ndarray backend. Included by kernels.hpp.
 #pragma once
 
 namespace burn::ndarray {
@@ -16,5 +16,7 @@ Result kernel(const Context&, const ir::AvgPool&, Inputs, Outputs);
 Result kernel(const Context&, const ir::AdaptiveAvgPool&, Inputs, Outputs);
 // interpolate.cpp
 Result kernel(const Context&, const ir::Interpolate&, Inputs, Outputs);
+// layer_norm.cpp
+Result kernel(const Context&, const ir::LayerNorm&, Inputs, Outputs);
 
 }  // namespace burn::ndarray

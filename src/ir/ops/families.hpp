@@ -143,4 +143,9 @@ std::string_view name(const Interpolate&);
 bool memory_bound(const Interpolate&);
 SpecList infer(const Interpolate&, std::string_view, Inputs);
 
+// norm.cpp
+std::string_view name(const LayerNorm&);
+bool memory_bound(const LayerNorm&);
+SpecList infer(const LayerNorm&, std::string_view, Inputs);
+
 }  // namespace burn::ir
