@@ -119,9 +119,10 @@ TEST(VulkanDevice, EveryRequiredIrOpIsSupported) {
     return std::vector<burn::ir::Op>{burn::ir::Op(std::in_place_index<I>)...};
   }
   (std::make_index_sequence<std::variant_size_v<burn::ir::Op>>());
-  for (std::size_t i = 0; i < ops.size(); ++i)
-    if (!std::holds_alternative<burn::ir::LayerNorm>(ops[i]))
-      EXPECT_TRUE(d.supports_op(ops[i])) << "ir::Op alternative " << i << " (" << burn::ir::op_name(ops[i]) << ")";
+  for (std::size_t i = 0; i < ops.size(); ++i) {
+    if (std::holds_alternative<burn::ir::LayerNorm>(ops[i])) continue;
+    EXPECT_TRUE(d.supports_op(ops[i])) << "ir::Op alternative " << i << " (" << burn::ir::op_name(ops[i]) << ")";
+  }
 }
 
 #if BURN_HAS_WGPU
