@@ -99,35 +99,22 @@ void time_row(benchmark::State& state, Setup setup, std::int64_t key = 0) {
 }
 
 // ---- matmul -------------------------------------------------------------------
-void sgemm(benchmark::State& state) {
+// A product of two n x n operands stored in `Stored`. In bf16 (f32
+// accumulation) it runs oneDNN's AVX-512 BF16 / AMX kernels where the CPU has
+// them; elsewhere flex computes in f32 and rounds once (no faster than f32).
+template <burn::DType Stored>
+void square_matmul(benchmark::State& state) {
   const auto n = static_cast<std::size_t>(state.range(0));
   time_row(
       state,
       [n] {
         auto device = flex();
-        auto a = randn<2>({n, n}, device);
-        auto b = randn<2>({n, n}, device);
-        device.sync();
-        return [=] {
-          auto c = a.matmul(b);
-          device.sync();
-          benchmark::DoNotOptimize(c);
+        const auto operand = [&] {
+          auto t = randn<2>({n, n}, device);
+          return Stored == burn::DType::F32 ? t : t.cast(Stored);
         };
-      },
-      state.range(0));
-}
-
-// The same products and convolution in bf16 (inputs stored in bf16, f32
-// accumulation): oneDNN's AVX-512 BF16 / AMX kernels where the CPU has them;
-// elsewhere flex computes in f32 and rounds once (no faster than f32).
-void bf16_sgemm(benchmark::State& state) {
-  const auto n = static_cast<std::size_t>(state.range(0));
-  time_row(
-      state,
-      [n] {
-        auto device = flex();
-        auto a = randn<2>({n, n}, device).cast(burn::DType::BF16);
-        auto b = randn<2>({n, n}, device).cast(burn::DType::BF16);
+        auto a = operand();
+        auto b = operand();
         device.sync();
         return [=] {
           auto c = a.matmul(b);
@@ -351,6 +338,7 @@ void conv2d_forward(benchmark::State& state) {
   });
 }
 
+// conv2d_fwd in bf16, as square_matmul<BF16> is sgemm in bf16.
 void bf16_conv2d_forward(benchmark::State& state) {
   time_row(state, [] {
     auto device = flex();
@@ -561,11 +549,14 @@ std::string highway_target() {
 
 }  // namespace
 
-BENCHMARK(sgemm)->Name("sgemm_32")->Arg(32)->Apply(tiny);  // small products: dnnl_sgemm (matmul.cpp)
-BENCHMARK(sgemm)->Name("sgemm_128")->Arg(128)->Apply(tiny);
-BENCHMARK(sgemm)->Name("sgemm_256")->Arg(256)->Apply([](auto* b) { big(b, 50, 3); });
-BENCHMARK(sgemm)->Name("sgemm_1024")->Arg(1024)->Apply([](auto* b) { big(b, 2, 3); });
-BENCHMARK(sgemm)->Name("sgemm_2048")->Arg(2048)->Apply([](auto* b) { big(b, 1, 3); });
+BENCHMARK(square_matmul<burn::DType::F32>)
+    ->Name("sgemm_32")
+    ->Arg(32)
+    ->Apply(tiny);  // small products: dnnl_sgemm (matmul.cpp)
+BENCHMARK(square_matmul<burn::DType::F32>)->Name("sgemm_128")->Arg(128)->Apply(tiny);
+BENCHMARK(square_matmul<burn::DType::F32>)->Name("sgemm_256")->Arg(256)->Apply([](auto* b) { big(b, 50, 3); });
+BENCHMARK(square_matmul<burn::DType::F32>)->Name("sgemm_1024")->Arg(1024)->Apply([](auto* b) { big(b, 2, 3); });
+BENCHMARK(square_matmul<burn::DType::F32>)->Name("sgemm_2048")->Arg(2048)->Apply([](auto* b) { big(b, 1, 3); });
 BENCHMARK(batched_matmul)->Name("bmm_32x256")->Apply([](auto* b) { big(b, 2, 3); });
 BENCHMARK(add_fresh)->Name("add_16m_fresh")->Apply([](auto* b) { big(b, 5, 5); });
 BENCHMARK(add_inplace)->Name("add_16m_inplace")->Apply([](auto* b) { big(b, 5, 5); });
@@ -584,7 +575,7 @@ BENCHMARK(cumsum_last)->Name("cumsum_4096x4096")->Apply([](auto* b) { big(b, 3, 
 BENCHMARK(gather_dim1)->Name("gather_4096x4096")->Apply([](auto* b) { big(b, 3, 5); });
 BENCHMARK(argmax_last)->Name("argmax_4096x4096")->Apply([](auto* b) { big(b, 3, 5); });
 BENCHMARK(conv2d_forward)->Name("conv2d_fwd")->Apply([](auto* b) { big(b, 2, 3); });
-BENCHMARK(bf16_sgemm)->Name("bf16_matmul_2048")->Arg(2048)->Apply([](auto* b) { big(b, 1, 3); });
+BENCHMARK(square_matmul<burn::DType::BF16>)->Name("bf16_matmul_2048")->Arg(2048)->Apply([](auto* b) { big(b, 1, 3); });
 BENCHMARK(bf16_conv2d_forward)->Name("bf16_conv2d_fwd")->Apply([](auto* b) { big(b, 2, 3); });
 BENCHMARK(linear_f32)->Name("linear_4096_b64")->Apply([](auto* b) { big(b, 10, 3); });
 BENCHMARK(linear_int8)->Name("int8_linear_4096_b64")->Apply([](auto* b) { big(b, 10, 3); });

@@ -575,10 +575,16 @@ void write(GraphWriter& w, const OpContext& ctx, const ir::Interpolate& op) {
 
 // ---- norm ----------------------------------------------------------------------------------
 
-void write(GraphWriter& w, const OpContext& ctx, const ir::LayerNorm& op) {
-  auto& n = emit(w, ctx, "LayerNormalization", ctx.inputs);
+/// LayerNormalization over the last axis: burn's op, and the composite a
+/// device without it records.
+void write_layer_norm(GraphWriter& w, const OpContext& ctx, std::vector<std::string> inputs, double epsilon) {
+  auto& n = emit(w, ctx, "LayerNormalization", std::move(inputs));
   set_attribute(n, "axis", std::int64_t{-1});
-  set_attribute(n, "epsilon", static_cast<float>(op.epsilon));
+  set_attribute(n, "epsilon", static_cast<float>(epsilon));
+}
+
+void write(GraphWriter& w, const OpContext& ctx, const ir::LayerNorm& op) {
+  write_layer_norm(w, ctx, ctx.inputs, op.epsilon);
 }
 
 }  // namespace
@@ -593,12 +599,7 @@ void write_composite(GraphWriter& w, const OpContext& ctx, const capture::Compos
       set_attribute(n, "axis", mark.dim);
       return;
     }
-    case Composite::LayerNorm: {
-      auto& n = emit(w, ctx, "LayerNormalization", inputs);
-      set_attribute(n, "axis", std::int64_t{-1});
-      set_attribute(n, "epsilon", static_cast<float>(mark.epsilon));
-      return;
-    }
+    case Composite::LayerNorm: write_layer_norm(w, ctx, inputs, mark.epsilon); return;
     case Composite::Linear:
       emit(w, ctx, "Gemm", inputs);  // our weight is [d_in, d_out]: no transB
       return;
