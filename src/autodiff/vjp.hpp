@@ -164,6 +164,12 @@ SavedValues saved(const ir::Interpolate& op);
 Grads rule(const ir::LayerNorm& op, const VjpArgs& args);
 SavedValues saved(const ir::LayerNorm& op);
 
+// activation.cpp
+Grads rule(const ir::Softmax& op, const VjpArgs& args);
+SavedValues saved(const ir::Softmax& op);
+Grads rule(const ir::Gelu& op, const VjpArgs& args);
+SavedValues saved(const ir::Gelu& op);
+
 // Helpers shared by the rules (src/autodiff/rules/common.cpp).
 /// The cotangent of output i, or zeros of that output's shape and dtype.
 TensorRef cotangent_or_zeros(const VjpArgs& args, std::size_t i);

@@ -73,6 +73,7 @@ std::uint64_t attributes(std::uint64_t h, const ir::Clamp& o) {
 std::uint64_t attributes(std::uint64_t h, const ir::Cast& o) { return mix(h, static_cast<std::uint64_t>(o.dtype)); }
 std::uint64_t attributes(std::uint64_t h, const ir::MaskWhere&) { return h; }
 std::uint64_t attributes(std::uint64_t h, const ir::MaskFill&) { return h; }  // the fill value is a scalar
+std::uint64_t attributes(std::uint64_t h, const ir::Gelu& o) { return mix(h, o.tanh ? 1 : 0); }
 std::uint64_t attributes(std::uint64_t h, const ir::Reduce& o) {
   return mix(mix(mix(h, static_cast<std::uint64_t>(o.op)), o.dim), static_cast<std::uint64_t>(o.index_dtype));
 }

@@ -19,6 +19,7 @@ bool scalar_operand(const ir::Clamp&) { return true; }
 bool scalar_operand(const ir::Cast&) { return false; }
 bool scalar_operand(const ir::MaskWhere&) { return false; }
 bool scalar_operand(const ir::MaskFill&) { return true; }
+bool scalar_operand(const ir::Gelu&) { return false; }
 bool scalar_operand(const ir::Reduce&) { return false; }
 
 }  // namespace

@@ -23,7 +23,7 @@ struct OpList {
 
 /// One output per input element (after broadcasting): the steps of
 /// elementwise and row-reduce groups, and of an epilogue after its anchor.
-using ElementwiseOps = OpList<ir::Unary, ir::Binary, ir::Clamp, ir::Cast, ir::MaskWhere, ir::MaskFill>;
+using ElementwiseOps = OpList<ir::Unary, ir::Binary, ir::Clamp, ir::Cast, ir::MaskWhere, ir::MaskFill, ir::Gelu>;
 /// The row statistics of a row-reduce group (last-dim reductions).
 using ReductionOps = OpList<ir::Reduce>;
 /// The first op of an epilogue group.
@@ -32,7 +32,7 @@ using AnchorOps = OpList<ir::Matmul, ir::Conv>;
 using EagerOps = OpList<ir::Full, ir::Arange, ir::Random, ir::Cumulative, ir::Sort, ir::Reshape, ir::Permute,
                         ir::Expand, ir::Flip, ir::Slice, ir::SliceAssign, ir::Cat, ir::Unfold, ir::Gather, ir::Scatter,
                         ir::Select, ir::SelectAssign, ir::ConvTranspose, ir::ConvWeightGrad, ir::MaxPool, ir::AvgPool,
-                        ir::AdaptiveAvgPool, ir::Interpolate, ir::LayerNorm>;
+                        ir::AdaptiveAvgPool, ir::Interpolate, ir::LayerNorm, ir::Softmax>;
 
 enum class OpKind : std::uint8_t { Elementwise, Reduction, Anchor, Eager };
 

@@ -9,7 +9,7 @@ namespace burn::nn {
 
 namespace {
 
-constexpr const char* kOp = "MultiHeadAttention";
+constexpr const char* kAttentionOp = "MultiHeadAttention";
 
 /// The most negative finite value of a float dtype: masked scores become it, so
 /// exp(score - row max) underflows to exactly 0 whenever the row has an unmasked key.
@@ -30,9 +30,9 @@ Tensor<4> split_heads(const Tensor<3>& x, std::size_t n_heads) {
 
 void check_input(const Tensor<3>& t, const char* name, std::size_t d_model) {
   if (t.dims()[2] != d_model)
-    throw Error(kOp, fmt::format("the {} has {} features in its last dim, but the layer's d_model is {}; pass "
-                                 "[batch, seq, {}]",
-                                 name, t.dims()[2], d_model, d_model));
+    throw Error(kAttentionOp, fmt::format("the {} has {} features in its last dim, but the layer's d_model is {}; pass "
+                                          "[batch, seq, {}]",
+                                          name, t.dims()[2], d_model, d_model));
 }
 
 }  // namespace
@@ -41,24 +41,25 @@ MhaOutput MultiHeadAttention::forward(const MhaInput& input) const {
   const std::size_t d = d_model();
   // A hand-assembled module (not from the config) may carry an impossible head count.
   if (n_heads == 0 || d % n_heads != 0)
-    throw Error(kOp, fmt::format("d_model {} is not divisible by n_heads {}", d, n_heads));
+    throw Error(kAttentionOp, fmt::format("d_model {} is not divisible by n_heads {}", d, n_heads));
   check_input(input.query, "query", d);
   check_input(input.key, "key", d);
   check_input(input.value, "value", d);
   const std::size_t batch = input.query.dims()[0], seq_q = input.query.dims()[1];
   const std::size_t batch_k = input.key.dims()[0], seq_k = input.key.dims()[1];
   if (batch_k != batch || input.value.dims()[0] != batch)
-    throw Error(kOp, fmt::format("query, key and value have batch sizes {}, {} and {}; they must be equal", batch,
-                                 batch_k, input.value.dims()[0]));
+    throw Error(kAttentionOp, fmt::format("query, key and value have batch sizes {}, {} and {}; they must be equal",
+                                          batch, batch_k, input.value.dims()[0]));
   if (input.value.dims()[1] != seq_k)
-    throw Error(kOp, fmt::format("key and value have sequence lengths {} and {}; they must be equal", seq_k,
-                                 input.value.dims()[1]));
+    throw Error(kAttentionOp, fmt::format("key and value have sequence lengths {} and {}; they must be equal", seq_k,
+                                          input.value.dims()[1]));
   if (input.pad_mask && input.pad_mask->shape() != Shape{batch, seq_k})
-    throw Error(kOp, fmt::format("the padding mask has shape {}; expected [batch, seq_k] = [{}, {}]",
-                                 input.pad_mask->shape().to_string(), batch, seq_k));
+    throw Error(kAttentionOp, fmt::format("the padding mask has shape {}; expected [batch, seq_k] = [{}, {}]",
+                                          input.pad_mask->shape().to_string(), batch, seq_k));
   if (input.attn_mask && input.attn_mask->shape() != Shape{batch, seq_q, seq_k})
-    throw Error(kOp, fmt::format("the attention mask has shape {}; expected [batch, seq_q, seq_k] = [{}, {}, {}]",
-                                 input.attn_mask->shape().to_string(), batch, seq_q, seq_k));
+    throw Error(kAttentionOp,
+                fmt::format("the attention mask has shape {}; expected [batch, seq_q, seq_k] = [{}, {}, {}]",
+                            input.attn_mask->shape().to_string(), batch, seq_q, seq_k));
 
   const Tensor<4> q = split_heads(query.forward(input.query), n_heads);
   const Tensor<4> k = split_heads(key.forward(input.key), n_heads);

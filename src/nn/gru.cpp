@@ -9,7 +9,7 @@ namespace burn::nn {
 
 namespace {
 
-constexpr const char* kOp = "Gru";
+constexpr const char* kGruOp = "Gru";
 
 /// One layer in one direction from hidden state `h`; returns the hidden
 /// states and the final one.
@@ -30,20 +30,20 @@ std::pair<Tensor<3>, Tensor<2>> run_gru(const Tensor<3>& x, const RecurrentWeigh
 Tensor<2> checked_state(const std::optional<Tensor<2>>& state, std::size_t batch, std::size_t d_hidden,
                         const Tensor<3>& x) {
   if (!state) return Tensor<2>::zeros(Shape{batch, d_hidden}, {x.device(), x.dtype()});
-  detail::check_state(kOp, "hidden", *state, batch, d_hidden);
+  detail::check_state(kGruOp, "hidden", *state, batch, d_hidden);
   return *state;
 }
 
 }  // namespace
 
 Tensor<3> Gru::forward(const Tensor<3>& x, const std::optional<Tensor<2>>& state) const {
-  detail::check_built(kOp, "GruConfig", layers, bidirectional);
+  detail::check_built(kGruOp, "GruConfig", layers, bidirectional);
   if (state && layers.size() != 1)
-    throw Error(kOp, fmt::format("forward takes an initial state for one layer in one direction; this Gru has {} "
-                                 "layer(s){}, so its states are one per layer and direction: call forward_states",
-                                 num_layers(), bidirectional ? ", bidirectional" : ""));
+    throw Error(kGruOp, fmt::format("forward takes an initial state for one layer in one direction; this Gru has {} "
+                                    "layer(s){}, so its states are one per layer and direction: call forward_states",
+                                    num_layers(), bidirectional ? ", bidirectional" : ""));
   if (state) {
-    detail::check_sequence(kOp, x, d_input());
+    detail::check_sequence(kGruOp, x, d_input());
     return run_gru(x, layers.front(), checked_state(state, x.dims()[0], d_hidden(), x), false, d_hidden()).first;
   }
   return forward_states(x).first;
@@ -51,9 +51,9 @@ Tensor<3> Gru::forward(const Tensor<3>& x, const std::optional<Tensor<2>>& state
 
 std::pair<Tensor<3>, std::vector<Tensor<2>>> Gru::forward_states(const Tensor<3>& x,
                                                                  const std::vector<Tensor<2>>& states) const {
-  detail::check_built(kOp, "GruConfig", layers, bidirectional);
-  detail::check_sequence(kOp, x, d_input());
-  detail::check_state_count(kOp, states.size(), layers.size(), bidirectional);
+  detail::check_built(kGruOp, "GruConfig", layers, bidirectional);
+  detail::check_sequence(kGruOp, x, d_input());
+  detail::check_state_count(kGruOp, states.size(), layers.size(), bidirectional);
   const std::size_t batch = x.dims()[0];
   return detail::run_layers<Tensor<2>>(
       x, num_layers(), bidirectional, [&](const Tensor<3>& input, std::size_t k, bool reverse) {

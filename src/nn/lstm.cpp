@@ -9,7 +9,7 @@ namespace burn::nn {
 
 namespace {
 
-constexpr const char* kOp = "Lstm";
+constexpr const char* kLstmOp = "Lstm";
 
 /// One layer in one direction from `state`; returns the hidden states and
 /// the final state.
@@ -36,28 +36,28 @@ LstmState checked_state(const std::optional<LstmState>& state, std::size_t batch
     const auto zeros = Tensor<2>::zeros(Shape{batch, d_hidden}, {x.device(), x.dtype()});
     return LstmState{zeros, zeros};
   }
-  detail::check_state(kOp, "cell", state->cell, batch, d_hidden);
-  detail::check_state(kOp, "hidden", state->hidden, batch, d_hidden);
+  detail::check_state(kLstmOp, "cell", state->cell, batch, d_hidden);
+  detail::check_state(kLstmOp, "hidden", state->hidden, batch, d_hidden);
   return *state;
 }
 
 }  // namespace
 
 std::pair<Tensor<3>, LstmState> Lstm::forward(const Tensor<3>& x, const std::optional<LstmState>& state) const {
-  detail::check_built(kOp, "LstmConfig", layers, bidirectional);
+  detail::check_built(kLstmOp, "LstmConfig", layers, bidirectional);
   if (layers.size() != 1)
-    throw Error(kOp, fmt::format("forward runs one layer in one direction; this Lstm has {} layer(s){}, so its "
-                                 "states are one per layer and direction: call forward_states",
-                                 num_layers(), bidirectional ? ", bidirectional" : ""));
-  detail::check_sequence(kOp, x, d_input());
+    throw Error(kLstmOp, fmt::format("forward runs one layer in one direction; this Lstm has {} layer(s){}, so its "
+                                     "states are one per layer and direction: call forward_states",
+                                     num_layers(), bidirectional ? ", bidirectional" : ""));
+  detail::check_sequence(kLstmOp, x, d_input());
   return run_lstm(x, layers.front(), checked_state(state, x.dims()[0], d_hidden(), x), false, d_hidden());
 }
 
 std::pair<Tensor<3>, std::vector<LstmState>> Lstm::forward_states(const Tensor<3>& x,
                                                                   const std::vector<LstmState>& states) const {
-  detail::check_built(kOp, "LstmConfig", layers, bidirectional);
-  detail::check_sequence(kOp, x, d_input());
-  detail::check_state_count(kOp, states.size(), layers.size(), bidirectional);
+  detail::check_built(kLstmOp, "LstmConfig", layers, bidirectional);
+  detail::check_sequence(kLstmOp, x, d_input());
+  detail::check_state_count(kLstmOp, states.size(), layers.size(), bidirectional);
   const std::size_t batch = x.dims()[0];
   return detail::run_layers<LstmState>(
       x, num_layers(), bidirectional, [&](const Tensor<3>& input, std::size_t k, bool reverse) {

@@ -201,6 +201,8 @@ bool same_attributes(const ir::Op& a, const ir::Op& b) {
         if constexpr (std::is_same_v<T, ir::Interpolate>)
           return x.output_size == y.output_size && x.mode == y.mode && x.align_corners == y.align_corners;
         if constexpr (std::is_same_v<T, ir::LayerNorm>) return x.epsilon == y.epsilon;
+        if constexpr (std::is_same_v<T, ir::Softmax>) return x.log == y.log;
+        if constexpr (std::is_same_v<T, ir::Gelu>) return x.tanh == y.tanh;
         return true;  // matmul, mask_where; reshape, expand, slice, arange, random: see the writer
       },
       a);

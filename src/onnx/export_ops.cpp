@@ -4,6 +4,7 @@
 // or only for other dtypes, an error that names the op and says so.
 #include <cmath>
 #include <limits>
+#include <numbers>
 #include <optional>
 
 #include <burn/error.hpp>
@@ -587,6 +588,34 @@ void write(GraphWriter& w, const OpContext& ctx, const ir::LayerNorm& op) {
   write_layer_norm(w, ctx, ctx.inputs, op.epsilon);
 }
 
+// ---- activation ----------------------------------------------------------------------------
+
+void write_softmax(GraphWriter& w, const OpContext& ctx, bool log, std::vector<std::string> inputs, std::int64_t axis) {
+  auto& n = emit(w, ctx, log ? "LogSoftmax" : "Softmax", std::move(inputs));
+  set_attribute(n, "axis", axis);
+}
+
+void write(GraphWriter& w, const OpContext& ctx, const ir::Softmax& op) {
+  write_softmax(w, ctx, op.log, ctx.inputs, -1);
+}
+
+// Opset 17 has no Gelu operator (it arrives in opset 20): the formula, in
+// the order burn computes it.
+void write(GraphWriter& w, const OpContext& ctx, const ir::Gelu& op) {
+  const std::string& x = ctx.inputs[0];
+  const DType dtype = ctx.in_spec(0).dtype;
+  auto times = [&](const std::string& a, double s) { return w.node1("Mul", {a, w.scalar(s, dtype)}); };
+  std::string u;  // the argument of erf or tanh
+  if (op.tanh) {
+    const std::string cube = w.node1("Mul", {w.node1("Mul", {x, x}), x});
+    u = times(w.node1("Add", {x, times(cube, 0.044715)}), std::sqrt(2.0 / std::numbers::pi));
+  } else {
+    u = times(x, 1.0 / std::numbers::sqrt2);
+  }
+  const std::string one_plus = w.node1("Add", {w.node1(op.tanh ? "Tanh" : "Erf", {u}), w.scalar(1.0, dtype)});
+  emit(w, ctx, "Mul", {w.node1("Mul", {x, one_plus}), w.scalar(0.5, dtype)});
+}
+
 }  // namespace
 
 void write_composite(GraphWriter& w, const OpContext& ctx, const capture::CompositeMark& mark,
@@ -594,11 +623,7 @@ void write_composite(GraphWriter& w, const OpContext& ctx, const capture::Compos
   using detail::Composite;
   switch (mark.kind) {
     case Composite::Softmax:
-    case Composite::LogSoftmax: {
-      auto& n = emit(w, ctx, mark.kind == Composite::Softmax ? "Softmax" : "LogSoftmax", inputs);
-      set_attribute(n, "axis", mark.dim);
-      return;
-    }
+    case Composite::LogSoftmax: write_softmax(w, ctx, mark.kind == Composite::LogSoftmax, inputs, mark.dim); return;
     case Composite::LayerNorm: write_layer_norm(w, ctx, inputs, mark.epsilon); return;
     case Composite::Linear:
       emit(w, ctx, "Gemm", inputs);  // our weight is [d_in, d_out]: no transB

@@ -12,7 +12,7 @@ namespace {
 
 using burn::detail::TensorRef;
 
-constexpr const char* kOp = "Optimizer";
+constexpr const char* kOptimizerOp = "Optimizer";
 constexpr const char* kFormat = "burn-cpp-optimizer";
 constexpr const char* kStepSuffix = ".step";
 constexpr std::uint64_t kMaxStep = std::uint64_t{1} << 53;
@@ -37,7 +37,7 @@ module::ParamId parse_id(std::string_view text, std::string_view key) {
   try {
     return module::ParamId::parse(text);
   } catch (const Error&) {
-    throw Error(kOp, fmt::format("record key '{}' does not start with a parameter id (16 hex digits)", key));
+    throw Error(kOptimizerOp, fmt::format("record key '{}' does not start with a parameter id (16 hex digits)", key));
   }
 }
 
@@ -68,9 +68,10 @@ void Optimizer::step_params(double lr, const std::vector<std::pair<std::string, 
                             GradientsParams grads) {
   // Checked before anything is read or changed (the module and the state).
   if (!std::isfinite(lr) || lr < 0.0)
-    throw Error(kOp, fmt::format("the learning rate must be finite and non-negative, got {}; nothing was updated "
-                                 "(check the value or the scheduler that produced it)",
-                                 lr));
+    throw Error(kOptimizerOp,
+                fmt::format("the learning rate must be finite and non-negative, got {}; nothing was updated "
+                            "(check the value or the scheduler that produced it)",
+                            lr));
   // The update is not part of any graph.
   NoGradGuard no_grad;
 
@@ -80,10 +81,11 @@ void Optimizer::step_params(double lr, const std::vector<std::pair<std::string, 
   for (const auto& [path, p] : params) {
     if (!p->is_trainable()) continue;
     if (const auto [it, fresh] = seen.emplace(p->id(), &path); !fresh)
-      throw Error(kOp, fmt::format("parameters '{}' and '{}' have the same id {}; nothing was updated (a module "
-                                   "copied, or one file loaded into two parts of the model: load with "
-                                   "LoadOptions{{}}.with_fresh_ids())",
-                                   *it->second, path, p->id().to_string()));
+      throw Error(kOptimizerOp,
+                  fmt::format("parameters '{}' and '{}' have the same id {}; nothing was updated (a module "
+                              "copied, or one file loaded into two parts of the model: load with "
+                              "LoadOptions{{}}.with_fresh_ids())",
+                              *it->second, path, p->id().to_string()));
   }
 
   std::vector<Work> work;
@@ -93,11 +95,12 @@ void Optimizer::step_params(double lr, const std::vector<std::pair<std::string, 
     if (!g) continue;
     const TensorRef& value = p->ref();
     if (!is_float(value->spec.dtype))
-      throw Error(kOp, fmt::format("parameter '{}' is of dtype {}; only float parameters can be trained", path,
-                                   dtype_name(value->spec.dtype)));
+      throw Error(kOptimizerOp, fmt::format("parameter '{}' is of dtype {}; only float parameters can be trained", path,
+                                            dtype_name(value->spec.dtype)));
     if ((*g)->spec.shape != value->spec.shape)
-      throw Error(kOp, fmt::format("the gradient of parameter '{}' has shape {} but the parameter has shape {}", path,
-                                   (*g)->spec.shape.to_string(), value->spec.shape.to_string()));
+      throw Error(kOptimizerOp,
+                  fmt::format("the gradient of parameter '{}' has shape {} but the parameter has shape {}", path,
+                              (*g)->spec.shape.to_string(), value->spec.shape.to_string()));
     const Device base = value->device.without_autodiff();
     work.push_back({&path, p, on(value, base, value->spec.dtype), on(*g, base, value->spec.dtype)});
   }
@@ -124,7 +127,7 @@ void Optimizer::step_params(double lr, const std::vector<std::pair<std::string, 
     if (auto it = states_.find(w.param->id()); it != states_.end()) st = it->second;
     for (auto& [slot, t] : st.slots) {
       if (t->spec.shape != w.value->spec.shape)
-        throw Error(kOp,
+        throw Error(kOptimizerOp,
                     fmt::format("the '{}' state of parameter '{}' (id {}) has shape {} but the parameter has shape "
                                 "{}; was the state saved for another model?",
                                 slot, *w.path, w.param->id().to_string(), t->spec.shape.to_string(),
@@ -168,45 +171,49 @@ void Optimizer::load_state(const record::SafetensorsFile& file, const Device& de
     return it == file.metadata.end() ? std::string() : it->second;
   };
   if (meta("format") != kFormat)
-    throw Error(kOp, fmt::format("the record holds no optimiser state (metadata 'format' is '{}', expected '{}')",
-                                 meta("format"), kFormat));
+    throw Error(kOptimizerOp,
+                fmt::format("the record holds no optimiser state (metadata 'format' is '{}', expected '{}')",
+                            meta("format"), kFormat));
   if (meta("optimizer") != rule_->name())
-    throw Error(kOp, fmt::format("the record holds the state of a '{}' optimiser; this optimiser is '{}'",
-                                 meta("optimizer"), rule_->name()));
+    throw Error(kOptimizerOp, fmt::format("the record holds the state of a '{}' optimiser; this optimiser is '{}'",
+                                          meta("optimizer"), rule_->name()));
 
   std::map<module::ParamId, detail::ParamState> loaded;
   for (const auto& [key, value] : file.metadata) {
     if (key == "format" || key == "optimizer") continue;
     const std::string_view k = key;
     if (k.size() <= std::string_view(kStepSuffix).size() || !k.ends_with(kStepSuffix))
-      throw Error(kOp, fmt::format("unexpected metadata key '{}' in an optimiser record", key));
+      throw Error(kOptimizerOp, fmt::format("unexpected metadata key '{}' in an optimiser record", key));
     const auto id = parse_id(k.substr(0, k.size() - std::string_view(kStepSuffix).size()), key);
     std::uint64_t step = 0;
     auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), step);
     if (ec != std::errc() || end != value.data() + value.size() || value.empty())
-      throw Error(kOp, fmt::format("metadata '{}' = '{}' is not a step count", key, value));
+      throw Error(kOptimizerOp, fmt::format("metadata '{}' = '{}' is not a step count", key, value));
     // A saved state has taken at least one step. Past 2^53 the count is not
     // exact as the double that bias corrections use, and at 2^64 - 1 the next
     // step would wrap it to 0 and divide by zero.
     if (step < 1 || step > kMaxStep)
-      throw Error(kOp, fmt::format("metadata '{}' = {} is out of range: a saved state has taken from 1 to 2^53 steps",
-                                   key, step));
+      throw Error(
+          kOptimizerOp,
+          fmt::format("metadata '{}' = {} is out of range: a saved state has taken from 1 to 2^53 steps", key, step));
     loaded[id].step = step;
   }
   const auto slot_names = rule_->slot_names();
   for (const auto& [key, data] : file.tensors) {
     const auto dot = key.find('.');
-    if (dot == std::string::npos) throw Error(kOp, fmt::format("tensor key '{}' is not '<param id>.<slot>'", key));
+    if (dot == std::string::npos)
+      throw Error(kOptimizerOp, fmt::format("tensor key '{}' is not '<param id>.<slot>'", key));
     const auto id = parse_id(std::string_view(key).substr(0, dot), key);
     const std::string slot = key.substr(dot + 1);
     if (std::find(slot_names.begin(), slot_names.end(), slot) == slot_names.end())
-      throw Error(kOp, fmt::format("tensor '{}': '{}' is not a state of the '{}' optimiser", key, slot, rule_->name()));
+      throw Error(kOptimizerOp,
+                  fmt::format("tensor '{}': '{}' is not a state of the '{}' optimiser", key, slot, rule_->name()));
     auto it = loaded.find(id);
     if (it == loaded.end())
-      throw Error(
-          kOp, fmt::format("tensor '{}' has no '{}{}' step count in the metadata", key, id.to_string(), kStepSuffix));
+      throw Error(kOptimizerOp, fmt::format("tensor '{}' has no '{}{}' step count in the metadata", key, id.to_string(),
+                                            kStepSuffix));
     if (!is_float(data.dtype()))
-      throw Error(kOp,
+      throw Error(kOptimizerOp,
                   fmt::format("tensor '{}' is of dtype {}; optimiser state is float", key, dtype_name(data.dtype())));
     it->second.slots[slot] = burn::detail::from_data(data, {device, data.dtype()}, TensorKind::Float);
   }

@@ -1,5 +1,7 @@
 // Activations as composites of primitive ops, written to stay finite where
-// the naive formula would overflow.
+// the naive formula would overflow. Softmax, log-softmax and gelu are also
+// optional IR ops: where the device has a kernel (supports_op) they run as
+// one op, one pass over memory, and elsewhere as the composite below.
 #include <cmath>
 #include <numbers>
 
@@ -57,12 +59,14 @@ TensorRef leaky_relu(const TensorRef& t, double negative_slope) {
 
 TensorRef gelu(const TensorRef& t) {
   expect_float_tensor("gelu", t);
+  if (const ir::Gelu op{false}; t->device.supports_op(op)) return execute1(op, {t});
   auto cdf = add(unary(UnaryOp::Erf, mul(t, 1.0 / std::numbers::sqrt2)), 1.0);
   return mul(mul(t, cdf), 0.5);
 }
 
 TensorRef gelu_tanh(const TensorRef& t) {
   expect_float_tensor("gelu_tanh", t);
+  if (const ir::Gelu op{true}; t->device.supports_op(op)) return execute1(op, {t});
   const double k = std::sqrt(2.0 / std::numbers::pi);
   auto cube = mul(mul(t, t), t);
   auto inner = mul(add(t, mul(cube, 0.044715)), k);
@@ -101,6 +105,8 @@ TensorRef softmax(const TensorRef& t_in, std::int64_t dim) {
   TensorRef t = amp::detail::float32_input(t_in);
   const auto d = static_cast<std::int64_t>(normalize_dim("softmax", dim, rank_of(t)));
   if (shape_of(t).num_elements() == 0) return t;
+  if (const ir::Softmax op{false}; d + 1 == static_cast<std::int64_t>(rank_of(t)) && t->device.supports_op(op))
+    return execute1(op, {t});
   auto e = unary(UnaryOp::Exp, sub(t, reduce_dim(ir::ReduceOp::Max, t, d)));
   auto out = binary(BinaryOp::Div, e, reduce_dim(ir::ReduceOp::Sum, e, d));
   mark_composite(out, Composite::Softmax, {t}, d);
@@ -112,6 +118,8 @@ TensorRef log_softmax(const TensorRef& t_in, std::int64_t dim) {
   TensorRef t = amp::detail::float32_input(t_in);
   const auto d = static_cast<std::int64_t>(normalize_dim("log_softmax", dim, rank_of(t)));
   if (shape_of(t).num_elements() == 0) return t;
+  if (const ir::Softmax op{true}; d + 1 == static_cast<std::int64_t>(rank_of(t)) && t->device.supports_op(op))
+    return execute1(op, {t});
   auto shifted = sub(t, reduce_dim(ir::ReduceOp::Max, t, d));
   auto log_sum = unary(UnaryOp::Log, reduce_dim(ir::ReduceOp::Sum, unary(UnaryOp::Exp, shifted), d));
   auto out = sub(shifted, log_sum);

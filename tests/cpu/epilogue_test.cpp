@@ -168,17 +168,38 @@ TEST(Epilogue, BatchedMatmulWithScaleMaskAndReluIsOneMatmul) {
 TEST(Epilogue, WithoutReluTheMatmulRunsPlain) {
   // Attention scores, q k^T / sqrt(d) + mask, then softmax: a matmul's
   // post-ops slow oneDNN's kernel more than they save unless relu is among
-  // them, so the matmul runs alone and the scaling and the mask join the
-  // softmax's row kernel.
+  // them, so the matmul runs alone, the scaling and the mask are one
+  // elementwise group, and the softmax runs flex's kernel.
   auto run = [](const Device& d) {
     auto q = Tensor<3>::from_data(TensorData(grid(4 * 16, 32, 0.5f, 0.0f).to_vec<float>(), {4, 16, 32}), d);
     auto k = Tensor<3>::from_data(TensorData(grid(4 * 16, 32, 0.4f, 0.1f).to_vec<float>(), {4, 16, 32}), d);
     auto mask = Tensor<3>::from_data(TensorData(grid(16, 16, 2.0f, -1.0f).to_vec<float>(), {1, 16, 16}), d);
     return burn::activation::softmax(q.matmul(k.swap_dims(1, 2)) / std::sqrt(32.0) + mask, 2);
   };
+  // The softmax drains the queue when it runs: count from the start.
+  const Device cpu = fused_device();
+  fusion::reset_stats(cpu);
+  const auto got = run(cpu).to_data();
+  const auto s = fusion::stats(cpu);
+  EXPECT_EQ(bitwise_diff(got, run(eager_device()).to_data()), "");
+  EXPECT_EQ(s.fused_groups, 1u) << "one elementwise group: div and add";
+  EXPECT_EQ(s.ops_eager, 3u) << "k's transpose (a view), the matmul and the softmax, alone";
+}
+
+TEST(Epilogue, GeluJoinsTheBiasAddAsOneElementwiseStep) {
+  // Gelu is an elementwise IR op with a flex row function: after a linear
+  // layer it fuses with the bias add and the scale after it, flex's bits.
+  // Without relu among the steps the matmul runs plain (see above).
+  const Linear l = layer();
+  auto run = [&](const Device& d) {
+    auto h =
+        Tensor<2>::from_data(l.x, d).matmul(Tensor<2>::from_data(l.w, d)) + Tensor<1>::from_data(l.b, d).unsqueeze<2>();
+    return burn::activation::gelu(h) * 0.5;
+  };
   const auto s = fused_against_flex(run);
-  EXPECT_EQ(s.fused_groups, 1u) << "one row kernel: div, add and the softmax";
-  EXPECT_EQ(s.ops_eager, 1u) << "the matmul, alone";
+  EXPECT_EQ(s.fused_groups, 1u);
+  EXPECT_EQ(s.ops_fused, 3u) << "add, gelu and mul";
+  EXPECT_EQ(s.ops_eager, 1u) << "the matmul";
 }
 
 TEST(Epilogue, BroadcastBatchMatmulAgreesWithFlex) {

@@ -291,6 +291,23 @@ CaseMaker layer_norm_cases() {
   };
 }
 
+// Softmax rows of one element, shorter and longer than a vector, a
+// pairwise-sum leaf and a thread's grain, views of every kind, an empty
+// batch; logits wide enough that exp without the max shift would overflow
+// f16. Gelu on the same geometries, across both tails.
+CaseMaker activation_cases(ir::Op op, double spread) {
+  return [op = std::move(op), spread](DType dt, Rng& rng) {
+    const std::vector<Operand> geometries{{{4, 37}, View::Contiguous}, {{3, 5, 64}, View::Permuted},
+                                          {{2, 300}, View::Strided},   {{6, 1}, View::Contiguous},
+                                          {{2, 3, 8}, View::Expanded}, {{0, 8}, View::Contiguous},
+                                          {{2, 3001}, View::Flipped},  {{64, 1024}, View::Contiguous}};
+    std::vector<Case> out;
+    for (const auto& x : geometries)
+      out.push_back({label(x), op, {random_input(x.shape, dt, Dist::range(-spread, spread), x.view, rng)}});
+    return out;
+  };
+}
+
 }  // namespace
 
 std::vector<Entry> module_entries() {
@@ -313,6 +330,10 @@ std::vector<Entry> module_entries() {
   out.push_back({"interpolate_bicubic", ir::Interpolate{{}, InterpolateMode::Bicubic, false}, F,
                  interpolate_cases(InterpolateMode::Bicubic)});
   out.push_back({"layer_norm", ir::LayerNorm{}, F, layer_norm_cases()});
+  out.push_back({"softmax", ir::Softmax{}, F, activation_cases(ir::Softmax{}, 30.0)});
+  out.push_back({"log_softmax", ir::Softmax{true}, F, activation_cases(ir::Softmax{true}, 30.0)});
+  out.push_back({"gelu", ir::Gelu{}, F, activation_cases(ir::Gelu{}, 6.0)});
+  out.push_back({"gelu_tanh", ir::Gelu{true}, F, activation_cases(ir::Gelu{true}, 6.0)});
   return out;
 }
 

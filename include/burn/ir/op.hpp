@@ -347,10 +347,29 @@ struct LayerNorm {
   double epsilon = 1e-5;
 };
 
+// Family activation.
+
+/// Softmax over the last dim, y = exp(x - max) / sum(exp(x - max)) per row
+/// of x [..., n], or its logarithm (log = true: (x - max) - log(sum(exp(x -
+/// max)))). One float input. An optional op: burn::activation::softmax and
+/// log_softmax run it along the last dim where the backend has it and the
+/// same formula as separate ops elsewhere.
+struct Softmax {
+  bool log = false;
+};
+
+/// Gaussian error linear unit, elementwise: x * (1 + erf(x / sqrt(2))) / 2,
+/// or PyTorch's tanh approximation (tanh = true): x * (1 + tanh(sqrt(2 / pi)
+/// * (x + 0.044715 x^3))) / 2. One float input. An optional op like Softmax
+/// (burn::activation::gelu and gelu_tanh).
+struct Gelu {
+  bool tanh = false;
+};
+
 using Op = std::variant<Full, Arange, Random, Unary, Binary, Clamp, Cast, Matmul, Reduce, Cumulative, Sort, Reshape,
                         Permute, Expand, Flip, Slice, SliceAssign, Cat, Unfold, Gather, Scatter, Select, SelectAssign,
                         MaskWhere, MaskFill, Conv, ConvTranspose, ConvWeightGrad, MaxPool, AvgPool, AdaptiveAvgPool,
-                        Interpolate, LayerNorm>;
+                        Interpolate, LayerNorm, Softmax, Gelu>;
 
 /// "add", "exp", "matmul", "sum_dim", "conv2d", ... (used in error messages).
 std::string_view op_name(const Op& op);

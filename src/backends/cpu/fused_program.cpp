@@ -38,6 +38,7 @@ void bind(Instr& ins, const ir::MaskFill&, DType in) {
   ins.constant = ConstantKind::FillValue;
   ins.dtype = in;
 }
+void bind(Instr& ins, const ir::Gelu& o, DType in) { ins.fn = flex::gelu_row_fn(o.tanh, in); }
 void bind(Instr& ins, const ir::Reduce& o, DType in) {
   ins.reduce = flex::reduce_line_fn(o.op, in);
   ins.per_row = true;

@@ -102,7 +102,8 @@ V to_physical(ActivationLayout layout, const V& v, bool strides, bool broadcast_
 bool is_elementwise(const ir::Op& op) {
   return std::holds_alternative<ir::Unary>(op) || std::holds_alternative<ir::Binary>(op) ||
          std::holds_alternative<ir::Clamp>(op) || std::holds_alternative<ir::Cast>(op) ||
-         std::holds_alternative<ir::MaskFill>(op) || std::holds_alternative<ir::MaskWhere>(op);
+         std::holds_alternative<ir::MaskFill>(op) || std::holds_alternative<ir::MaskWhere>(op) ||
+         std::holds_alternative<ir::Gelu>(op);
 }
 
 }  // namespace
@@ -221,7 +222,7 @@ host::CpuTensorPtr elementwise_in_layout(const Context& ctx, const ir::Op& op, I
           return single_output_kernel(ctx, o, physical, physical_out);
         } else if constexpr (std::is_same_v<O, ir::Unary> || std::is_same_v<O, ir::Clamp> ||
                              std::is_same_v<O, ir::Cast> || std::is_same_v<O, ir::MaskFill> ||
-                             std::is_same_v<O, ir::MaskWhere>) {
+                             std::is_same_v<O, ir::MaskWhere> || std::is_same_v<O, ir::Gelu>) {
           return host::as_cpu_ptr(kernel(ctx, o, physical, outs).at(0));
         } else {
           return nullptr;

@@ -18,6 +18,8 @@ namespace burn::flex {
 /// ptrs = {out, in}; ctx unused. Throws "[op] no kernel" for a dtype the op
 /// does not take.
 RowFn unary_row_fn(ir::UnaryOp op, DType dtype);
+/// Gelu, exact or tanh: ptrs = {out, in}; ctx unused; float dtypes.
+RowFn gelu_row_fn(bool tanh, DType dtype);
 
 /// Clamp bounds in the element's compute type, as the clamp row reads them.
 struct ClampBounds {

@@ -39,7 +39,8 @@ bool computes(const ir::Op& op) {
                std::is_same_v<O, ir::Sort> || std::is_same_v<O, ir::Conv> || std::is_same_v<O, ir::ConvTranspose> ||
                std::is_same_v<O, ir::ConvWeightGrad> || std::is_same_v<O, ir::MaxPool> ||
                std::is_same_v<O, ir::AvgPool> || std::is_same_v<O, ir::AdaptiveAvgPool> ||
-               std::is_same_v<O, ir::Interpolate> || std::is_same_v<O, ir::LayerNorm>;
+               std::is_same_v<O, ir::Interpolate> || std::is_same_v<O, ir::LayerNorm> ||
+               std::is_same_v<O, ir::Softmax> || std::is_same_v<O, ir::Gelu>;
       },
       op);
 }

@@ -55,6 +55,9 @@ Result kernel(const Context&, const ir::SelectAssign&, Inputs, Outputs);
 // mask.cpp
 Result kernel(const Context&, const ir::MaskWhere&, Inputs, Outputs);
 Result kernel(const Context&, const ir::MaskFill&, Inputs, Outputs);
+// activation.cpp: softmax over the last dim, gelu
+Result kernel(const Context&, const ir::Softmax&, Inputs, Outputs);
+Result kernel(const Context&, const ir::Gelu&, Inputs, Outputs);
 
 }  // namespace burn::ndarray
 

@@ -148,4 +148,12 @@ std::string_view name(const LayerNorm&);
 bool memory_bound(const LayerNorm&);
 SpecList infer(const LayerNorm&, std::string_view, Inputs);
 
+// activation.cpp
+std::string_view name(const Softmax&);
+std::string_view name(const Gelu&);
+bool memory_bound(const Softmax&);
+bool memory_bound(const Gelu&);
+SpecList infer(const Softmax&, std::string_view, Inputs);
+SpecList infer(const Gelu&, std::string_view, Inputs);
+
 }  // namespace burn::ir
