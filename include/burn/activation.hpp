@@ -1,7 +1,7 @@
 // Activation functions, written once as composites of primitive ops
 // (src/tensor/activation.cpp), so every backend and autodiff get them free.
-// Softmax along the last dim, log-softmax and gelu run as one IR op on the
-// devices that have a kernel for it.
+// Softmax and log-softmax along the last dim, and gelu, run as one IR op on
+// the devices that have a kernel for it.
 #pragma once
 
 #include <burn/tensor.hpp>

@@ -4,10 +4,10 @@
 // is the composite's as flex runs it, with the same rounding to the dtype,
 // the same vector exp and log, and the same reduction tree: the max, exp(x -
 // max) into a scratch row, its sum, then exp / sum (log-softmax: (x - max) -
-// log(sum)). So the op gives the composite's bits in every dtype, and the
-// fused cpu device, which runs the composite, agrees with it; but a row is
-// read from memory once and written once, where the composite makes five
-// passes over the whole tensor.
+// log(sum)). So the op gives the composite's bits in every dtype (as the
+// cpu device's row-reduce fuser does for the composite written out), but a
+// row is read from memory once and written once, where the composite makes
+// five passes over the whole tensor.
 //
 // Gelu is an elementwise row function (the loop driver's, and the fused cpu
 // device's groups call it too), in chunks of 256 elements: the erf (or
