@@ -2,19 +2,19 @@
 //
 // Softmax runs a row at a time, rows split across flex's threads. Each step
 // is the composite's as flex runs it, with the same rounding to the dtype,
-// the same vector exp and log, and the same reduction tree: the max, exp(x -
-// max) into a scratch row, its sum, then exp / sum (log-softmax: (x - max) -
-// log(sum)). So the op gives the composite's bits in every dtype (as the
-// cpu device's row-reduce fuser does for the composite written out), but a
-// row is read from memory once and written once, where the composite makes
-// five passes over the whole tensor.
+// flex's own exp and log row functions, and the same reduction tree: the
+// max, exp(x - max) into a scratch row, its sum, then exp / sum (log-softmax:
+// (x - max) - log(sum)). So the op gives the composite's bits in every dtype
+// (as the cpu device's row-reduce fuser does for the composite written out),
+// but a row is read from memory once and written once, where the composite
+// makes five passes over the whole tensor.
 //
 // Gelu is an elementwise row function (the loop driver's, and the fused cpu
 // device's groups call it too), in chunks of 256 elements: the erf (or
 // tanh) argument into a buffer, the vector erf (tanh) over it, then x * (1 +
 // erf) / 2 in the composite's order.
+#include <algorithm>
 #include <cmath>
-#include <limits>
 #include <numbers>
 #include <vector>
 
@@ -30,15 +30,6 @@ namespace {
 
 using host::CpuTensor;
 
-// Transcendental functions cost far more than a load: thread them earlier.
-constexpr std::size_t kMathGrain = kGrainSize / 8;
-
-/// v rounded to T, in the compute type: what an op writing T stores.
-template <class T>
-compute_t<T> rounded(compute_t<T> v) {
-  return load(store<T>(v));
-}
-
 /// Reducer Rd over a contiguous line, as flex's reduce kernel folds a
 /// last-dim line: chunks of kChunk elements merged in its fixed tree.
 template <class Rd>
@@ -51,34 +42,29 @@ reduce_engine::Acc<Rd> fold_line(const reduce_engine::In<Rd>* p, std::size_t n) 
   return reduce_engine::merge_tree<Rd>(parts.data(), parts.size(), 1);
 }
 
-/// exp or log over n compute-type values in place, as flex's unary op on T:
-/// the vector kernels for f32 and f64, std:: for the 16-bit types; results
-/// rounded to T.
+/// Runs a unary row function (flex's exp or log for T) over n contiguous
+/// elements in place.
 template <class T>
-void math_in_place(simd::MathFn fn, compute_t<T>* v, std::size_t n) {
-  if constexpr (is_half_v<T>) {
-    for (std::size_t i = 0; i < n; ++i) v[i] = rounded<T>(fn == simd::MathFn::Exp ? std::exp(v[i]) : std::log(v[i]));
-  } else {
-    simd::apply(fn, v, v, n);
-  }
+void apply_in_place(RowFn fn, T* v, std::size_t n) {
+  std::byte* const ptrs[] = {reinterpret_cast<std::byte*>(v), reinterpret_cast<std::byte*>(v)};
+  const std::int64_t strides[] = {1, 1};
+  fn(nullptr, ptrs, strides, n);
 }
 
-// One row of n elements; `e` is scratch for n compute-type values.
+// One row of n elements; `e` is scratch for n values. exp_fn and log_fn are
+// flex's unary row functions for T.
 template <class T>
-BURN_FLEX_ROW_CLONES void softmax_row(const T* row, T* out, compute_t<T>* e, std::size_t n, bool log) {
-  using C = compute_t<T>;
-  const C max = fold_line<ExtremeR<T, true>>(row, n);  // an element: exact in T
-  for (std::size_t i = 0; i < n; ++i) e[i] = rounded<T>(load(row[i]) - max);
-  if (log)  // the shifted row is the result's first term: keep it there
-    for (std::size_t i = 0; i < n; ++i) out[i] = store<T>(e[i]);
-  math_in_place<T>(simd::MathFn::Exp, e, n);
-  // e holds values of T: summing them as C is the sum flex's kernel takes of T.
-  C sum = rounded<T>(fold_line<SumR<C>>(e, n));
+BURN_FLEX_ROW_CLONES void softmax_row(const T* row, T* out, T* e, std::size_t n, bool log, RowFn exp_fn, RowFn log_fn) {
+  const compute_t<T> max = fold_line<ExtremeR<T, true>>(row, n);  // an element: exact in T
+  for (std::size_t i = 0; i < n; ++i) e[i] = store<T>(load(row[i]) - max);
+  if (log) std::copy_n(e, n, out);  // the shifted row is the result's first term
+  apply_in_place(exp_fn, e, n);
+  T sum = store<T>(fold_line<SumR<T>>(e, n));
   if (log) {
-    math_in_place<T>(simd::MathFn::Log, &sum, 1);
-    for (std::size_t i = 0; i < n; ++i) out[i] = store<T>(load(out[i]) - sum);
+    apply_in_place(log_fn, &sum, 1);
+    for (std::size_t i = 0; i < n; ++i) out[i] = store<T>(load(out[i]) - load(sum));
   } else {
-    for (std::size_t i = 0; i < n; ++i) out[i] = store<T>(e[i] / sum);
+    for (std::size_t i = 0; i < n; ++i) out[i] = store<T>(load(e[i]) / load(sum));
   }
 }
 
@@ -88,11 +74,14 @@ void softmax_rows(const CpuTensor& x, const CpuTensor& y, bool log) {
   const std::size_t rows = x.num_elements() / n;
   const T* src = x.data<T>();
   T* dst = y.data<T>();
+  const RowFn exp_fn = unary_row_fn(ir::UnaryOp::Exp, x.dtype);
+  const RowFn log_fn = unary_row_fn(ir::UnaryOp::Log, x.dtype);
   parallel_for(
       rows,
       [&](std::size_t begin, std::size_t end) {
-        std::vector<compute_t<T>> e(n);  // reused by the chunk's rows
-        for (std::size_t r = begin; r < end; ++r) softmax_row<T>(src + r * n, dst + r * n, e.data(), n, log);
+        std::vector<T> e(n);  // reused by the chunk's rows
+        for (std::size_t r = begin; r < end; ++r)
+          softmax_row<T>(src + r * n, dst + r * n, e.data(), n, log, exp_fn, log_fn);
       },
       std::max<std::size_t>(1, kMathGrain / n));
 }

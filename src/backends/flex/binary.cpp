@@ -19,7 +19,7 @@ bool is_comparison(BinaryOp op) { return op >= BinaryOp::Equal; }
 
 // Ops cheap enough that threads only pay off on large inputs.
 std::size_t grain_of(BinaryOp op) {
-  return op == BinaryOp::Pow || op == BinaryOp::Atan2 || op == BinaryOp::Rem ? kGrainSize / 8 : kGrainSize;
+  return op == BinaryOp::Pow || op == BinaryOp::Atan2 || op == BinaryOp::Rem ? kMathGrain : kGrainSize;
 }
 
 [[noreturn]] void fail(BinaryOp op, std::int64_t value) {

@@ -40,6 +40,9 @@ using Result = std::vector<backend::PrimitivePtr>;
 
 /// Elements per thread below which a loop stays serial.
 inline constexpr std::size_t kGrainSize = 1 << 15;
+/// The same for loops of transcendental functions (exp, erf, pow, ...), which
+/// cost far more than a load per element: they thread earlier.
+inline constexpr std::size_t kMathGrain = kGrainSize / 8;
 
 // creation.cpp
 Result kernel(const Context&, const ir::Full&, Inputs, Outputs);

@@ -14,9 +14,6 @@ namespace {
 
 using ir::UnaryOp;
 
-// Transcendental functions cost far more than a load: thread them earlier.
-constexpr std::size_t kMathGrain = kGrainSize / 8;
-
 // f32 / f64 runs go through the SIMD kernels, strided ones (rare: the loop
 // driver merges most views into contiguous runs) through a small contiguous
 // buffer: the SIMD kernels are a few ULP from std::, so using std:: here
