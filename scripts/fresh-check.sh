@@ -192,9 +192,10 @@ if [[ -n $cache ]]; then
     cache_mounts+=("$root${part#*:}")
   done
   # The sloppiness lets ccache cache the test suites' compilations, which
-  # use a precompiled header.
+  # use a precompiled header; depend mode keeps that header's cached copy
+  # tied to its sources' exact bytes, comments included (.ci/run says why).
   env_vars+=(CCACHE_DIR=/var/cache/burn-ci/ccache CCACHE_UMASK=000 "CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-16G}"
-    CCACHE_SLOPPINESS=pch_defines,time_macros
+    CCACHE_SLOPPINESS=pch_defines,time_macros CCACHE_DEPEND=true
     CMAKE_C_COMPILER_LAUNCHER=ccache CMAKE_CXX_COMPILER_LAUNCHER=ccache PIP_CACHE_DIR=/var/cache/burn-ci/pip)
 fi
 if [[ -n $cache ]] && command -v ccache >/dev/null; then
