@@ -35,7 +35,8 @@ AnyTensor AnyTensor::detach() const { return AnyTensor(burn::detail::detach(ref_
 struct Model::Program {
   ::onnx::ModelProto proto;
   std::string source;
-  Device device;  // where load put the parameters
+  Device device;           // where load put the parameters
+  std::int64_t opset = 0;  // of the default domain: operators read their version's definition
   std::vector<std::string> inputs, outputs;
   struct InputSpec {
     std::optional<DType> dtype;
@@ -148,7 +149,7 @@ std::vector<Value> run_step(const Model::Program& program, const Model::Program:
   }
   std::vector<TensorRef> results;
   try {
-    results = step.fn(NodeArgs(node, step.attrs, std::move(refs), std::move(host), target));
+    results = step.fn(NodeArgs(node, step.attrs, std::move(refs), std::move(host), target, program.opset));
   } catch (const Error& e) {
     if (e.op() == kRunOp) throw;
     throw Error(kRunOp, fmt::format("node '{}' ({}) in {}: {}", node.name(), node.op_type(), program.source, e.what()));
@@ -167,7 +168,7 @@ std::vector<Value> run_step(const Model::Program& program, const Model::Program:
 std::shared_ptr<Model::Program> prepare(::onnx::ModelProto proto, const std::string& source, const Device& device,
                                         std::vector<std::pair<std::string, TensorData>>& float_initializers) {
   auto program =
-      std::make_shared<Model::Program>(Model::Program{std::move(proto), source, device, {}, {}, {}, {}, {}, {}});
+      std::make_shared<Model::Program>(Model::Program{std::move(proto), source, device, 0, {}, {}, {}, {}, {}, {}});
   const auto& model = program->proto;
   const auto& graph = model.graph();
 
@@ -283,9 +284,12 @@ void plan_releases(Model::Program& program) {
   for (const auto& [name, step] : last) program.steps[step].last_reads.push_back(name);
 }
 
-/// The newest ONNX IR version import reads (that of ONNX 1.16 to 1.17, which
-/// PyTorch 2.x's exporter writes).
-constexpr std::int64_t kNewestIrVersion = 10;
+/// The newest ONNX IR version import reads. PyTorch 2.x's exporter writes 10
+/// (ONNX 1.16 to 1.17); 11 to 13 add only element types (4- and 2-bit
+/// integers and floats, 8-bit exponents), which a tensor of them names in
+/// its error, and multi-device placement hints, which a single-device run
+/// leaves aside.
+constexpr std::int64_t kNewestIrVersion = 13;
 
 /// The model's operator set of the default domain; an error outside the
 /// range import reads.
@@ -409,6 +413,7 @@ Model load_model(::onnx::ModelProto proto, const std::optional<std::filesystem::
   if (!trainable) fold_batch_norms(proto);
   std::vector<std::pair<std::string, TensorData>> float_initializers;
   auto program = prepare(std::move(proto), source, device, float_initializers);
+  program->opset = opset;
   fold_constants(*program);
   plan_releases(*program);
   std::vector<module::Param<AnyTensor>> params;

@@ -140,6 +140,13 @@ std::vector<TensorRef> hard_swish(const NodeArgs& a) {
   return one(detail::binary(ir::BinaryOp::Mul, a.in(0), detail::hard_sigmoid(a.in(0), 1.0 / 6.0, 0.5)));
 }
 std::vector<TensorRef> mish(const NodeArgs& a) { return one(detail::mish(a.in(0))); }
+/// Swish (opset 24): x * sigmoid(alpha * x); alpha = 1 is silu.
+std::vector<TensorRef> swish(const NodeArgs& a) {
+  const double alpha = a.attr_float("alpha", 1.0F);
+  if (alpha == 1.0) return one(detail::silu(a.in(0)));
+  const TensorRef gate = detail::sigmoid(detail::binary_scalar(ir::BinaryOp::Mul, a.in(0), alpha));
+  return one(detail::binary(ir::BinaryOp::Mul, a.in(0), gate));
+}
 std::vector<TensorRef> softmax(const NodeArgs& a) {
   const auto ax = static_cast<std::int64_t>(axis(a, a.attr_int("axis", -1), rank_of(a.in(0))));
   return one(detail::softmax(a.in(0), ax));
@@ -233,6 +240,7 @@ void add_elementwise_ops(ImportTable& table) {
       {"Mish", mish},
       {"LeakyRelu", leaky_relu},
       {"Softplus", softplus},
+      {"Swish", swish},
       {"HardSigmoid", hard_sigmoid},
       {"Softmax", softmax},
       {"LogSoftmax", log_softmax},

@@ -342,6 +342,56 @@ std::vector<TensorRef> instance_norm(const NodeArgs& a) {
   return one(detail::binary(ir::BinaryOp::Add, y, per_channel(a.in(2), r)));
 }
 
+/// The dtype a normalization computes in: its stash_type (float32 by
+/// default) for 16-bit inputs, as the definition asks; the input's otherwise.
+DType stash_dtype(const NodeArgs& a, DType input) {
+  if (input != DType::F16 && input != DType::BF16) return input;
+  const auto stash = burn_dtype(static_cast<std::int32_t>(a.attr_int("stash_type", 1)));
+  if (!stash || !is_float(*stash))
+    a.fail(fmt::format("stash_type {} is not a float type", a.attr_int("stash_type", 1)));
+  return *stash;
+}
+
+/// GroupNormalization: the channels of each sample split into num_groups
+/// groups, each normalised over its channels and spatial dims (population
+/// variance), then scaled and shifted: per group in opset 18, per channel
+/// from opset 21 (the definition changed; a model's opset says which).
+std::vector<TensorRef> group_norm(const NodeArgs& a) {
+  const TensorRef& x = a.in(0);
+  const std::size_t r = rank_of(x);
+  if (r < 3) a.fail("the input needs a batch, a channel and at least one spatial dim");
+  const auto n = static_cast<std::int64_t>(shape_of(x)[0]), c = static_cast<std::int64_t>(shape_of(x)[1]);
+  const std::int64_t groups = a.attr_int("num_groups", 0);
+  if (groups <= 0 || c % groups != 0)
+    a.fail(fmt::format("num_groups {} must be positive and divide the {} channels", groups, c));
+  const bool per_channel_affine = a.opset() >= 21;
+  const std::int64_t affine = per_channel_affine ? c : groups;
+  for (const std::size_t i : {1u, 2u})
+    if (rank_of(a.in(i)) != 1 || static_cast<std::int64_t>(shape_of(a.in(i))[0]) != affine)
+      a.fail(fmt::format("{} must be 1-D with {} values (one per {}, opset {}), it has shape {}",
+                         i == 1 ? "scale" : "bias", affine, per_channel_affine ? "channel" : "group", a.opset(),
+                         shape_of(a.in(i)).to_string()));
+  const DType compute = stash_dtype(a, dtype_of(x));
+  const double eps = a.attr_float("epsilon", 1e-5F);
+  const I64s flat{n, groups, -1};
+  const TensorRef xf = detail::reshape(detail::cast(x, compute), flat);
+  auto [var, mean] = detail::var_mean_dim(xf, 2, 0);
+  const TensorRef norm =
+      detail::binary(ir::BinaryOp::Mul, detail::binary(ir::BinaryOp::Sub, xf, mean),
+                     detail::unary(ir::UnaryOp::Rsqrt, detail::binary_scalar(ir::BinaryOp::Add, var, eps)));
+  TensorRef scale = detail::cast(a.in(1), compute), bias = detail::cast(a.in(2), compute);
+  if (!per_channel_affine) {
+    // One value per group, repeated over the group's channels.
+    const I64s spread{groups, c / groups};
+    const I64s channels{c};
+    scale = detail::reshape(detail::expand(detail::unsqueeze_dim(scale, 1), spread), channels);
+    bias = detail::reshape(detail::expand(detail::unsqueeze_dim(bias, 1), spread), channels);
+  }
+  const I64s back(shape_of(x).dims().begin(), shape_of(x).dims().end());
+  const TensorRef y = detail::binary(ir::BinaryOp::Mul, detail::reshape(norm, back), per_channel(scale, r));
+  return one(detail::cast(detail::binary(ir::BinaryOp::Add, y, per_channel(bias, r)), dtype_of(x)));
+}
+
 /// DepthToSpace: [N, C, H, W] -> [N, C / b^2, H b, W b], the channels read
 /// depth-column-row (DCR, the default) or column-row-depth (CRD, PyTorch's
 /// PixelShuffle).
@@ -457,6 +507,28 @@ std::vector<TensorRef> resize(const NodeArgs& a) {
   return one(detail::interpolate(x, out, m, align));
 }
 
+/// RMSNormalization (opset 23): x / sqrt(mean(x^2) + epsilon) over the dims
+/// from axis on, times the scale (which broadcasts against them).
+std::vector<TensorRef> rms_norm(const NodeArgs& a) {
+  const TensorRef& x = a.in(0);
+  const std::size_t r = rank_of(x);
+  const std::size_t first = axis(a, a.attr_int("axis", -1), r);
+  const DType compute = stash_dtype(a, dtype_of(x));
+  const double eps = a.attr_float("epsilon", 1e-5F);
+  I64s flat;
+  for (std::size_t d = 0; d < first; ++d) flat.push_back(static_cast<std::int64_t>(shape_of(x)[d]));
+  flat.push_back(-1);
+  const TensorRef xf = detail::reshape(detail::cast(x, compute), flat);
+  const TensorRef mean_square = detail::reduce_dim(ir::ReduceOp::Mean, detail::binary(ir::BinaryOp::Mul, xf, xf),
+                                                   static_cast<std::int64_t>(first));
+  const TensorRef norm =
+      detail::binary(ir::BinaryOp::Mul, xf,
+                     detail::unary(ir::UnaryOp::Rsqrt, detail::binary_scalar(ir::BinaryOp::Add, mean_square, eps)));
+  const I64s back(shape_of(x).dims().begin(), shape_of(x).dims().end());
+  const TensorRef y = broadcast_binary(ir::BinaryOp::Mul, detail::reshape(norm, back), detail::cast(a.in(1), compute));
+  return one(detail::cast(y, dtype_of(x)));
+}
+
 }  // namespace
 
 TensorRef import_matmul(const NodeArgs& args, const TensorRef& x, const TensorRef& y) { return matmul(args, x, y); }
@@ -482,6 +554,8 @@ void add_nn_ops(ImportTable& table) {
       {"BatchNormalization", batch_norm},
       {"LayerNormalization", layer_norm},
       {"InstanceNormalization", instance_norm},
+      {"GroupNormalization", group_norm},
+      {"RMSNormalization", rms_norm},
       {"DepthToSpace", depth_to_space},
       {"Resize", resize},
       {"LSTM", import_lstm},

@@ -79,7 +79,7 @@ std::optional<TensorData> NodeArgs::attr_tensor(std::string_view name) const {
 namespace {
 
 /// Each family's operators (import_elementwise.cpp, import_reduce.cpp,
-/// import_shape.cpp, import_nn.cpp).
+/// import_shape.cpp, import_nn.cpp, import_attention.cpp).
 const ImportTable& table() {
   static const ImportTable t = [] {
     ImportTable all;
@@ -87,6 +87,7 @@ const ImportTable& table() {
     add_reduce_ops(all);
     add_shape_ops(all);
     add_nn_ops(all);
+    add_attention_ops(all);
     return all;
   }();
   return t;

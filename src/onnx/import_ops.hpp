@@ -2,7 +2,8 @@
 // attributes to its outputs, written with burn's tensor operations so they
 // run on every device and record for autodiff: a file per operator family
 // (import_elementwise.cpp, import_reduce.cpp, import_shape.cpp,
-// import_nn.cpp, import_einsum.cpp, import_quant.cpp, import_rnn.cpp), and
+// import_nn.cpp, import_attention.cpp, import_einsum.cpp, import_quant.cpp,
+// import_rnn.cpp), and
 // the table of them all with NodeArgs in import_ops.cpp.
 #pragma once
 
@@ -32,12 +33,20 @@ class NodeArgs {
  public:
   NodeArgs(const ::onnx::NodeProto& node, const std::unordered_map<std::string, const ::onnx::AttributeProto*>& attrs,
            std::vector<std::optional<detail::TensorRef>> inputs, std::vector<const TensorData*> host,
-           const Device& device)
-      : node_(node), attrs_(attrs), inputs_(std::move(inputs)), host_(std::move(host)), device_(device) {}
+           const Device& device, std::int64_t opset)
+      : node_(node),
+        attrs_(attrs),
+        inputs_(std::move(inputs)),
+        host_(std::move(host)),
+        device_(device),
+        opset_(opset) {}
 
   const ::onnx::NodeProto& node() const { return node_; }
   /// The device new tensors go to (the inputs').
   const Device& device() const { return device_; }
+  /// The model's opset of the default domain: which version of its
+  /// operator's definition the node follows.
+  std::int64_t opset() const { return opset_; }
   std::size_t num_inputs() const { return inputs_.size(); }
   /// Whether optional input i is given (present and not the empty name).
   bool has(std::size_t i) const { return i < inputs_.size() && inputs_[i].has_value(); }
@@ -72,6 +81,7 @@ class NodeArgs {
   std::vector<std::optional<detail::TensorRef>> inputs_;
   std::vector<const TensorData*> host_;
   const Device& device_;
+  std::int64_t opset_;
 };
 
 using ImportFn = std::vector<detail::TensorRef> (*)(const NodeArgs& args);
@@ -83,12 +93,13 @@ void add_elementwise_ops(ImportTable& table);  // arithmetic, logic, math, casts
 void add_reduce_ops(ImportTable& table);       // Reduce*, ArgMax/ArgMin, CumSum, TopK
 void add_shape_ops(ImportTable& table);        // shape and layout, indexing, creation
 void add_nn_ops(ImportTable& table);           // MatMul, Gemm, Pad, convolutions, pools, norms, Resize
+void add_attention_ops(ImportTable& table);    // Attention, RotaryEmbedding
 
 /// Einsum (import_einsum.cpp).
 std::vector<detail::TensorRef> import_einsum(const NodeArgs& args);
 
 /// The quantization operators (import_quant.cpp): QuantizeLinear and
-/// DequantizeLinear (per tensor and per axis), DynamicQuantizeLinear,
+/// DequantizeLinear (per tensor, per axis and per block), DynamicQuantizeLinear,
 /// MatMulInteger and ConvInteger.
 std::vector<detail::TensorRef> import_quantize_linear(const NodeArgs& args);
 std::vector<detail::TensorRef> import_dequantize_linear(const NodeArgs& args);

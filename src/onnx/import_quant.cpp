@@ -2,7 +2,8 @@
 // ONNX Runtime's quantization tools write: QDQ models (QuantizeLinear and
 // DequantizeLinear around float operators, quantize_static's default) and
 // dynamically quantized ones (DynamicQuantizeLinear, MatMulInteger and
-// ConvInteger, quantize_dynamic's). Each computes what the ONNX definition
+// ConvInteger, quantize_dynamic's), with scales per tensor, per axis or per
+// block (opset 21's blocked quantization). Each computes what the ONNX definition
 // says: integer products are exact (int32 matmuls; convolutions in f64, or in
 // f32 where every sum stays below 2^24), rounding is half to even.
 #include <algorithm>
@@ -33,25 +34,49 @@ std::pair<double, double> integer_range(const NodeArgs& a, DType dtype) {
   }
 }
 
-/// A scale or zero point shaped to broadcast against a rank-`rank` tensor:
-/// a scalar (or one value) per tensor, a 1-D one per slice of `axis`.
-TensorRef quant_param(const NodeArgs& a, const TensorRef& p, std::size_t rank, std::int64_t axis, const char* what) {
+/// A scale or zero point shaped to broadcast against `x` (of shape `xs`): a
+/// scalar (or one value) per tensor, a 1-D one per slice of `axis`, or, with
+/// a block size (opset 21), one of x's rank with a value per block of
+/// `block` consecutive elements along `axis` (the last block may be short),
+/// spread over its block.
+TensorRef quant_param(const NodeArgs& a, const TensorRef& p, const Shape& xs, std::int64_t axis, std::int64_t block,
+                      const char* what) {
   const Shape& s = p->spec.shape;
-  std::vector<std::int64_t> dims(rank, 1);
-  if (s.rank() == 1 && s[0] != 1) {
+  const std::size_t rank = xs.rank();
+  const auto ax_of = [&] {
     const std::int64_t ax = axis < 0 ? axis + static_cast<std::int64_t>(rank) : axis;
     if (ax < 0 || ax >= static_cast<std::int64_t>(rank))
       a.fail(fmt::format("axis {} is outside a rank-{} input", axis, rank));
-    dims[static_cast<std::size_t>(ax)] = static_cast<std::int64_t>(s[0]);
+    return static_cast<std::size_t>(ax);
+  };
+  if (block < 0) a.fail(fmt::format("block_size {} must not be negative", block));
+  if (block > 0) {
+    const std::size_t ax = ax_of();
+    const std::size_t blocks = (xs[ax] + static_cast<std::size_t>(block) - 1) / static_cast<std::size_t>(block);
+    bool ok = s.rank() == rank;
+    for (std::size_t d = 0; ok && d < rank; ++d) ok = s[d] == (d == ax ? blocks : xs[d]);
+    if (!ok)
+      a.fail(
+          fmt::format("with block_size {} along axis {}, the {} must have shape like the input {} with {} blocks "
+                      "on that axis, it has shape {}",
+                      block, axis, what, xs.to_string(), blocks, s.to_string()));
+    std::vector<std::int64_t> wide(s.dims().begin(), s.dims().end()), spread(wide);
+    wide.insert(wide.begin() + static_cast<std::ptrdiff_t>(ax) + 1, block);
+    spread[ax] = static_cast<std::int64_t>(blocks) * block;
+    const TensorRef repeated =
+        detail::reshape(detail::expand(detail::unsqueeze_dim(p, static_cast<std::int64_t>(ax) + 1), wide), spread);
+    return detail::narrow(repeated, static_cast<std::int64_t>(ax), 0, xs[ax]);
+  }
+  std::vector<std::int64_t> dims(rank, 1);
+  if (s.rank() == 1 && s[0] != 1) {
+    dims[ax_of()] = static_cast<std::int64_t>(s[0]);
   } else if (s.num_elements() != 1) {
-    a.fail(fmt::format("the {} must be a scalar or 1-D (per axis), it has shape {}", what, s.to_string()));
+    a.fail(
+        fmt::format("the {} must be a scalar or 1-D (per axis), or have the input's rank with a block_size; it "
+                    "has shape {}",
+                    what, s.to_string()));
   }
   return detail::reshape(p, dims);
-}
-
-/// Opset 21's blocked quantization (a scale per block of an axis) is not read.
-void refuse_blocks(const NodeArgs& a) {
-  if (a.attr_int("block_size", 0) != 0) a.fail("block_size (blocked quantization) is not supported");
 }
 
 /// round-half-to-even(x / scale) + zero_point, saturated to `dtype`'s range, as `dtype`.
@@ -65,7 +90,7 @@ TensorRef quantize_to(const NodeArgs& a, const TensorRef& x, const TensorRef& sc
 
 /// QuantizeLinear's and DequantizeLinear's scale (input 1) and zero point
 /// (input 2, in the scale's dtype), shaped to broadcast against input 0 per
-/// tensor or along `axis`; and the zero point's own dtype.
+/// tensor, along `axis` or per block; and the zero point's own dtype.
 struct LinearQuantParams {
   TensorRef scale;
   std::optional<TensorRef> zero_point;
@@ -73,15 +98,28 @@ struct LinearQuantParams {
 };
 
 LinearQuantParams linear_quant_params(const NodeArgs& a) {
-  refuse_blocks(a);
-  const std::size_t r = a.in(0)->spec.shape.rank();
+  const Shape& xs = a.in(0)->spec.shape;
   const std::int64_t axis = a.attr_int("axis", 1);
-  LinearQuantParams p{quant_param(a, a.in(1), r, axis, "scale"), std::nullopt, std::nullopt};
+  const std::int64_t block = a.attr_int("block_size", 0);
+  LinearQuantParams p{quant_param(a, a.in(1), xs, axis, block, "scale"), std::nullopt, std::nullopt};
   if (a.has(2)) {
+    if (a.in(2)->spec.shape.num_elements() != a.in(1)->spec.shape.num_elements())
+      a.fail(fmt::format("the zero point (shape {}) must have as many values as the scale (shape {})",
+                         a.in(2)->spec.shape.to_string(), a.in(1)->spec.shape.to_string()));
     p.zero_point_dtype = a.in(2)->spec.dtype;
-    p.zero_point = detail::cast(quant_param(a, a.in(2), r, axis, "zero point"), p.scale->spec.dtype);
+    p.zero_point = detail::cast(quant_param(a, a.in(2), xs, axis, block, "zero point"), p.scale->spec.dtype);
   }
   return p;
+}
+
+/// The dtype an `output_dtype` or `precision` attribute names, or `fallback`
+/// when it is absent (or 0, ONNX's "unset").
+DType dtype_attr(const NodeArgs& a, std::string_view name, DType fallback) {
+  const std::int64_t code = a.attr_int(name, 0);
+  if (code == 0) return fallback;
+  const auto dtype = burn_dtype(static_cast<std::int32_t>(code));
+  if (!dtype) a.fail(fmt::format("{} {} is not an ONNX element type burn holds", name, code));
+  return *dtype;
 }
 
 /// An integer operand minus its zero point, as int32 (`per_row`: a 1-D zero
@@ -106,6 +144,11 @@ TensorRef centred(const NodeArgs& a, std::size_t i, std::size_t zero_point, bool
 
 std::vector<TensorRef> import_dequantize_linear(const NodeArgs& a) {
   const LinearQuantParams p = linear_quant_params(a);
+  // The output is the scale's dtype; opset 23's output_dtype may only restate it.
+  const DType out = dtype_attr(a, "output_dtype", p.scale->spec.dtype);
+  if (out != p.scale->spec.dtype)
+    a.fail(
+        fmt::format("output_dtype {} must be the scale's dtype, {}", dtype_name(out), dtype_name(p.scale->spec.dtype)));
   TensorRef y = detail::cast(a.in(0), p.scale->spec.dtype);
   if (p.zero_point) y = detail::binary(ir::BinaryOp::Sub, y, *p.zero_point);
   return {detail::binary(ir::BinaryOp::Mul, y, p.scale)};
@@ -113,14 +156,18 @@ std::vector<TensorRef> import_dequantize_linear(const NodeArgs& a) {
 
 std::vector<TensorRef> import_quantize_linear(const NodeArgs& a) {
   const LinearQuantParams p = linear_quant_params(a);
-  // The zero point's type is the output's; uint8 without one.
-  DType out = p.zero_point_dtype.value_or(DType::U8);
-  if (a.has_attr("output_dtype") && a.attr_int("output_dtype", 0) != 0) {
-    const auto wanted = burn_dtype(static_cast<std::int32_t>(a.attr_int("output_dtype", 0)));
-    if (!wanted || (p.zero_point_dtype && *wanted != out)) a.fail("output_dtype must name the zero point's type");
-    out = *wanted;
-  }
-  return {quantize_to(a, detail::cast(a.in(0), p.scale->spec.dtype), p.scale, p.zero_point, out)};
+  // The zero point's type is the output's; without one, output_dtype's
+  // (opset 21), else uint8.
+  const DType out = dtype_attr(a, "output_dtype", p.zero_point_dtype.value_or(DType::U8));
+  if (p.zero_point_dtype && out != *p.zero_point_dtype)
+    a.fail(fmt::format("output_dtype {} must be the zero point's dtype, {}", dtype_name(out),
+                       dtype_name(*p.zero_point_dtype)));
+  // Opset 23's precision: the dtype x / scale is computed in (the scale's by default).
+  const DType precision = dtype_attr(a, "precision", p.scale->spec.dtype);
+  if (!is_float(precision)) a.fail(fmt::format("precision {} is not a float type", dtype_name(precision)));
+  std::optional<TensorRef> zero_point;
+  if (p.zero_point) zero_point = detail::cast(*p.zero_point, precision);
+  return {quantize_to(a, detail::cast(a.in(0), precision), detail::cast(p.scale, precision), zero_point, out)};
 }
 
 /// DynamicQuantizeLinear: uint8 with a scale and zero point from the input's

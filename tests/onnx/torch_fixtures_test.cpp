@@ -1,8 +1,10 @@
 // Models PyTorch exported (tests/onnx/fixtures, made by make_torch_fixtures.py
 // with both of torch.onnx.export's exporters; and the same, with torchvision's
 // ResNet-18, exported at test time by the PyTorch installed here), imported on
-// every device and compared with PyTorch's own outputs; and gradients through
-// an imported model checked against PyTorch's.
+// every device and compared with PyTorch's own outputs; gradients through an
+// imported model checked against PyTorch's; and the fixtures of newer opsets
+// (make_opset_fixtures.py) and of ONNX Runtime's quantizer against ONNX
+// Runtime's outputs.
 #include <burn/onnx.hpp>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -78,6 +80,14 @@ TEST(OnnxTorchFixtures, EveryModelPyTorchExportedMatchesPyTorchOnEveryDevice) {
   // ONNX Runtime's quantization of two of them (make_quantized_fixtures.py):
   // dynamic (DynamicQuantizeLinear, MatMulInteger, ConvInteger) and QDQ.
   for (const std::string name : {"mlp.dynamic", "mlp.qdq", "cnn.dynamic", "cnn.qdq"})
+    EXPECT_TRUE(seen.count(name)) << name << ".json is missing from " << kFixtures;
+  // The operators of opsets 18 to 25 (make_opset_fixtures.py), against ONNX
+  // Runtime's outputs, and PyTorch's opset-23 export of a Llama-style block
+  // (Attention, RMSNormalization), against PyTorch's.
+  for (const std::string name :
+       {"attention.opset23", "attention_cache.opset24", "attention_nonpad.opset24", "attention_window.opset25",
+        "rms_rotary.opset23", "group_norm.opset18", "group_norm.opset21", "swish.opset24", "blocked_quant.opset21",
+        "quant_attrs.opset23", "llama_block.torch23"})
     EXPECT_TRUE(seen.count(name)) << name << ".json is missing from " << kFixtures;
 }
 

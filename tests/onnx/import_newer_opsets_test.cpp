@@ -1,0 +1,451 @@
+// ONNX import of the operators opsets 21 to 25 brought (Attention,
+// RotaryEmbedding, RMSNormalization, GroupNormalization's per-channel form,
+// Swish, blocked quantization), on hand-made graphs checked against the
+// definitions computed here in double; tests/onnx/fixtures has the same
+// operators as PyTorch and onnx.helper write them, checked against ONNX
+// Runtime.
+#include <burn/onnx.hpp>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+
+#include "burn_test.hpp"
+#include "onnx_builder.hpp"
+
+namespace burn {
+namespace {
+
+using namespace onnx_test;
+
+/// n values spread over about [-1.5, 1.5], different for each `seed`.
+std::vector<float> wave(std::size_t n, int seed) {
+  std::vector<float> v(n);
+  for (std::size_t i = 0; i < n; ++i)
+    v[i] = static_cast<float>(1.5 * std::sin(0.7 * static_cast<double>(i) + 1.3 * seed));
+  return v;
+}
+
+/// Attention as its definition says, in double, on 4-D row-major data:
+/// q [b, hq, l, d], k [b, hk, s, d], v [b, hk, s, dv]; allowed(b, i, j)
+/// says whether query i may see key j (a float bias is added after).
+struct AttentionCase {
+  std::size_t b, hq, hk, l, s, d, dv;
+  double scale, softcap = 0.0;
+  std::function<bool(std::size_t, std::size_t, std::size_t)> allowed = [](std::size_t, std::size_t, std::size_t) {
+    return true;
+  };
+  std::function<double(std::size_t, std::size_t)> added = [](std::size_t, std::size_t) { return 0.0; };
+
+  std::vector<float> run(const std::vector<float>& q, const std::vector<float>& k, const std::vector<float>& v) const {
+    std::vector<float> y(b * hq * l * dv, 0.0F);
+    const std::size_t group = hq / hk;
+    for (std::size_t n = 0; n < b; ++n) {
+      for (std::size_t h = 0; h < hq; ++h) {
+        const std::size_t kh = h / group;
+        for (std::size_t i = 0; i < l; ++i) {
+          std::vector<double> score(s, -std::numeric_limits<double>::infinity());
+          bool any = false;
+          for (std::size_t j = 0; j < s; ++j) {
+            if (!allowed(n, i, j)) continue;
+            double dot = 0.0;
+            for (std::size_t e = 0; e < d; ++e)
+              dot += static_cast<double>(q[((n * hq + h) * l + i) * d + e]) * k[((n * hk + kh) * s + j) * d + e];
+            dot *= scale;
+            if (softcap > 0.0) dot = softcap * std::tanh(dot / softcap);
+            score[j] = dot + added(i, j);
+            any = true;
+          }
+          if (!any) continue;  // a query that sees no key gives zeros
+          double top = -std::numeric_limits<double>::infinity(), total = 0.0;
+          for (const double x : score) top = std::max(top, x);
+          for (double& x : score) total += (x = std::exp(x - top));
+          for (std::size_t e = 0; e < dv; ++e) {
+            double acc = 0.0;
+            for (std::size_t j = 0; j < s; ++j) acc += score[j] / total * v[((n * hk + kh) * s + j) * dv + e];
+            y[((n * hq + h) * l + i) * dv + e] = static_cast<float>(acc);
+          }
+        }
+      }
+    }
+    return y;
+  }
+};
+
+/// [b, s, h * d] -> [b, h, s, d] on host data.
+std::vector<float> heads_first(const std::vector<float>& x, std::size_t b, std::size_t s, std::size_t h,
+                               std::size_t d) {
+  std::vector<float> out(x.size());
+  for (std::size_t n = 0; n < b; ++n)
+    for (std::size_t t = 0; t < s; ++t)
+      for (std::size_t i = 0; i < h; ++i)
+        for (std::size_t e = 0; e < d; ++e) out[((n * h + i) * s + t) * d + e] = x[((n * s + t) * h + i) * d + e];
+  return out;
+}
+
+TEST(OnnxImportNewerOpsets, AttentionMatchesItsDefinition) {
+  // Four nodes: plain multi-head on 4-D inputs; grouped-query causal on 3-D
+  // inputs with the heads as attributes; a cache (past keys first, causal
+  // aligned bottom-right) with its present outputs; a bool mask that hides
+  // every key from one query, a float mask shorter than the keys, a scale
+  // and a softcap.
+  Builder g(23);
+  g.input("q", {2, 2, 3, 4}).input("k", {2, 2, 5, 4}).input("v", {2, 2, 5, 3});
+  g.input("q3", {2, 3, 16}).input("k3", {2, 3, 8}).input("v3", {2, 3, 8});
+  g.input("past_k", {2, 2, 2, 4}).input("past_v", {2, 2, 2, 3}).input("bias", {3, 4});
+  g.input("mask", {2, 1, 3, 5}, ::onnx::TensorProto::BOOL);
+  for (const char* o : {"plain", "gqa", "cached", "present_k", "present_v", "masked_bool", "masked_float"}) g.output(o);
+  g.node("Attention", {"q", "k", "v"}, {"plain"});
+  auto& gqa = g.node("Attention", {"q3", "k3", "v3"}, {"gqa"});
+  Builder::attr(gqa, "q_num_heads", std::int64_t{4});
+  Builder::attr(gqa, "kv_num_heads", std::int64_t{2});
+  Builder::attr(gqa, "is_causal", std::int64_t{1});
+  Builder::attr(g.node("Attention", {"q", "k", "v", "", "past_k", "past_v"}, {"cached", "present_k", "present_v"}),
+                "is_causal", std::int64_t{1});
+  auto& masked = g.node("Attention", {"q", "k", "v", "mask"}, {"masked_bool"});
+  Builder::attr(masked, "scale", 0.25F);
+  Builder::attr(masked, "softcap", 2.0F);
+  g.node("Attention", {"q", "k", "v", "bias"}, {"masked_float"});
+
+  const auto q = wave(2 * 2 * 3 * 4, 1), k = wave(2 * 2 * 5 * 4, 2), v = wave(2 * 2 * 5 * 3, 3);
+  const auto q3 = wave(2 * 3 * 16, 4), k3 = wave(2 * 3 * 8, 5), v3 = wave(2 * 3 * 8, 6);
+  const auto past_k = wave(2 * 2 * 2 * 4, 7), past_v = wave(2 * 2 * 2 * 3, 8);
+  // A float bias for 4 of the 5 keys (the fifth is masked as padding).
+  const auto bias = wave(3 * 4, 9);
+  // Query 1 of batch 1 sees no key; the others miss key (i + 2) % 5.
+  std::vector<std::uint8_t> mask(2 * 3 * 5);
+  for (std::size_t n = 0; n < 2; ++n)
+    for (std::size_t i = 0; i < 3; ++i)
+      for (std::size_t j = 0; j < 5; ++j) mask[(n * 3 + i) * 5 + j] = !(n == 1 && i == 1) && j != (i + 2) % 5;
+
+  const double inv_sqrt4 = 0.5;
+  const AttentionCase plain{2, 2, 2, 3, 5, 4, 3, inv_sqrt4};
+  AttentionCase gqa_case{2, 4, 2, 3, 3, 4, 4, inv_sqrt4};
+  gqa_case.allowed = [](std::size_t, std::size_t i, std::size_t j) { return j <= i; };
+  std::vector<float> cat_k, cat_v;  // past then new, per (batch, head)
+  for (std::size_t nh = 0; nh < 4; ++nh) {
+    cat_k.insert(cat_k.end(), past_k.begin() + static_cast<std::ptrdiff_t>(nh * 8),
+                 past_k.begin() + static_cast<std::ptrdiff_t>(nh * 8 + 8));
+    cat_k.insert(cat_k.end(), k.begin() + static_cast<std::ptrdiff_t>(nh * 20),
+                 k.begin() + static_cast<std::ptrdiff_t>(nh * 20 + 20));
+    cat_v.insert(cat_v.end(), past_v.begin() + static_cast<std::ptrdiff_t>(nh * 6),
+                 past_v.begin() + static_cast<std::ptrdiff_t>(nh * 6 + 6));
+    cat_v.insert(cat_v.end(), v.begin() + static_cast<std::ptrdiff_t>(nh * 15),
+                 v.begin() + static_cast<std::ptrdiff_t>(nh * 15 + 15));
+  }
+  // Two cached keys come first: the causal frontier of query i moves to
+  // key i + 2 (the offset is the cache's length).
+  AttentionCase cached{2, 2, 2, 3, 7, 4, 3, inv_sqrt4};
+  cached.allowed = [](std::size_t, std::size_t i, std::size_t j) { return j <= i + 2; };
+  AttentionCase by_bool{2, 2, 2, 3, 5, 4, 3, 0.25, 2.0};
+  by_bool.allowed = [&](std::size_t n, std::size_t i, std::size_t j) { return mask[(n * 3 + i) * 5 + j] != 0; };
+  AttentionCase by_float{2, 2, 2, 3, 5, 4, 3, inv_sqrt4};
+  by_float.allowed = [](std::size_t, std::size_t, std::size_t j) { return j < 4; };
+  by_float.added = [&](std::size_t i, std::size_t j) { return static_cast<double>(bias[i * 4 + j]); };
+  // The grouped-query node works on [b, h, s, d] and gives [b, s, h * d] back.
+  const auto gqa_heads =
+      gqa_case.run(heads_first(q3, 2, 3, 4, 4), heads_first(k3, 2, 3, 2, 4), heads_first(v3, 2, 3, 2, 4));
+  std::vector<float> want_gqa(gqa_heads.size());
+  for (std::size_t n = 0; n < 2; ++n)
+    for (std::size_t h = 0; h < 4; ++h)
+      for (std::size_t t = 0; t < 3; ++t)
+        for (std::size_t e = 0; e < 4; ++e)
+          want_gqa[((n * 3 + t) * 4 + h) * 4 + e] = gqa_heads[((n * 4 + h) * 3 + t) * 4 + e];
+
+  for (const Device& device : testing::all_devices()) {
+    SCOPED_TRACE(device.to_string());
+    const auto out = g.load(device).run({f32(q, {2, 2, 3, 4}), f32(k, {2, 2, 5, 4}), f32(v, {2, 2, 5, 3}),
+                                         f32(q3, {2, 3, 16}), f32(k3, {2, 3, 8}), f32(v3, {2, 3, 8}),
+                                         f32(past_k, {2, 2, 2, 4}), f32(past_v, {2, 2, 2, 3}), f32(bias, {3, 4}),
+                                         TensorData(mask, Shape{2, 1, 3, 5}).convert(DType::Bool)});
+    const Tolerance tol{1e-5, 1e-5};
+    out[0].assert_approx_eq(f32(plain.run(q, k, v), {2, 2, 3, 3}), tol);
+    out[1].assert_approx_eq(f32(want_gqa, {2, 3, 16}), tol);
+    out[2].assert_approx_eq(f32(cached.run(q, cat_k, cat_v), {2, 2, 3, 3}), tol);
+    out[3].assert_eq(f32(cat_k, {2, 2, 7, 4}));
+    out[4].assert_eq(f32(cat_v, {2, 2, 7, 3}));
+    out[5].assert_approx_eq(f32(by_bool.run(q, k, v), {2, 2, 3, 3}), tol);
+    out[6].assert_approx_eq(f32(by_float.run(q, k, v), {2, 2, 3, 3}), tol);
+    // The query that sees no key gives exact zeros (not a softmax's NaN).
+    const auto masked_rows = out[5].to_vec<float>();
+    for (std::size_t h = 0; h < 2; ++h)
+      for (std::size_t e = 0; e < 3; ++e) EXPECT_EQ(masked_rows[((2 + h) * 3 + 1) * 3 + e], 0.0F) << h << ", " << e;
+  }
+}
+
+TEST(OnnxImportNewerOpsets, AttentionWindowsAndValidLengthsMaskAsDefined) {
+  // Opset 25's sliding windows on a causal node, and opset 24's external
+  // cache: each batch's valid key count (the causal frontier moves with it).
+  Builder g(25);
+  g.input("q", {2, 1, 3, 2}).input("k", {2, 1, 5, 2}).input("v", {2, 1, 5, 2}).output("windowed").output("valid");
+  g.init("lengths", TensorData(std::vector<std::int64_t>{4, 2}, Shape{2}));
+  auto& windowed = g.node("Attention", {"q", "k", "v"}, {"windowed"});
+  Builder::attr(windowed, "left_window_size", std::int64_t{1});
+  Builder::attr(windowed, "right_window_size", std::int64_t{1});
+  Builder::attr(g.node("Attention", {"q", "k", "v", "", "", "", "lengths"}, {"valid"}), "is_causal", std::int64_t{1});
+  const auto q = wave(12, 11), k = wave(20, 12), v = wave(20, 13);
+  const double scale = 1.0 / std::sqrt(2.0);
+  AttentionCase windowed_case{2, 1, 1, 3, 5, 2, 2, scale};
+  windowed_case.allowed = [](std::size_t, std::size_t i, std::size_t j) {
+    return j + 1 >= i && j <= i + 1;  // |i - j| <= 1
+  };
+  // Batch 0 has 4 valid keys (offset 1), batch 1 has 2 (offset -1: query 0 sees nothing).
+  AttentionCase valid_case{2, 1, 1, 3, 5, 2, 2, scale};
+  valid_case.allowed = [](std::size_t n, std::size_t i, std::size_t j) {
+    const std::size_t valid = n == 0 ? 4 : 2;
+    return j < valid && j + 3 <= i + valid;
+  };
+  for (const Device& device : testing::all_devices()) {
+    SCOPED_TRACE(device.to_string());
+    const auto out = g.load(device).run({f32(q, {2, 1, 3, 2}), f32(k, {2, 1, 5, 2}), f32(v, {2, 1, 5, 2})});
+    out[0].assert_approx_eq(f32(windowed_case.run(q, k, v), {2, 1, 3, 2}), {1e-5, 1e-5});
+    out[1].assert_approx_eq(f32(valid_case.run(q, k, v), {2, 1, 3, 2}), {1e-5, 1e-5});
+  }
+}
+
+TEST(OnnxImportNewerOpsets, RotaryEmbeddingTurnsEachPairByItsPositionsAngle) {
+  // Non-interleaved on [b, heads, seq, head] with position ids; interleaved
+  // on [b, seq, hidden] with num_heads and only the first 4 of 6 dims turned.
+  Builder g(23);
+  g.input("x", {1, 2, 3, 4}).input("x3", {1, 3, 12}).output("halves").output("pairs");
+  std::vector<float> cos_cache, sin_cache;
+  for (int p = 0; p < 5; ++p)
+    for (int f = 0; f < 2; ++f) {
+      cos_cache.push_back(static_cast<float>(std::cos(0.3 * p * (f + 1))));
+      sin_cache.push_back(static_cast<float>(std::sin(0.3 * p * (f + 1))));
+    }
+  g.init("cos", f32(cos_cache, {5, 2})).init("sin", f32(sin_cache, {5, 2}));
+  g.init("positions", TensorData(std::vector<std::int64_t>{4, 0, 2}, Shape{1, 3}));
+  g.node("RotaryEmbedding", {"x", "cos", "sin", "positions"}, {"halves"});
+  auto& pairs = g.node("RotaryEmbedding", {"x3", "cos", "sin", "positions"}, {"pairs"});
+  Builder::attr(pairs, "interleaved", std::int64_t{1});
+  Builder::attr(pairs, "num_heads", std::int64_t{2});
+  Builder::attr(pairs, "rotary_embedding_dim", std::int64_t{4});
+  const auto x = wave(24, 21), x3 = wave(36, 22);
+  const std::int64_t position[3] = {4, 0, 2};
+  const auto turn = [&](double a, double b, std::size_t t, std::size_t f, bool second) {
+    const double c = cos_cache[static_cast<std::size_t>(position[t]) * 2 + f];
+    const double s = sin_cache[static_cast<std::size_t>(position[t]) * 2 + f];
+    return static_cast<float>(second ? s * a + c * b : c * a - s * b);
+  };
+  std::vector<float> halves(x.size()), pairs_want(x3);
+  for (std::size_t h = 0; h < 2; ++h)
+    for (std::size_t t = 0; t < 3; ++t) {
+      const float* row = &x[(h * 3 + t) * 4];
+      float* out = &halves[(h * 3 + t) * 4];
+      for (std::size_t f = 0; f < 2; ++f) {
+        out[f] = turn(row[f], row[f + 2], t, f, false);
+        out[f + 2] = turn(row[f], row[f + 2], t, f, true);
+      }
+    }
+  for (std::size_t t = 0; t < 3; ++t)
+    for (std::size_t h = 0; h < 2; ++h) {
+      const float* row = &x3[t * 12 + h * 6];
+      float* out = &pairs_want[t * 12 + h * 6];
+      for (std::size_t f = 0; f < 2; ++f) {
+        out[2 * f] = turn(row[2 * f], row[2 * f + 1], t, f, false);
+        out[2 * f + 1] = turn(row[2 * f], row[2 * f + 1], t, f, true);
+      }  // dims 4 and 5 pass through
+    }
+  for (const Device& device : testing::all_devices()) {
+    SCOPED_TRACE(device.to_string());
+    const auto out = g.load(device).run({f32(x, {1, 2, 3, 4}), f32(x3, {1, 3, 12})});
+    out[0].assert_approx_eq(f32(halves, {1, 2, 3, 4}), {1e-6, 1e-6});
+    out[1].assert_approx_eq(f32(pairs_want, {1, 3, 12}), {1e-6, 1e-6});
+  }
+}
+
+TEST(OnnxImportNewerOpsets, RmsAndGroupNormalizationFollowTheirOpsetsDefinitions) {
+  const auto x = wave(2 * 4 * 3, 31);  // [2, 4, 3]
+  const auto rms = [&](std::size_t from, const std::vector<float>& scale) {
+    // Normalised over the dims from `from` on ([2, 4, 3]: 1 or 2).
+    const std::size_t span = from == 1 ? 12 : 3;
+    std::vector<float> out(x.size());
+    for (std::size_t start = 0; start < x.size(); start += span) {
+      double sq = 0.0;
+      for (std::size_t i = 0; i < span; ++i) sq += static_cast<double>(x[start + i]) * x[start + i];
+      const double inv = 1.0 / std::sqrt(sq / static_cast<double>(span) + 1e-3);
+      for (std::size_t i = 0; i < span; ++i)
+        out[start + i] = static_cast<float>(x[start + i] * inv * scale[(start + i) % scale.size()]);
+    }
+    return out;
+  };
+  // Two groups of two channels; affine per group (opset 18) or per channel (21).
+  const auto group = [&](const std::vector<float>& scale, const std::vector<float>& bias, bool per_channel) {
+    std::vector<float> out(x.size());
+    for (std::size_t n = 0; n < 2; ++n)
+      for (std::size_t grp = 0; grp < 2; ++grp) {
+        const std::size_t start = n * 12 + grp * 6;
+        double mean = 0.0, var = 0.0;
+        for (std::size_t i = 0; i < 6; ++i) mean += x[start + i] / 6.0;
+        for (std::size_t i = 0; i < 6; ++i) var += (x[start + i] - mean) * (x[start + i] - mean) / 6.0;
+        for (std::size_t i = 0; i < 6; ++i) {
+          const std::size_t c = grp * 2 + i / 3, at = per_channel ? c : grp;
+          out[start + i] = static_cast<float>((x[start + i] - mean) / std::sqrt(var + 1e-5) * scale[at] + bias[at]);
+        }
+      }
+    return out;
+  };
+  const std::vector<float> last_scale{0.5F, 2.0F, -1.0F}, two_dims_scale = wave(12, 32);
+  const std::vector<float> per_channel_scale{1, 2, 3, 4}, per_channel_bias{0.5F, -0.5F, 1, 0};
+  const std::vector<float> per_group_scale{2, -1}, per_group_bias{1, 3};
+
+  Builder g21(21);
+  g21.input("x", {2, 4, 3}).output("gn");
+  g21.init("scale", f32(per_channel_scale, {4})).init("bias", f32(per_channel_bias, {4}));
+  Builder::attr(g21.node("GroupNormalization", {"x", "scale", "bias"}, {"gn"}), "num_groups", std::int64_t{2});
+  Builder g18(18);
+  g18.input("x", {2, 4, 3}).output("gn");
+  g18.init("scale", f32(per_group_scale, {2})).init("bias", f32(per_group_bias, {2}));
+  Builder::attr(g18.node("GroupNormalization", {"x", "scale", "bias"}, {"gn"}), "num_groups", std::int64_t{2});
+  Builder g23(23);
+  g23.input("x", {2, 4, 3}).output("last").output("two");
+  g23.init("s1", f32(last_scale, {3})).init("s2", f32(two_dims_scale, {4, 3}));
+  Builder::attr(g23.node("RMSNormalization", {"x", "s1"}, {"last"}), "epsilon", 1e-3F);
+  auto& two = g23.node("RMSNormalization", {"x", "s2"}, {"two"});
+  Builder::attr(two, "axis", std::int64_t{-2});
+  Builder::attr(two, "epsilon", 1e-3F);
+
+  for (const Device& device : testing::all_devices()) {
+    SCOPED_TRACE(device.to_string());
+    const TensorData in = f32(x, {2, 4, 3});
+    const Tolerance tol{1e-5, 1e-5};
+    g21.load(device).run({in})[0].assert_approx_eq(f32(group(per_channel_scale, per_channel_bias, true), {2, 4, 3}),
+                                                   tol);
+    g18.load(device).run({in})[0].assert_approx_eq(f32(group(per_group_scale, per_group_bias, false), {2, 4, 3}), tol);
+    const auto out = g23.load(device).run({in});
+    out[0].assert_approx_eq(f32(rms(2, last_scale), {2, 4, 3}), tol);
+    out[1].assert_approx_eq(f32(rms(1, two_dims_scale), {2, 4, 3}), tol);
+  }
+
+  // Each version's affine shape is the one it reads; the other is named.
+  Builder wrong(21);
+  wrong.input("x", {2, 4, 3}).output("gn");
+  wrong.init("scale", f32(per_group_scale, {2})).init("bias", f32(per_group_bias, {2}));
+  Builder::attr(wrong.node("GroupNormalization", {"x", "scale", "bias"}, {"gn"}), "num_groups", std::int64_t{2});
+  const std::string e = error_of([&] { (void)wrong.load(Device::flex()).run({f32(x, {2, 4, 3})}); });
+  EXPECT_NE(e.find("scale must be 1-D with 4 values (one per channel, opset 21), it has shape [2]"), std::string::npos)
+      << e;
+}
+
+TEST(OnnxImportNewerOpsets, SwishAndBlockedQuantizationComputeWhatOnnxDefines) {
+  Builder g(24);
+  g.input("x", {5})
+      .input("w", {2, 6})
+      .output("swish")
+      .output("silu")
+      .output("dq")
+      .output("q", ::onnx::TensorProto::INT8);
+  g.output("q_u8", ::onnx::TensorProto::UINT8);
+  // Blocks of 4 along axis 1 of a [2, 6] weight: two blocks, the second short.
+  g.init("w_int", TensorData(std::vector<std::int8_t>{1, 2, 3, 4, 5, 6, -1, -2, -3, -4, -5, -6}, Shape{2, 6}));
+  g.init("scale", f32({0.5F, 2.0F, 0.25F, 4.0F}, {2, 2}));
+  g.init("zp", TensorData(std::vector<std::int8_t>{0, 1, -1, 2}, Shape{2, 2}));
+  Builder::attr(g.node("Swish", {"x"}, {"swish"}), "alpha", 1.5F);
+  g.node("Swish", {"x"}, {"silu"});
+  auto& dq = g.node("DequantizeLinear", {"w_int", "scale", "zp"}, {"dq"});
+  Builder::attr(dq, "block_size", std::int64_t{4});
+  auto& q = g.node("QuantizeLinear", {"w", "scale", "zp"}, {"q"});
+  Builder::attr(q, "block_size", std::int64_t{4});
+  // output_dtype without a zero point (opset 21), rounding done in float.
+  g.init("one_scale", f32({0.5F}, {}));
+  auto& q_u8 = g.node("QuantizeLinear", {"x", "one_scale"}, {"q_u8"});
+  Builder::attr(q_u8, "output_dtype", std::int64_t{::onnx::TensorProto::UINT8});
+  Builder::attr(q_u8, "precision", std::int64_t{::onnx::TensorProto::FLOAT});
+
+  const std::vector<float> x{-2.0F, -0.5F, 0.0F, 1.25F, 3.0F};
+  std::vector<float> swish, silu;
+  for (const float v : x) {
+    swish.push_back(static_cast<float>(v / (1.0 + std::exp(-1.5 * v))));
+    silu.push_back(static_cast<float>(v / (1.0 + std::exp(-static_cast<double>(v)))));
+  }
+  // Row 0: (w - 0) * 0.5 for columns 0-3, (w - 1) * 2 for 4-5; row 1: (w + 1) * 0.25, (w - 2) * 4.
+  const std::vector<float> dq_want{0.5F, 1.0F, 1.5F, 2.0F, 8.0F, 10.0F, 0.0F, -0.25F, -0.5F, -0.75F, -28.0F, -32.0F};
+  const std::vector<float> w{1.0F, -0.75F, 0.2F, 100.0F, 5.0F, -3.0F, 0.3F, 0.125F, -0.375F, 40.0F, 1.0F, -9.0F};
+  // round_half_even(w / scale) + zp, saturated to int8.
+  const std::vector<std::int8_t> q_want{2, -2, 0, 127, 3, -1, 0, -1, -3, 127, 2, 0};
+  for (const Device& device : testing::all_devices()) {
+    SCOPED_TRACE(device.to_string());
+    const auto out = g.load(device).run({f32(x, {5}), f32(w, {2, 6})});
+    out[0].assert_approx_eq(f32(swish, {5}), {1e-6, 1e-6});
+    out[1].assert_approx_eq(f32(silu, {5}), {1e-6, 1e-6});
+    out[2].assert_eq(f32(dq_want, {2, 6}));
+    out[3].assert_eq(TensorData(q_want, Shape{2, 6}));
+    out[4].assert_eq(TensorData(std::vector<std::uint8_t>{0, 0, 0, 2, 6}, Shape{5}));
+  }
+
+  // A block scale whose shape does not cover the input, and a zero point of another size.
+  Builder bad(21);
+  bad.input("w", {2, 6}, ::onnx::TensorProto::INT8).output("y").init("s", f32({1, 2, 3}, {1, 3}));
+  Builder::attr(bad.node("DequantizeLinear", {"w", "s"}, {"y"}), "block_size", std::int64_t{4});
+  const std::string e = error_of([&] {
+    (void)bad.load(Device::flex()).run({TensorData(std::vector<std::int8_t>(12, 1), Shape{2, 6})});
+  });
+  EXPECT_NE(e.find("with block_size 4 along axis 1, the scale must have shape like the input [2, 6] with 2 blocks on "
+                   "that axis, it has shape [1, 3]"),
+            std::string::npos)
+      << e;
+}
+
+TEST(OnnxImportNewerOpsets, MalformedAttentionNodesAreNamed) {
+  const auto attention_error = [](const std::function<void(Builder&)>& make, std::vector<TensorData> inputs) {
+    Builder g(24);
+    make(g);
+    return error_of([&] { (void)g.load(Device::flex()).run(inputs); });
+  };
+  const TensorData x3 = f32(wave(2 * 3 * 8, 41), {2, 3, 8}), x4 = f32(wave(2 * 2 * 3 * 4, 42), {2, 2, 3, 4});
+  const std::string no_heads = attention_error(
+      [](Builder& g) {
+        g.input("x", {2, 3, 8}).output("y");
+        g.node("Attention", {"x", "x", "x"}, {"y"});
+      },
+      {x3});
+  EXPECT_NE(no_heads.find("3-D Q, K and V need the q_num_heads and kv_num_heads attributes"), std::string::npos)
+      << no_heads;
+  const std::string uneven = attention_error(
+      [](Builder& g) {
+        g.input("x", {2, 3, 8}).output("y");
+        auto& n = g.node("Attention", {"x", "x", "x"}, {"y"});
+        Builder::attr(n, "q_num_heads", std::int64_t{3});
+        Builder::attr(n, "kv_num_heads", std::int64_t{2});
+      },
+      {x3});
+  EXPECT_NE(uneven.find("Q's hidden size 8 is not a multiple of 3 heads"), std::string::npos) << uneven;
+  const std::string half_cache = attention_error(
+      [](Builder& g) {
+        g.input("x", {2, 2, 3, 4}).output("y");
+        g.node("Attention", {"x", "x", "x", "", "x"}, {"y"});
+      },
+      {x4});
+  EXPECT_NE(half_cache.find("past_key and past_value must be given together"), std::string::npos) << half_cache;
+  const std::string lengths = attention_error(
+      [](Builder& g) {
+        g.input("x", {2, 2, 3, 4}).output("y");
+        g.init("n", TensorData(std::vector<std::int64_t>{3, 9}, Shape{2}));
+        g.node("Attention", {"x", "x", "x", "", "", "", "n"}, {"y"});
+      },
+      {x4});
+  EXPECT_NE(lengths.find("nonpad_kv_seqlen 9 is outside [0, 3]"), std::string::npos) << lengths;
+  const std::string long_mask = attention_error(
+      [](Builder& g) {
+        g.input("x", {2, 2, 3, 4}).output("y").init("m", f32(std::vector<float>(3 * 4), {3, 4}));
+        g.node("Attention", {"x", "x", "x", "m"}, {"y"});
+      },
+      {x4});
+  EXPECT_NE(long_mask.find("attn_mask covers 4 keys, more than the 3 there are"), std::string::npos) << long_mask;
+  EXPECT_NE(long_mask.find("node 'Attention_1' (Attention)"), std::string::npos) << long_mask;
+}
+
+TEST(OnnxImportNewerOpsets, TheNewestOpsetAndIrVersionImportReadsLoadAndRun) {
+  // Opset 25 with IR version 13 (ONNX 1.20's); one past either is refused
+  // (import_test.cpp, ModelsNewerThanTheCheckerAreCheckedByBurn and
+  // AMissingInitializerAndANewerOpsetAreRefused).
+  Builder newest(25);
+  newest.model.set_ir_version(13);
+  newest.input("x", {2}).output("y");
+  newest.node("Relu", {"x"}, {"y"});
+  newest.load(Device::flex()).run({f32({-1, 2}, {2})})[0].assert_eq(f32({0, 2}, {2}));
+}
+
+}  // namespace
+}  // namespace burn
