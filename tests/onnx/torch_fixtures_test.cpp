@@ -107,8 +107,9 @@ TEST(OnnxTorchFixtures, ModelsThePyTorchHereExportsNowMatchIt) {
 
 TEST(OnnxTorchFixtures, GradientsThroughAnImportedModelMatchPyTorchs) {
   // sum(output^2) at the fixture's input, backward through the imported model
-  // on an autodiff device: every parameter's gradient is PyTorch's.
-  for (const char* name : {"mlp", "cnn_bn"}) {
+  // on an autodiff device: every parameter's gradient is PyTorch's (for the
+  // Llama-style block, through Attention and RMSNormalization).
+  for (const char* name : {"mlp", "cnn_bn", "llama_block.torch23"}) {
     SCOPED_TRACE(name);
     const auto spec = nlohmann::json::parse(std::ifstream(kFixtures / (std::string(name) + ".json")));
     const auto& g = spec["gradients"];
