@@ -93,6 +93,13 @@ std::shared_ptr<const Int8Weights> prepare_int8_weights(Int8Source source, std::
   return w;
 }
 
+std::vector<std::int8_t> Int8Weights::read_values() const {
+  if (plain_held.load(std::memory_order_acquire)) return plain;
+  if (avx2_held.load(std::memory_order_acquire)) return unpack_avx2(*avx2, k, n);
+  if (onednn_held.load(std::memory_order_acquire)) return unpack_onednn(*onednn, k, n);
+  return source();
+}
+
 void int8_matmul(const std::int8_t* a, std::size_t m, float a_scale, const Int8Weights& w, const Int8Output& out) {
   if (m == 0 || w.n == 0) return;
   std::vector<float> col_scales(w.n);

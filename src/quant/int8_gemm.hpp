@@ -10,6 +10,7 @@
 //  - Reference: plain loops, anywhere.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -52,16 +53,29 @@ using Int8Source = std::function<std::vector<std::int8_t>()>;
 /// Weights [k, n] prepared once for repeated products; each kernel's own
 /// layout is made on its first use. The plain values are kept only where a
 /// kernel reads them plain (the reference loops): the AVX2 and oneDNN
-/// kernels pack them once and keep only their own layout.
+/// kernels pack them once and keep only their own layout. Once one of these
+/// copies exists, the values are read back from it (read_values) and the
+/// source is no longer needed: the layer may release its int8 tensor.
 struct Int8Weights {
   std::size_t k = 0, n = 0;
   std::vector<float> scales;  // one per column
   Int8Source source;
 
-  /// The [k, n] row-major values, made from `source` on first use and kept.
+  /// The [k, n] row-major values, made on first use and kept.
   const std::vector<std::int8_t>& values() const {
-    std::call_once(values_once, [&] { plain = source(); });
+    std::call_once(values_once, [&] {
+      plain = read_values();
+      plain_held.store(true, std::memory_order_release);
+    });
     return plain;
+  }
+  /// The [k, n] row-major values, from a copy this object holds (the plain
+  /// values, the AVX2 panels or oneDNN's layout), else from the source.
+  std::vector<std::int8_t> read_values() const;
+  /// Whether this object holds a copy of the values of its own.
+  bool holds_copy() const {
+    return plain_held.load(std::memory_order_acquire) || avx2_held.load(std::memory_order_acquire) ||
+           onednn_held.load(std::memory_order_acquire);
   }
 
   mutable std::once_flag values_once;
@@ -71,6 +85,9 @@ struct Int8Weights {
   mutable std::shared_ptr<const Avx2Panels> avx2;
   mutable std::once_flag onednn_once;
   mutable std::shared_ptr<OneDnnPrimitives> onednn;
+
+  // Set, with release order, once the copy beside them is complete.
+  mutable std::atomic<bool> plain_held{false}, avx2_held{false}, onednn_held{false};
 };
 
 std::shared_ptr<const Int8Weights> prepare_int8_weights(Int8Source source, std::size_t k, std::size_t n,
@@ -116,6 +133,8 @@ void int8_matmul_any_range(const std::int8_t* a, std::size_t m, float a_scale, c
 // ---- the kernels (each file's entry points) ---------------------------------------------------------------
 /// Whether this CPU runs the AVX2 kernel.
 bool avx2_supported();
+/// The [k, n] row-major values of the AVX2 kernel's panels.
+std::vector<std::int8_t> unpack_avx2(const Avx2Panels& panels, std::size_t k, std::size_t n);
 /// out = (sum a w) * col_scales, for |a| <= 63.
 void int8_matmul_avx2(const std::int8_t* a, std::size_t m, const Int8Weights& w, const float* col_scales,
                       const Int8Output& out);
@@ -125,6 +144,9 @@ bool onednn_available();
 bool onednn_has_vnni();
 void int8_matmul_onednn(const std::int8_t* a, std::size_t m, const Int8Weights& w, const float* col_scales,
                         int zero_point, const Int8Output& out);
+/// The [k, n] row-major values of the first layout oneDNN's kernel keeps
+/// (reordered back to plain), or nothing when it keeps none.
+std::vector<std::int8_t> unpack_onednn(OneDnnPrimitives& primitives, std::size_t k, std::size_t n);
 
 /// The thread count of the int8 kernels: as many as flex's kernels use
 /// (BURN_NUM_THREADS, the device's set_num_threads), so a quantized layer

@@ -48,6 +48,21 @@ struct Avx2Panels {
   std::vector<std::int8_t> data;  // panels x k4 x 64 bytes
 };
 
+namespace {
+/// Where weight [l, j] sits in the panels.
+std::size_t panel_offset(const Avx2Panels& p, std::size_t l, std::size_t j) {
+  const std::size_t panel = j / kPanel, col = j % kPanel;
+  return (panel * p.k4 + l / 4) * 64 + (col / 8) * 32 + (col % 8) * 4 + l % 4;
+}
+}  // namespace
+
+std::vector<std::int8_t> unpack_avx2(const Avx2Panels& panels, std::size_t k, std::size_t n) {
+  std::vector<std::int8_t> values(k * n);
+  for (std::size_t l = 0; l < k; ++l)
+    for (std::size_t j = 0; j < n; ++j) values[l * n + j] = panels.data[panel_offset(panels, l, j)];
+  return values;
+}
+
 #if BURN_INT8_AVX2
 
 bool avx2_supported() {
@@ -62,14 +77,10 @@ std::shared_ptr<const Avx2Panels> pack(const Int8Weights& w) {
   p->k4 = (w.k + 7) / 8 * 2;
   p->panels = (w.n + kPanel - 1) / kPanel;
   p->data.assign(p->panels * p->k4 * 64, 0);
-  // From the source, not values(): the panels are all this kernel keeps.
-  const std::vector<std::int8_t> values = w.source();
+  // Read, not values(): the panels are all this kernel keeps.
+  const std::vector<std::int8_t> values = w.read_values();
   for (std::size_t l = 0; l < w.k; ++l)
-    for (std::size_t j = 0; j < w.n; ++j) {
-      const std::int8_t v = values[l * w.n + j];
-      const std::size_t panel = j / kPanel, col = j % kPanel;
-      p->data[(panel * p->k4 + l / 4) * 64 + (col / 8) * 32 + (col % 8) * 4 + l % 4] = v;
-    }
+    for (std::size_t j = 0; j < w.n; ++j) p->data[panel_offset(*p, l, j)] = values[l * w.n + j];
   return p;
 }
 
@@ -127,7 +138,10 @@ void run_block(std::size_t rows, const std::int8_t* a, std::size_t lda, const st
 
 void int8_matmul_avx2(const std::int8_t* a, std::size_t m, const Int8Weights& w, const float* col_scales,
                       const Int8Output& out) {
-  std::call_once(w.avx2_once, [&] { w.avx2 = pack(w); });
+  std::call_once(w.avx2_once, [&] {
+    w.avx2 = pack(w);
+    w.avx2_held.store(true, std::memory_order_release);
+  });
   const Avx2Panels& p = *w.avx2;
   const std::size_t lda = p.k4 * 4;
   // Rows padded to the packed k with zeros (the padding's weights are 0 too);

@@ -67,13 +67,28 @@ struct OneDnnPrimitives {
   /// Per column, the sum of its weights (for the u8 shift).
   std::vector<std::int32_t> column_sums;
 
+  /// The [k, n] values reordered back from the first layout kept (the
+  /// mutex held).
+  std::vector<std::int8_t> unpacked(std::size_t k, std::size_t n) const {
+    std::vector<std::int8_t> values(k * n);
+    dnnl::engine& e = engine();
+    dnnl::stream stream(e);
+    memory plain({dims(k, n), dt::s8, tag::ab}, e, values.data());
+    // oneDNN's layouts may carry compensation sums after the values; the
+    // reorder back reads the values alone.
+    memory from = packed.front().second;
+    dnnl::reorder(from, plain).execute(stream, from, plain);
+    stream.wait();
+    return values;
+  }
+
   /// The weights in `layout`, reordered on first use. They are read from
-  /// the layer's int8 tensor (Int8Weights::source) rather than kept plain
-  /// beside the reordered copy.
+  /// a layout already kept, else from the layer (Int8Weights::read_values),
+  /// rather than kept plain beside the reordered copy.
   const memory& weights_in(const memory::desc& layout, const Int8Weights& w, bool need_sums) {
     for (const auto& [desc, mem] : packed)
       if (desc == layout) return mem;
-    std::vector<std::int8_t> values = w.source();
+    std::vector<std::int8_t> values = packed.empty() ? w.read_values() : unpacked(w.k, w.n);
     if (need_sums && column_sums.empty()) {  // set once: callers read it unlocked
       column_sums.assign(w.n, 0);
       for (std::size_t l = 0; l < w.k; ++l)
@@ -85,9 +100,17 @@ struct OneDnnPrimitives {
     memory reordered(layout, e);
     dnnl::reorder(plain, reordered).execute(stream, plain, reordered);
     stream.wait();
-    return packed.emplace_back(layout, std::move(reordered)).second;
+    const memory& kept = packed.emplace_back(layout, std::move(reordered)).second;
+    w.onednn_held.store(true, std::memory_order_release);
+    return kept;
   }
 };
+
+std::vector<std::int8_t> unpack_onednn(OneDnnPrimitives& primitives, std::size_t k, std::size_t n) {
+  std::lock_guard lock(primitives.mutex);
+  if (primitives.packed.empty()) return {};
+  return primitives.unpacked(k, n);
+}
 
 bool onednn_available() { return true; }
 
@@ -164,6 +187,7 @@ void int8_matmul_onednn(const std::int8_t* a, std::size_t m, const Int8Weights& 
 #else  // a build without the flex backend has no oneDNN
 
 struct OneDnnPrimitives {};
+std::vector<std::int8_t> unpack_onednn(OneDnnPrimitives&, std::size_t, std::size_t) { return {}; }
 bool onednn_available() { return false; }
 bool onednn_has_vnni() { return false; }
 void int8_matmul_onednn(const std::int8_t*, std::size_t, const Int8Weights&, const float*, int, const Int8Output&) {

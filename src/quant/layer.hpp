@@ -23,9 +23,20 @@ inline bool computes_in_int8(const QuantScheme& scheme) {
 struct QuantizedLayer {
   LayerKind kind;
   QuantScheme scheme;
-  QuantizedRefs q;
+  /// The values and scales. q.values is read through values(): an int8
+  /// layer on a host device releases it once its kernel keeps its own copy.
+  mutable QuantizedRefs q;
+  Shape shape;                      // the values' (the weight's)
   std::optional<float> input_amax;  // nullopt: dynamic
   burn::detail::TensorRef weight;   // what the model holds (held_weight; kept alive: the plan's key)
+
+  /// The int8 values as a tensor on the layer's device: the one it was
+  /// made with, or, once released, made again from the kernel's copy (for
+  /// records and model()).
+  burn::detail::TensorRef values() const;
+  /// Drops the int8 tensor once every prepared GEMM operand holds a copy of
+  /// its own, so that the kernel's packed form is the only one in memory.
+  void release_values() const;
 
   /// Whether the layer computes with quantized activations (int8 per tensor
   /// or per output channel), or quantizes its weights only (block schemes).
@@ -35,8 +46,7 @@ struct QuantizedLayer {
   const kernels::Int8Weights& int8_weights() const {
     std::call_once(prepared_once, [&] {
       const auto scales = burn::detail::to_data(q.scales).to_vec<float>();
-      const Shape& s = q.values->spec.shape;
-      prepared.push_back(kernels::prepare_int8_weights(int8_source(), s[0], s[1], scales));
+      prepared.push_back(kernels::prepare_int8_weights(int8_source(), shape[0], shape[1], scales));
     });
     return *prepared.front();
   }
@@ -53,9 +63,10 @@ struct QuantizedLayer {
   }
 
   /// The int8 values read from the layer's tensor when a kernel asks (the
-  /// host keeps no copy beside the kernel's own form).
+  /// host keeps no copy beside the kernel's own form). The prepared operands
+  /// live in the layer, so they may point back at it.
   kernels::Int8Source int8_source() const {
-    return [values = q.values] { return burn::detail::to_data(values).to_vec<std::int8_t>(); };
+    return [this] { return burn::detail::to_data(values()).to_vec<std::int8_t>(); };
   }
 
   /// The bias on the host, read again only when another bias tensor comes
@@ -76,6 +87,7 @@ struct QuantizedLayer {
   mutable std::shared_ptr<const std::vector<float>> bias_host;
   mutable std::once_flag prepared_once;
   mutable std::vector<std::shared_ptr<const kernels::Int8Weights>> prepared;
+  mutable std::mutex values_mutex;  // guards q.values
 };
 
 }  // namespace burn::quant::detail

@@ -151,6 +151,7 @@ void QuantPlan::add(const std::string& path, const TensorRef& weight, LayerKind 
   layer->kind = kind;
   layer->scheme = scheme;
   layer->q = std::move(q);
+  layer->shape = layer->q.values->spec.shape;
   layer->input_amax = input_amax;
   layer->weight = weight;
   by_weight_[weight.get()] = entries_.size();
@@ -178,7 +179,7 @@ TensorRef dequantize_as(const QuantizedRefs& q, const QuantScheme& scheme, DType
 TensorRef QuantPlan::dequantized(const TensorRef& weight) const {
   const QuantizedLayer* layer = find(weight.get());
   if (layer == nullptr || !holds_placeholder(layer->scheme, weight->device)) return weight;
-  return dequantize_as(layer->q, layer->scheme, weight->spec.dtype);
+  return dequantize_as(QuantizedRefs{layer->values(), layer->q.scales}, layer->scheme, weight->spec.dtype);
 }
 
 TensorRef held_weight(const QuantizedRefs& q, const QuantScheme& scheme, const TensorRef& like) {
@@ -268,6 +269,7 @@ std::optional<TensorRef> linear_hook(const TensorRef& x, const TensorRef& weight
   if (bias) b = layer->bias_values(*bias);
   kernels::int8_matmul(q.values.data(), m, q.scale, layer->int8_weights(),
                        kernels::Int8Output{out.data(), n, 1, b ? b->data() : nullptr});
+  layer->release_values();
   return std::move(out).finish();
 }
 
@@ -308,6 +310,7 @@ std::optional<TensorRef> conv2d_hook(const TensorRef& x, const TensorRef& weight
   if (bias) b = layer->bias_values(*bias);
   kernels::int8_conv2d(q.values.data(), x_shape[0], q.scale, g, layer->int8_conv_weights(g), b ? b->data() : nullptr,
                        out.data());
+  layer->release_values();
   return std::move(out).finish();
 }
 

@@ -78,7 +78,7 @@ void QuantizedRecordWriter::save(const std::filesystem::path& path) {
     const std::string scales_key = entry.path + ".scales";
     if (tensors.contains(entry.path) || tensors.contains(scales_key))
       throw Error(kSave, fmt::format("'{}' or '{}' is already a tensor of the model", entry.path, scales_key));
-    TensorData values = burn::detail::to_data(layer.q.values);
+    TensorData values = burn::detail::to_data(layer.values());
     const Shape shape = values.shape();
     if (layer.scheme.bits == QuantBits::Int4) {
       auto packed = pack_int4(values.to_vec<std::int8_t>());

@@ -7,6 +7,8 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
+#include <map>
 #include <random>
 
 #include "burn_test.hpp"
@@ -425,6 +427,74 @@ TEST_F(PtqRecord, SavedModelsLoadIntoFreshModelsAndComputeTheSame) {
       EXPECT_EQ(stored.tensor("conv.weight.scales").shape(), (Shape{4}));
     }
     EXPECT_EQ(stored.tensor("fc.bias").dtype(), DType::F32);
+  }
+}
+
+TEST_F(PtqRecord, HostInt8LayersKeepOnlyTheKernelsCopyOnceTheyRun) {
+  // A grouped convolution and a Linear layer large enough to see in the
+  // device's memory: after the first forward, the int8 tensors are released
+  // (the kernel's packed copy is all that holds the values), and records,
+  // model() and every other kernel read the values back from that copy,
+  // unchanged.
+  struct Net {
+    nn::Conv2d conv;
+    nn::Linear fc;
+    BURN_MODULE(conv, fc)
+    Tensor<2> forward(const Tensor<4>& x) const {
+      return fc.forward(activation::relu(conv.forward(x)).flatten<2>(1, 3));
+    }
+  };
+  const Device d = Device::flex();
+  d.seed(21);
+  nn::Conv2dConfig conv;
+  conv.channels = {4, 8};
+  conv.kernel_size = {3, 3};
+  conv.groups = 2;
+  const Net model{conv.init(d), nn::LinearConfig{8 * 4 * 4, 512}.init(d)};
+  const auto calib = batch<4>(Shape{2, 4, 6, 6}, 71, d);
+  const auto calibration = quant::calibrate(model, [&](const Net& m) { (void)m.forward(calib); });
+  const auto x = batch<4>(Shape{3, 4, 6, 6}, 72, d);
+  const auto read = [](const std::filesystem::path& f) {
+    std::ifstream in(f, std::ios::binary);
+    return std::vector<char>(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  };
+  const auto in_use = [&] {
+    d.sync();
+    return d.memory_pool_usage().value().bytes_in_use;
+  };
+  const auto kernels = quant::detail::available_int8_kernels();
+  // Each kernel's outputs from a model it packed itself (the kernels'
+  // activation grids differ: 7 bits without VNNI).
+  std::map<quant::detail::Int8Kernel, std::vector<float>> want;
+  for (const auto kernel : kernels) {
+    const burn::testing::Int8KernelScope use(kernel);
+    want[kernel] = quant::quantize_model(model, calibration).forward(x).to_data().to_vec<float>();
+  }
+  for (const auto kernel : kernels) {
+    SCOPED_TRACE("kernel " + std::to_string(static_cast<int>(kernel)));
+    {
+      const burn::testing::Int8KernelScope use(kernel);
+      const auto qmodel = quant::quantize_model(model, calibration);
+      const auto dequantized = qmodel.model().fc.weight->to_data().to_vec<float>();
+      quant::save_quantized(qmodel, dir / "before.safetensors");
+      const std::uint64_t held = in_use();
+      EXPECT_EQ(qmodel.forward(x).to_data().to_vec<float>(), want[kernel]);
+      // The Linear layer's 128 x 512 int8 values (and the convolution's) are gone.
+      EXPECT_GE(held - std::min(held, in_use()), std::uint64_t{128 * 512}) << held;
+      quant::save_quantized(qmodel, dir / "after.safetensors");
+      EXPECT_EQ(read(dir / "after.safetensors"), read(dir / "before.safetensors"));
+      EXPECT_EQ(qmodel.model().fc.weight->to_data().to_vec<float>(), dequantized);
+      // Another kernel packs its own form from the first one's copy.
+      for (const auto other : kernels) {
+        const burn::testing::Int8KernelScope switched(other);
+        EXPECT_EQ(qmodel.forward(x).to_data().to_vec<float>(), want[other])
+            << "then kernel " << static_cast<int>(other);
+      }
+    }
+    const burn::testing::Int8KernelScope use(kernel);
+    const auto loaded =
+        quant::load_quantized(Net{conv.init(d), nn::LinearConfig{8 * 4 * 4, 512}.init(d)}, dir / "after.safetensors");
+    EXPECT_EQ(loaded.forward(x).to_data().to_vec<float>(), want[kernel]);
   }
 }
 

@@ -241,8 +241,9 @@ class QuantizedRecordWriter {
 /// the model itself; model() is the same network with dequantized weights.
 /// The int8 layers on host devices keep only their int8 form (the model
 /// holds placeholders for their weights: detail::held_weight): the int8
-/// values, for records, and the kernel's packed copy, about half the f32
-/// weights' memory.
+/// values until a layer first runs, then the kernel's packed copy alone
+/// (about a quarter of the f32 weights' memory), from which records and
+/// model() read the values back.
 template <module::Module M>
 class QuantizedModel {
  public:
