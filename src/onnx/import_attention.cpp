@@ -187,11 +187,13 @@ std::vector<TensorRef> attention(const NodeArgs& a) {
   k = repeat_heads(k, q_heads / kv_heads);
   v = repeat_heads(v, q_heads / kv_heads);
   // The scale is applied as its square root to each of Q and K, as the
-  // definition asks, so that large products do not overflow 16-bit floats.
+  // definition asks, so that large products do not overflow 16-bit floats
+  // (a negative scale, which has no real root, to Q alone).
   const double scale = a.has_attr("scale") ? a.attr_float("scale", 0.0F) : 1.0 / std::sqrt(static_cast<double>(head));
-  const double root = std::sqrt(scale);
-  const TensorRef raw = detail::matmul(detail::binary_scalar(ir::BinaryOp::Mul, q, root),
-                                       detail::swap_dims(detail::binary_scalar(ir::BinaryOp::Mul, k, root), 2, 3));
+  const double q_factor = scale >= 0.0 ? std::sqrt(scale) : scale, k_factor = scale >= 0.0 ? q_factor : 1.0;
+  const TensorRef raw =
+      detail::matmul(detail::binary_scalar(ir::BinaryOp::Mul, q, q_factor),
+                     detail::swap_dims(detail::binary_scalar(ir::BinaryOp::Mul, k, k_factor), 2, 3));
   TensorRef capped = raw;
   if (const double cap = a.attr_float("softcap", 0.0F); cap > 0.0)
     capped = detail::binary_scalar(

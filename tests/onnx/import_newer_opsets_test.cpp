@@ -94,7 +94,8 @@ TEST(OnnxImportNewerOpsets, AttentionMatchesItsDefinition) {
   g.input("q3", {2, 3, 16}).input("k3", {2, 3, 8}).input("v3", {2, 3, 8});
   g.input("past_k", {2, 2, 2, 4}).input("past_v", {2, 2, 2, 3}).input("bias", {3, 4});
   g.input("mask", {2, 1, 3, 5}, ::onnx::TensorProto::BOOL);
-  for (const char* o : {"plain", "gqa", "cached", "present_k", "present_v", "masked_bool", "masked_float"}) g.output(o);
+  for (const char* o : {"plain", "gqa", "cached", "present_k", "present_v", "masked_bool", "masked_float", "negative"})
+    g.output(o);
   g.node("Attention", {"q", "k", "v"}, {"plain"});
   auto& gqa = g.node("Attention", {"q3", "k3", "v3"}, {"gqa"});
   Builder::attr(gqa, "q_num_heads", std::int64_t{4});
@@ -106,6 +107,7 @@ TEST(OnnxImportNewerOpsets, AttentionMatchesItsDefinition) {
   Builder::attr(masked, "scale", 0.25F);
   Builder::attr(masked, "softcap", 2.0F);
   g.node("Attention", {"q", "k", "v", "bias"}, {"masked_float"});
+  Builder::attr(g.node("Attention", {"q", "k", "v"}, {"negative"}), "scale", -0.5F);  // no real square root
 
   const auto q = wave(2 * 2 * 3 * 4, 1), k = wave(2 * 2 * 5 * 4, 2), v = wave(2 * 2 * 5 * 3, 3);
   const auto q3 = wave(2 * 3 * 16, 4), k3 = wave(2 * 3 * 8, 5), v3 = wave(2 * 3 * 8, 6);
@@ -166,6 +168,7 @@ TEST(OnnxImportNewerOpsets, AttentionMatchesItsDefinition) {
     out[4].assert_eq(f32(cat_v, {2, 2, 7, 3}));
     out[5].assert_approx_eq(f32(by_bool.run(q, k, v), {2, 2, 3, 3}), tol);
     out[6].assert_approx_eq(f32(by_float.run(q, k, v), {2, 2, 3, 3}), tol);
+    out[7].assert_approx_eq(f32(AttentionCase{2, 2, 2, 3, 5, 4, 3, -0.5}.run(q, k, v), {2, 2, 3, 3}), tol);
     // The query that sees no key gives exact zeros (not a softmax's NaN).
     const auto masked_rows = out[5].to_vec<float>();
     for (std::size_t h = 0; h < 2; ++h)
