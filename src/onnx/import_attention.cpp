@@ -191,9 +191,8 @@ std::vector<TensorRef> attention(const NodeArgs& a) {
   // (a negative scale, which has no real root, to Q alone).
   const double scale = a.has_attr("scale") ? a.attr_float("scale", 0.0F) : 1.0 / std::sqrt(static_cast<double>(head));
   const double q_factor = scale >= 0.0 ? std::sqrt(scale) : scale, k_factor = scale >= 0.0 ? q_factor : 1.0;
-  const TensorRef raw =
-      detail::matmul(detail::binary_scalar(ir::BinaryOp::Mul, q, q_factor),
-                     detail::swap_dims(detail::binary_scalar(ir::BinaryOp::Mul, k, k_factor), 2, 3));
+  const TensorRef raw = detail::matmul(detail::binary_scalar(ir::BinaryOp::Mul, q, q_factor),
+                                       detail::swap_dims(detail::binary_scalar(ir::BinaryOp::Mul, k, k_factor), 2, 3));
   TensorRef capped = raw;
   if (const double cap = a.attr_float("softcap", 0.0F); cap > 0.0)
     capped = detail::binary_scalar(
