@@ -545,6 +545,8 @@ void add_nn_ops(ImportTable& table) {
       {"MatMulInteger", import_matmul_integer},
       {"Conv", conv},
       {"ConvInteger", import_conv_integer},
+      {"QLinearMatMul", import_qlinear_matmul},
+      {"QLinearConv", import_qlinear_conv},
       {"Pad", pad},
       {"ConvTranspose", conv_transpose},
       {"MaxPool", max_pool},

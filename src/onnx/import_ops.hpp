@@ -100,12 +100,14 @@ std::vector<detail::TensorRef> import_einsum(const NodeArgs& args);
 
 /// The quantization operators (import_quant.cpp): QuantizeLinear and
 /// DequantizeLinear (per tensor, per axis and per block), DynamicQuantizeLinear,
-/// MatMulInteger and ConvInteger.
+/// MatMulInteger and ConvInteger, QLinearMatMul and QLinearConv.
 std::vector<detail::TensorRef> import_quantize_linear(const NodeArgs& args);
 std::vector<detail::TensorRef> import_dequantize_linear(const NodeArgs& args);
 std::vector<detail::TensorRef> import_dynamic_quantize_linear(const NodeArgs& args);
 std::vector<detail::TensorRef> import_matmul_integer(const NodeArgs& args);
 std::vector<detail::TensorRef> import_conv_integer(const NodeArgs& args);
+std::vector<detail::TensorRef> import_qlinear_matmul(const NodeArgs& args);
+std::vector<detail::TensorRef> import_qlinear_conv(const NodeArgs& args);
 
 /// MatMul's product of `x` and `y` (1-D operands as numpy), for the node `args`.
 detail::TensorRef import_matmul(const NodeArgs& args, const detail::TensorRef& x, const detail::TensorRef& y);

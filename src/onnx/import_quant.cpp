@@ -3,7 +3,8 @@
 // DequantizeLinear around float operators, quantize_static's default) and
 // dynamically quantized ones (DynamicQuantizeLinear, MatMulInteger and
 // ConvInteger, quantize_dynamic's), with scales per tensor, per axis or per
-// block (opset 21's blocked quantization). Each computes what the ONNX definition
+// block (opset 21's blocked quantization); and the QOperator format's
+// QLinearMatMul and QLinearConv (quantize_static's other format). Each computes what the ONNX definition
 // says: integer products are exact (int32 matmuls; convolutions in f64, or in
 // f32 where every sum stays below 2^24), rounding is half to even.
 #include <algorithm>
@@ -15,6 +16,7 @@
 #include <burn/detail/ops.hpp>
 #include <fmt/format.h>
 
+#include "onnx/import_common.hpp"
 #include "onnx/import_ops.hpp"
 
 namespace burn::onnx {
@@ -194,13 +196,30 @@ std::vector<TensorRef> import_matmul_integer(const NodeArgs& a) {
   return {import_matmul(a, centred(a, 0, 2, /*per_row=*/true), centred(a, 1, 3, /*per_row=*/false))};
 }
 
-// burn's convolutions compute in floats: f64 holds every sum of 8-bit
-// products exactly; f32 does while the terms per output stay below 2^24 / 255^2.
-std::vector<TensorRef> import_conv_integer(const NodeArgs& a) {
-  for (const std::size_t zp : {2u, 3u})
-    if (a.has(zp) && a.in(zp)->spec.shape.num_elements() != 1)
-      a.fail(fmt::format("zero point {} must be one value (a per-channel zero point is not supported)", zp));
-  const TensorRef x = centred(a, 0, 2, false), w = centred(a, 1, 3, false);
+namespace {
+
+/// A weight's integer values minus its zero point (input `zero_point`: one
+/// value, or one per output channel, dim 0), as int32.
+TensorRef centred_weight(const NodeArgs& a, std::size_t i, std::size_t zero_point) {
+  TensorRef w = detail::cast(a.in(i), DType::I32);
+  if (!a.has(zero_point)) return w;
+  const TensorRef zp = detail::cast(a.in(zero_point), DType::I32);
+  const Shape& zs = zp->spec.shape;
+  const std::size_t r = w->spec.shape.rank();
+  std::vector<std::int64_t> dims(r, 1);
+  if (zs.num_elements() != 1) {
+    if (zs.rank() != 1 || r == 0 || zs[0] != w->spec.shape[0])
+      a.fail(fmt::format("the weight's zero point has shape {}; it must be one value or one per output channel ({})",
+                         zs.to_string(), r == 0 ? 0 : w->spec.shape[0]));
+    dims[0] = static_cast<std::int64_t>(zs[0]);
+  }
+  return detail::binary(ir::BinaryOp::Sub, w, detail::reshape(zp, dims));
+}
+
+/// The convolution of two int32 operands (the node's attributes), exact: in
+/// f64, which holds every sum of 8-bit products, or in f32 on a device
+/// without f64 while the terms per output stay below 2^24 / 255^2.
+TensorRef exact_integer_conv(const NodeArgs& a, const TensorRef& x, const TensorRef& w) {
   DType compute = DType::F64;
   if (!a.device().supports_dtype(DType::F64)) {
     const Shape& ws = w->spec.shape;
@@ -212,8 +231,111 @@ std::vector<TensorRef> import_conv_integer(const NodeArgs& a) {
                       a.device().to_string(), terms));
     compute = DType::F32;
   }
-  const TensorRef y = import_conv_of(a, detail::cast(x, compute), detail::cast(w, compute));
-  return {detail::cast(y, DType::I32)};
+  return detail::cast(import_conv_of(a, detail::cast(x, compute), detail::cast(w, compute)), DType::I32);
+}
+
+/// A scale (f32) shaped as `like`'s zero point would be: [1 x rank] for
+/// one value, else reshaped to `dims`.
+TensorRef scale_as(const TensorRef& scale, std::vector<std::int64_t> dims) {
+  if (scale->spec.shape.num_elements() == 1) std::fill(dims.begin(), dims.end(), 1);
+  return detail::reshape(detail::cast(scale, DType::F32), dims);
+}
+
+/// The QLinear operators' output: round-half-to-even(sums x multiplier) +
+/// zero point, saturated, in the zero point's dtype. The multiplier is
+/// (input scale x weight scale) / output scale in f32, and the sums are
+/// read as f32, as ONNX Runtime's kernels requantize.
+TensorRef requantize(const NodeArgs& a, const TensorRef& sums, const TensorRef& multiplier, std::size_t zero_point) {
+  const DType out = a.in(zero_point)->spec.dtype;
+  if (out != DType::U8 && out != DType::I8)
+    a.fail(fmt::format("the output zero point must be uint8 or int8, it is {}", dtype_name(out)));
+  const auto [lo, hi] = integer_range(a, out);
+  const std::size_t r = sums->spec.shape.rank();
+  TensorRef y = detail::unary(ir::UnaryOp::Round,
+                              broadcast_binary(ir::BinaryOp::Mul, detail::cast(sums, DType::F32), multiplier));
+  const std::vector<std::int64_t> ones(r, 1);
+  y = detail::binary(ir::BinaryOp::Add, y, detail::reshape(detail::cast(a.in(zero_point), DType::F32), ones));
+  return detail::cast(detail::clamp(y, Scalar(lo), Scalar(hi)), out);
+}
+
+/// An operand's zero point or scale for QLinearMatMul: one value, a 1-D
+/// vector per row of a (per column of b), or a tensor of the operand's rank
+/// with the reduced dim 1; as a shape that broadcasts against the operand.
+std::vector<std::int64_t> matmul_param_dims(const NodeArgs& a, const Shape& operand, const Shape& param, bool per_row,
+                                            const char* what) {
+  const std::size_t r = operand.rank();
+  std::vector<std::int64_t> dims(r, 1);
+  if (param.num_elements() == 1) return dims;
+  if (r >= 2 && param.rank() == r) {
+    for (std::size_t d = 0; d < r; ++d) dims[d] = static_cast<std::int64_t>(param[d]);
+    return dims;
+  }
+  if (r >= 2 && param.rank() == 1 && param[0] == operand[per_row ? r - 2 : r - 1]) {
+    dims[per_row ? r - 2 : r - 1] = static_cast<std::int64_t>(param[0]);
+    return dims;
+  }
+  a.fail(fmt::format("the {} has shape {}; for an operand of shape {} it must be one value or one per {}", what,
+                     param.to_string(), operand.to_string(), per_row ? "row" : "column"));
+}
+
+}  // namespace
+
+std::vector<TensorRef> import_conv_integer(const NodeArgs& a) {
+  if (a.has(2) && a.in(2)->spec.shape.num_elements() != 1)
+    a.fail("the input's zero point must be one value (ONNX has no per-channel input zero point)");
+  return {exact_integer_conv(a, centred(a, 0, 2, false), centred_weight(a, 1, 3))};
+}
+
+/// QLinearMatMul: (a - a_zp) x (b - b_zp) in int32, requantized with
+/// a_scale x b_scale / y_scale (per tensor, per row of a, per column of b).
+std::vector<TensorRef> import_qlinear_matmul(const NodeArgs& a) {
+  const Shape &as = a.in(0)->spec.shape, &bs = a.in(3)->spec.shape;
+  if (as.rank() < 2 || bs.rank() < 2) a.fail("QLinearMatMul takes operands of rank 2 or more");
+  const auto centre = [&](std::size_t value, std::size_t zero_point, bool per_row) {
+    TensorRef v = detail::cast(a.in(value), DType::I32);
+    const auto dims = matmul_param_dims(a, v->spec.shape, a.in(zero_point)->spec.shape, per_row,
+                                        per_row ? "a's zero point" : "b's zero point");
+    return detail::binary(ir::BinaryOp::Sub, v, detail::reshape(detail::cast(a.in(zero_point), DType::I32), dims));
+  };
+  const TensorRef sums = import_matmul(a, centre(0, 2, true), centre(3, 5, false));
+  const TensorRef a_scale = scale_as(a.in(1), matmul_param_dims(a, as, a.in(1)->spec.shape, true, "a's scale"));
+  const TensorRef b_scale = scale_as(a.in(4), matmul_param_dims(a, bs, a.in(4)->spec.shape, false, "b's scale"));
+  if (a.in(6)->spec.shape.num_elements() != 1) a.fail("y_scale must be one value");
+  const TensorRef y_scale = detail::reshape(detail::cast(a.in(6), DType::F32), std::vector<std::int64_t>{1});
+  const TensorRef multiplier =
+      broadcast_binary(ir::BinaryOp::Div, broadcast_binary(ir::BinaryOp::Mul, a_scale, b_scale), y_scale);
+  return {requantize(a, sums, multiplier, 7)};
+}
+
+/// QLinearConv: the convolution of (x - x_zp) by (w - w_zp) in integers,
+/// plus the int32 bias, requantized with x_scale x w_scale / y_scale (w's
+/// scale and zero point per tensor or per output channel).
+std::vector<TensorRef> import_qlinear_conv(const NodeArgs& a) {
+  if (a.in(2)->spec.shape.num_elements() != 1 || a.in(1)->spec.shape.num_elements() != 1)
+    a.fail("x_scale and x_zero_point must be one value each");
+  if (a.in(6)->spec.shape.num_elements() != 1 || a.in(7)->spec.shape.num_elements() != 1)
+    a.fail("y_scale and y_zero_point must be one value each");
+  TensorRef sums = exact_integer_conv(a, centred(a, 0, 2, false), centred_weight(a, 3, 5));
+  const std::size_t r = sums->spec.shape.rank();
+  const auto channels = static_cast<std::int64_t>(a.in(3)->spec.shape[0]);
+  std::vector<std::int64_t> per_channel(r, 1);
+  per_channel[1] = channels;
+  if (a.has(8)) {
+    const TensorRef& bias = a.in(8);
+    if (bias->spec.shape.num_elements() != static_cast<std::size_t>(channels))
+      a.fail(fmt::format("the bias has shape {}; it must hold one int32 value per output channel ({})",
+                         bias->spec.shape.to_string(), channels));
+    sums = detail::binary(ir::BinaryOp::Add, sums, detail::reshape(detail::cast(bias, DType::I32), per_channel));
+  }
+  const std::size_t w_scales = a.in(4)->spec.shape.num_elements();
+  if (w_scales != 1 && w_scales != static_cast<std::size_t>(channels))
+    a.fail(fmt::format("w_scale has {} values; it must be one or one per output channel ({})", w_scales, channels));
+  const std::vector<std::int64_t> ones(r, 1);
+  const TensorRef x_scale = detail::reshape(detail::cast(a.in(1), DType::F32), ones);
+  const TensorRef y_scale = detail::reshape(detail::cast(a.in(6), DType::F32), ones);
+  const TensorRef multiplier = detail::binary(
+      ir::BinaryOp::Div, detail::binary(ir::BinaryOp::Mul, x_scale, scale_as(a.in(4), per_channel)), y_scale);
+  return {requantize(a, sums, multiplier, 7)};
 }
 
 }  // namespace burn::onnx

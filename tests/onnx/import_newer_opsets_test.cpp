@@ -1,12 +1,13 @@
 // ONNX import of the operators opsets 21 to 25 brought (Attention,
 // RotaryEmbedding, RMSNormalization, GroupNormalization's per-channel form,
-// Swish, blocked quantization), on hand-made graphs checked against the
-// definitions computed here in double; tests/onnx/fixtures has the same
-// operators as PyTorch and onnx.helper write them, checked against ONNX
-// Runtime.
+// Swish, blocked quantization) and of the QOperator format's QLinearMatMul
+// and QLinearConv, on hand-made graphs checked against the definitions
+// computed here; tests/onnx/fixtures has the same operators as PyTorch and
+// onnx.helper write them, checked against ONNX Runtime.
 #include <burn/onnx.hpp>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -386,6 +387,70 @@ TEST(OnnxImportNewerOpsets, SwishAndBlockedQuantizationComputeWhatOnnxDefines) {
   });
   EXPECT_NE(e.find("with block_size 4 along axis 1, the scale must have shape like the input [2, 6] with 2 blocks on "
                    "that axis, it has shape [1, 3]"),
+            std::string::npos)
+      << e;
+}
+
+TEST(OnnxImportNewerOpsets, QLinearOperatorsRequantizeAsDefined) {
+  // QLinearMatMul with b's scale and zero point per column, and QLinearConv
+  // with a per-channel weight scale and zero point and an int32 bias: sums
+  // in integers, then round(sum x (input scale x weight scale / output
+  // scale)) + zero point, saturated, with the multiplier in f32.
+  Builder g(21);
+  g.input("a", {2, 3}, ::onnx::TensorProto::UINT8).input("x", {1, 1, 3, 3}, ::onnx::TensorProto::UINT8);
+  g.output("mm", ::onnx::TensorProto::UINT8).output("conv", ::onnx::TensorProto::INT8);
+  const auto u8 = [](std::vector<std::uint8_t> v, Shape s) { return TensorData(std::move(v), std::move(s)); };
+  const auto i8 = [](std::vector<std::int8_t> v, Shape s) { return TensorData(std::move(v), std::move(s)); };
+  g.init("a_scale", f32({0.5F}, {})).init("a_zp", u8({10}, {}));
+  g.init("b", i8({3, -7, 12, 5, -2, 9}, {3, 2})).init("b_scale", f32({0.25F, 0.125F}, {2}));
+  g.init("b_zp", i8({0, -1}, {2})).init("y_scale", f32({6.0F}, {})).init("y_zp", u8({128}, {}));
+  g.node("QLinearMatMul", {"a", "a_scale", "a_zp", "b", "b_scale", "b_zp", "y_scale", "y_zp"}, {"mm"});
+  g.init("x_scale", f32({0.5F}, {})).init("x_zp", u8({2}, {}));
+  g.init("w", i8({1, -2, 3, 4, -5, 6, 7, -8}, {2, 1, 2, 2})).init("w_scale", f32({0.1F, 0.2F}, {2}));
+  g.init("w_zp", i8({0, 1}, {2})).init("c_scale", f32({0.5F}, {})).init("c_zp", i8({-3}, {}));
+  g.init("bias", TensorData(std::vector<std::int32_t>{5, -3}, Shape{2}));
+  g.node("QLinearConv", {"x", "x_scale", "x_zp", "w", "w_scale", "w_zp", "c_scale", "c_zp", "bias"}, {"conv"});
+
+  const std::vector<std::uint8_t> a{12, 0, 255, 9, 100, 37};
+  const std::vector<std::uint8_t> x{0, 7, 255, 3, 2, 90, 41, 5, 18};
+  const auto requantize = [](std::int32_t sum, float multiplier, float zp, float lo, float hi) {
+    return std::clamp(std::nearbyint(static_cast<float>(sum) * multiplier) + zp, lo, hi);
+  };
+  const std::vector<std::int8_t> b{3, -7, 12, 5, -2, 9}, w{1, -2, 3, 4, -5, 6, 7, -8};
+  std::vector<std::uint8_t> mm;
+  for (int i = 0; i < 2; ++i)
+    for (int j = 0; j < 2; ++j) {
+      std::int32_t sum = 0;
+      for (int l = 0; l < 3; ++l) sum += (a[i * 3 + l] - 10) * (b[l * 2 + j] - (j == 0 ? 0 : -1));
+      const float multiplier = 0.5F * (j == 0 ? 0.25F : 0.125F) / 6.0F;
+      mm.push_back(static_cast<std::uint8_t>(requantize(sum, multiplier, 128, 0, 255)));
+    }
+  std::vector<std::int8_t> conv;
+  for (int o = 0; o < 2; ++o)
+    for (int y = 0; y < 2; ++y)
+      for (int xx = 0; xx < 2; ++xx) {
+        std::int32_t sum = o == 0 ? 5 : -3;
+        for (int ky = 0; ky < 2; ++ky)
+          for (int kx = 0; kx < 2; ++kx)
+            sum += (x[(y + ky) * 3 + xx + kx] - 2) * (w[o * 4 + ky * 2 + kx] - (o == 0 ? 0 : 1));
+        const float multiplier = 0.5F * (o == 0 ? 0.1F : 0.2F) / 0.5F;
+        conv.push_back(static_cast<std::int8_t>(requantize(sum, multiplier, -3, -128, 127)));
+      }
+  for (const Device& device : testing::all_devices()) {
+    SCOPED_TRACE(device.to_string());
+    const auto out = g.load(device).run({u8(a, {2, 3}), u8(x, {1, 1, 3, 3})});
+    out[0].assert_eq(u8(mm, {2, 2}));
+    out[1].assert_eq(i8(conv, {1, 2, 2, 2}));
+  }
+
+  // A weight zero point that is neither one value nor one per output channel.
+  Builder bad(13);
+  bad.input("x", {1, 1, 3, 3}, ::onnx::TensorProto::UINT8).output("y", ::onnx::TensorProto::INT8);
+  bad.init("s", f32({1}, {})).init("zp", u8({0}, {})).init("w", i8({1, 2, 3, 4}, {1, 1, 2, 2}));
+  bad.init("w_zp", i8({0, 0}, {2})).init("y_zp", i8({0}, {}));
+  bad.node("QLinearConv", {"x", "s", "zp", "w", "s", "w_zp", "s", "y_zp"}, {"y"});
+  const std::string e = error_of([&] { (void)bad.load(Device::flex()).run({u8(x, {1, 1, 3, 3})}); });
+  EXPECT_NE(e.find("the weight's zero point has shape [2]; it must be one value or one per output channel (1)"),
             std::string::npos)
       << e;
 }

@@ -78,8 +78,11 @@ TEST(OnnxTorchFixtures, EveryModelPyTorchExportedMatchesPyTorchOnEveryDevice) {
     EXPECT_TRUE(seen.count(name + ".dynamo")) << name << ".dynamo.json is missing from " << kFixtures;
   }
   // ONNX Runtime's quantization of two of them (make_quantized_fixtures.py):
-  // dynamic (DynamicQuantizeLinear, MatMulInteger, ConvInteger) and QDQ.
-  for (const std::string name : {"mlp.dynamic", "mlp.qdq", "cnn.dynamic", "cnn.qdq"})
+  // dynamic (DynamicQuantizeLinear, MatMulInteger, ConvInteger), QDQ, and
+  // the QOperator format (QLinearConv); and QLinearMatMul and QLinearConv
+  // in their other forms (make_qoperator_fixtures.py).
+  for (const std::string name : {"mlp.dynamic", "mlp.qdq", "cnn.dynamic", "cnn.qdq", "cnn.qop",
+                                 "qlinear_matmul.opset10", "qlinear_matmul.opset21", "qlinear_conv.opset13"})
     EXPECT_TRUE(seen.count(name)) << name << ".json is missing from " << kFixtures;
   // The operators of opsets 18 to 25 (make_opset_fixtures.py), against ONNX
   // Runtime's outputs, and PyTorch's opset-23 export of a Llama-style block
