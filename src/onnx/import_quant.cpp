@@ -234,8 +234,8 @@ TensorRef exact_integer_conv(const NodeArgs& a, const TensorRef& x, const Tensor
   return detail::cast(import_conv_of(a, detail::cast(x, compute), detail::cast(w, compute)), DType::I32);
 }
 
-/// A scale (f32) shaped as `like`'s zero point would be: [1 x rank] for
-/// one value, else reshaped to `dims`.
+/// A scale as f32 reshaped to `dims` (all ones when it is one value), so
+/// that it broadcasts against the integer sums.
 TensorRef scale_as(const TensorRef& scale, std::vector<std::int64_t> dims) {
   if (scale->spec.shape.num_elements() == 1) std::fill(dims.begin(), dims.end(), 1);
   return detail::reshape(detail::cast(scale, DType::F32), dims);
