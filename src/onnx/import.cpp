@@ -165,6 +165,13 @@ std::vector<Value> run_step(const Model::Program& program, const Model::Program:
   return out;
 }
 
+/// The name import's table knows a node's operator by: its type in the
+/// default domain, "domain::type" in another (ONNX Runtime's com.microsoft).
+std::string import_key(const ::onnx::NodeProto& n) {
+  if (n.domain().empty() || n.domain() == "ai.onnx") return n.op_type();
+  return n.domain() + "::" + n.op_type();
+}
+
 std::shared_ptr<Model::Program> prepare(::onnx::ModelProto proto, const std::string& source, const Device& device,
                                         std::vector<std::pair<std::string, TensorData>>& float_initializers) {
   auto program =
@@ -175,19 +182,15 @@ std::shared_ptr<Model::Program> prepare(::onnx::ModelProto proto, const std::str
   // Every operator must be one import runs: list those that are not.
   std::set<std::string> missing;
   for (const auto& n : graph.node()) {
-    const bool default_domain = n.domain().empty() || n.domain() == "ai.onnx";
-    if (!default_domain) {
-      missing.insert(fmt::format("{}::{} (node '{}')", n.domain(), n.op_type(), n.name()));
-    } else if (n.op_type() != "Constant" && n.op_type() != "Shape" && !find_import(n.op_type())) {
-      missing.insert(fmt::format("{} (node '{}')", n.op_type(), n.name()));
-    }
+    const std::string key = import_key(n);
+    if (key != "Constant" && key != "Shape" && !find_import(key))
+      missing.insert(fmt::format("{} (node '{}')", key, n.name()));
   }
   if (!missing.empty()) {
     std::string list, supported;
     for (const auto& m : missing) list += (list.empty() ? "" : ", ") + m;
     for (const auto& s : supported_operators()) supported += (supported.empty() ? "" : ", ") + s;
-    throw Error(kLoadOp, fmt::format("{}: unsupported operators: {}. Supported (ONNX default domain): {}", source, list,
-                                     supported));
+    throw Error(kLoadOp, fmt::format("{}: unsupported operators: {}. Supported: {}", source, list, supported));
   }
 
   // Initializers: float tensors are parameters; integers, bools and float
@@ -233,11 +236,12 @@ std::shared_ptr<Model::Program> prepare(::onnx::ModelProto proto, const std::str
     Model::Program::Step step;
     step.node = &n;
     for (const auto& a : n.attribute()) step.attrs.emplace(a.name(), &a);
-    if (n.op_type() == "Constant") {
+    const std::string key = import_key(n);
+    if (key == "Constant") {
       program->constants.emplace(n.output(0), constant_value(n, source));
       step.folded = true;
-    } else if (n.op_type() != "Shape") {
-      step.fn = find_import(n.op_type());
+    } else if (key != "Shape") {
+      step.fn = find_import(key);
     }
     program->steps.push_back(std::move(step));
   }

@@ -547,6 +547,8 @@ void add_nn_ops(ImportTable& table) {
       {"ConvInteger", import_conv_integer},
       {"QLinearMatMul", import_qlinear_matmul},
       {"QLinearConv", import_qlinear_conv},
+      {"com.microsoft::QLinearAdd", import_qlinear_add},
+      {"com.microsoft::QLinearGlobalAveragePool", import_qlinear_global_average_pool},
       {"Pad", pad},
       {"ConvTranspose", conv_transpose},
       {"MaxPool", max_pool},

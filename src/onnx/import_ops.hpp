@@ -108,6 +108,9 @@ std::vector<detail::TensorRef> import_matmul_integer(const NodeArgs& args);
 std::vector<detail::TensorRef> import_conv_integer(const NodeArgs& args);
 std::vector<detail::TensorRef> import_qlinear_matmul(const NodeArgs& args);
 std::vector<detail::TensorRef> import_qlinear_conv(const NodeArgs& args);
+/// ONNX Runtime's com.microsoft QLinearAdd and QLinearGlobalAveragePool.
+std::vector<detail::TensorRef> import_qlinear_add(const NodeArgs& args);
+std::vector<detail::TensorRef> import_qlinear_global_average_pool(const NodeArgs& args);
 
 /// MatMul's product of `x` and `y` (1-D operands as numpy), for the node `args`.
 detail::TensorRef import_matmul(const NodeArgs& args, const detail::TensorRef& x, const detail::TensorRef& y);
@@ -118,7 +121,8 @@ detail::TensorRef import_conv_of(const NodeArgs& args, const detail::TensorRef& 
 std::vector<detail::TensorRef> import_lstm(const NodeArgs& args);
 std::vector<detail::TensorRef> import_gru(const NodeArgs& args);
 
-/// The function for an operator of the default domain, or nullptr.
+/// The function for an operator ("Type" in the default domain,
+/// "domain::Type" in another), or nullptr.
 ImportFn find_import(std::string_view op_type);
 /// Every operator import runs, sorted (for error messages and docs/onnx.md).
 std::vector<std::string> supported_operators();

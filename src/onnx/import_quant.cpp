@@ -338,4 +338,67 @@ std::vector<TensorRef> import_qlinear_conv(const NodeArgs& a) {
   return {requantize(a, sums, multiplier, 7)};
 }
 
+/// QLinearAdd (com.microsoft, ONNX Runtime's QOperator format): A and B
+/// broadcast and added in their real values, requantized with C's scale and
+/// zero point, in f32 as ONNX Runtime computes it: round(A_scale / C_scale
+/// x (A - A_zp) + B_scale / C_scale x (B - B_zp)) + C_zp, saturated.
+std::vector<TensorRef> import_qlinear_add(const NodeArgs& a) {
+  for (const std::size_t i : {1u, 2u, 4u, 5u, 6u, 7u})
+    if (a.has(i) && a.in(i)->spec.shape.num_elements() != 1)
+      a.fail(fmt::format("input {} (a scale or zero point) must be one value, it has shape {}", i,
+                         a.in(i)->spec.shape.to_string()));
+  const TensorRef c_scale = detail::cast(a.in(6), DType::F32);
+  const auto term = [&](std::size_t value, std::size_t scale, std::size_t zero_point) {
+    TensorRef v = detail::cast(a.in(value), DType::I32);
+    if (a.has(zero_point)) v = broadcast_binary(ir::BinaryOp::Sub, v, detail::cast(a.in(zero_point), DType::I32));
+    const TensorRef ratio = detail::binary(ir::BinaryOp::Div, detail::cast(a.in(scale), DType::F32), c_scale);
+    return broadcast_binary(ir::BinaryOp::Mul, detail::cast(v, DType::F32), ratio);
+  };
+  const TensorRef sum = broadcast_binary(ir::BinaryOp::Add, term(0, 1, 2), term(3, 4, 5));
+  const DType out = a.has(7) ? a.in(7)->spec.dtype : a.in(0)->spec.dtype;
+  if (out != DType::U8 && out != DType::I8)
+    a.fail(fmt::format("the output must be uint8 or int8, it is {}", dtype_name(out)));
+  const auto [lo, hi] = integer_range(a, out);
+  TensorRef y = detail::unary(ir::UnaryOp::Round, sum);
+  if (a.has(7)) y = broadcast_binary(ir::BinaryOp::Add, y, detail::cast(a.in(7), DType::F32));
+  return {detail::cast(detail::clamp(y, Scalar(lo), Scalar(hi)), out)};
+}
+
+/// QLinearGlobalAveragePool (com.microsoft): each channel's integer sum over
+/// the image, less the zero point's share, requantized with x_scale /
+/// (y_scale x the image size) in f32, as ONNX Runtime computes it; the
+/// spatial dims stay as ones.
+std::vector<TensorRef> import_qlinear_global_average_pool(const NodeArgs& a) {
+  const TensorRef& x = a.in(0);
+  const std::size_t r = x->spec.shape.rank();
+  if (r < 3) a.fail("the input needs a batch, a channel and at least one spatial dim");
+  for (const std::size_t i : {1u, 2u, 3u, 4u})
+    if (a.has(i) && a.in(i)->spec.shape.num_elements() != 1)
+      a.fail(fmt::format("input {} (a scale or zero point) must be one value", i));
+  const bool channels_last = a.attr_int("channels_last", 0) != 0;
+  TensorRef sums = detail::cast(x, DType::I32);
+  std::size_t pixels = 1;
+  for (std::size_t d = channels_last ? 1 : 2; d < (channels_last ? r - 1 : r); ++d) {
+    pixels *= x->spec.shape[d];
+    sums = detail::reduce_dim(ir::ReduceOp::Sum, sums, static_cast<std::int64_t>(d));
+  }
+  const std::vector<std::int64_t> ones(r, 1);
+  if (a.has(2)) {
+    const TensorRef share = detail::binary_scalar(ir::BinaryOp::Mul, detail::cast(a.in(2), DType::I32),
+                                                  Scalar(static_cast<std::int64_t>(pixels)));
+    sums = detail::binary(ir::BinaryOp::Sub, sums, detail::reshape(share, ones));
+  }
+  const TensorRef scale = detail::binary(
+      ir::BinaryOp::Div, detail::cast(a.in(1), DType::F32),
+      detail::binary_scalar(ir::BinaryOp::Mul, detail::cast(a.in(3), DType::F32), Scalar(static_cast<double>(pixels))));
+  TensorRef y = detail::unary(ir::UnaryOp::Round, detail::binary(ir::BinaryOp::Mul, detail::cast(sums, DType::F32),
+                                                                 detail::reshape(scale, ones)));
+  const DType out = a.has(4) ? a.in(4)->spec.dtype : x->spec.dtype;
+  if (out != DType::U8 && out != DType::I8)
+    a.fail(fmt::format("the output must be uint8 or int8, it is {}", dtype_name(out)));
+  const auto [lo, hi] = integer_range(a, out);
+  if (a.has(4)) y = detail::binary(ir::BinaryOp::Add, y, detail::reshape(detail::cast(a.in(4), DType::F32), ones));
+  return {detail::cast(detail::clamp(y, Scalar(lo), Scalar(hi)), out)};
+}
+
 }  // namespace burn::onnx

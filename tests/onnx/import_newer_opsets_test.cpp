@@ -455,6 +455,51 @@ TEST(OnnxImportNewerOpsets, QLinearOperatorsRequantizeAsDefined) {
       << e;
 }
 
+TEST(OnnxImportNewerOpsets, OnnxRuntimesQLinearAddAndGlobalAveragePoolRequantizeAsItDoes) {
+  // com.microsoft's QLinearAdd (B broadcast per channel) and
+  // QLinearGlobalAveragePool, in f32 as ONNX Runtime computes them; an
+  // operator of that domain import does not run is named with its domain.
+  Builder g(13);
+  auto* msft = g.model.add_opset_import();
+  msft->set_domain("com.microsoft");
+  msft->set_version(1);
+  g.input("a", {1, 2, 2, 2}, ::onnx::TensorProto::UINT8);
+  g.output("sum", ::onnx::TensorProto::UINT8).output("mean", ::onnx::TensorProto::UINT8);
+  const auto u8 = [](std::vector<std::uint8_t> v, Shape s) { return TensorData(std::move(v), std::move(s)); };
+  g.init("a_scale", f32({0.5F}, {})).init("a_zp", u8({100}, {})).init("b", u8({7, 250}, {2, 1, 1}));
+  g.init("b_scale", f32({0.25F}, {})).init("b_zp", u8({128}, {})).init("c_scale", f32({0.75F}, {}));
+  g.init("c_zp", u8({90}, {})).init("y_scale", f32({0.2F}, {})).init("y_zp", u8({20}, {}));
+  g.node("QLinearAdd", {"a", "a_scale", "a_zp", "b", "b_scale", "b_zp", "c_scale", "c_zp"}, {"sum"})
+      .set_domain("com.microsoft");
+  g.node("QLinearGlobalAveragePool", {"a", "a_scale", "a_zp", "y_scale", "y_zp"}, {"mean"}).set_domain("com.microsoft");
+  const std::vector<std::uint8_t> a{0, 37, 101, 255, 180, 99, 3, 140};
+  std::vector<std::uint8_t> sum, mean;
+  const float ratio_a = 0.5F / 0.75F, ratio_b = 0.25F / 0.75F;
+  for (std::size_t i = 0; i < 8; ++i) {
+    const float v = ratio_a * static_cast<float>(a[i] - 100) + ratio_b * static_cast<float>((i < 4 ? 7 : 250) - 128);
+    sum.push_back(static_cast<std::uint8_t>(std::clamp(std::nearbyint(v) + 90.0F, 0.0F, 255.0F)));
+  }
+  for (std::size_t c = 0; c < 2; ++c) {
+    std::int32_t total = 0;
+    for (std::size_t i = 0; i < 4; ++i) total += a[c * 4 + i];
+    const float scale = 0.5F / (0.2F * 4.0F);
+    mean.push_back(static_cast<std::uint8_t>(
+        std::clamp(std::nearbyint(static_cast<float>(total - 100 * 4) * scale) + 20.0F, 0.0F, 255.0F)));
+  }
+  for (const Device& device : testing::all_devices()) {
+    SCOPED_TRACE(device.to_string());
+    const auto out = g.load(device).run({u8(a, {1, 2, 2, 2})});
+    out[0].assert_eq(u8(sum, {1, 2, 2, 2}));
+    out[1].assert_eq(u8(mean, {1, 2, 1, 1}));
+  }
+  Builder unknown(13);
+  *unknown.model.add_opset_import() = *msft;
+  unknown.input("x", {2}).output("y");
+  unknown.node("FusedGemm", {"x", "x"}, {"y"}).set_domain("com.microsoft");
+  const std::string e = error_of([&] { unknown.load(Device::flex()); });
+  EXPECT_NE(e.find("unsupported operators: com.microsoft::FusedGemm (node 'FusedGemm_1')"), std::string::npos) << e;
+}
+
 TEST(OnnxImportNewerOpsets, MalformedAttentionNodesAreNamed) {
   const auto attention_error = [](const std::function<void(Builder&)>& make, std::vector<TensorData> inputs) {
     Builder g(24);

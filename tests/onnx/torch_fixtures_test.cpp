@@ -77,12 +77,14 @@ TEST(OnnxTorchFixtures, EveryModelPyTorchExportedMatchesPyTorchOnEveryDevice) {
     EXPECT_TRUE(seen.count(name)) << name << ".json is missing from " << kFixtures;
     EXPECT_TRUE(seen.count(name + ".dynamo")) << name << ".dynamo.json is missing from " << kFixtures;
   }
-  // ONNX Runtime's quantization of two of them (make_quantized_fixtures.py):
+  // ONNX Runtime's quantization of three of them (make_quantized_fixtures.py):
   // dynamic (DynamicQuantizeLinear, MatMulInteger, ConvInteger), QDQ, and
-  // the QOperator format (QLinearConv); and QLinearMatMul and QLinearConv
-  // in their other forms (make_qoperator_fixtures.py).
-  for (const std::string name : {"mlp.dynamic", "mlp.qdq", "cnn.dynamic", "cnn.qdq", "cnn.qop",
-                                 "qlinear_matmul.opset10", "qlinear_matmul.opset21", "qlinear_conv.opset13"})
+  // the QOperator format (QLinearConv, and com.microsoft's QLinearAdd and
+  // QLinearGlobalAveragePool for the residual block); and those operators
+  // and QLinearMatMul in their other forms (make_qoperator_fixtures.py).
+  for (const std::string name :
+       {"mlp.dynamic", "mlp.qdq", "cnn.dynamic", "cnn.qdq", "cnn.qop", "resnet_block.qop", "qlinear_matmul.opset10",
+        "qlinear_matmul.opset21", "qlinear_conv.opset13", "qlinear_add.msft", "qlinear_gap.msft"})
     EXPECT_TRUE(seen.count(name)) << name << ".json is missing from " << kFixtures;
   // The operators of opsets 18 to 25 (make_opset_fixtures.py), against ONNX
   // Runtime's outputs, and PyTorch's opset-23 export of a Llama-style block
