@@ -324,6 +324,26 @@ std::vector<TensorRef> batch_norm(const NodeArgs& a) {
                             per_channel(shift, r)));
 }
 
+/// x's dims, for reshaping a flattened view back.
+I64s dims_of(const TensorRef& x) { return I64s(shape_of(x).dims().begin(), shape_of(x).dims().end()); }
+
+/// x with its dims from `first` on flattened into one (the last).
+TensorRef flattened_from(const TensorRef& x, std::size_t first) {
+  I64s flat;
+  for (std::size_t d = 0; d < first; ++d) flat.push_back(static_cast<std::int64_t>(shape_of(x)[d]));
+  flat.push_back(-1);
+  return detail::reshape(x, flat);
+}
+
+/// (x - mean) / sqrt(variance + epsilon) along `dim`, with the population
+/// variance: what layer, instance and group normalization share before their
+/// scale and shift.
+TensorRef standardized(const TensorRef& x, std::int64_t dim, double eps) {
+  auto [var, mean] = detail::var_mean_dim(x, dim, 0);
+  return detail::binary(ir::BinaryOp::Mul, detail::binary(ir::BinaryOp::Sub, x, mean),
+                        detail::unary(ir::UnaryOp::Rsqrt, detail::binary_scalar(ir::BinaryOp::Add, var, eps)));
+}
+
 /// InstanceNormalization: each (sample, channel) normalised over its spatial
 /// dims (population variance), then scaled and shifted per channel.
 std::vector<TensorRef> instance_norm(const NodeArgs& a) {
@@ -331,14 +351,8 @@ std::vector<TensorRef> instance_norm(const NodeArgs& a) {
   const std::size_t r = rank_of(x);
   if (r < 3) a.fail("the input needs a batch, a channel and at least one spatial dim");
   const double eps = a.attr_float("epsilon", 1e-5F);
-  const I64s flat{static_cast<std::int64_t>(shape_of(x)[0]), static_cast<std::int64_t>(shape_of(x)[1]), -1};
-  const TensorRef xf = detail::reshape(x, flat);
-  auto [var, mean] = detail::var_mean_dim(xf, 2, 0);
-  const TensorRef norm =
-      detail::binary(ir::BinaryOp::Mul, detail::binary(ir::BinaryOp::Sub, xf, mean),
-                     detail::unary(ir::UnaryOp::Rsqrt, detail::binary_scalar(ir::BinaryOp::Add, var, eps)));
-  const I64s back(shape_of(x).dims().begin(), shape_of(x).dims().end());
-  const TensorRef y = detail::binary(ir::BinaryOp::Mul, detail::reshape(norm, back), per_channel(a.in(1), r));
+  const TensorRef norm = standardized(flattened_from(x, 2), 2, eps);
+  const TensorRef y = detail::binary(ir::BinaryOp::Mul, detail::reshape(norm, dims_of(x)), per_channel(a.in(1), r));
   return one(detail::binary(ir::BinaryOp::Add, y, per_channel(a.in(2), r)));
 }
 
@@ -374,11 +388,7 @@ std::vector<TensorRef> group_norm(const NodeArgs& a) {
   const DType compute = stash_dtype(a, dtype_of(x));
   const double eps = a.attr_float("epsilon", 1e-5F);
   const I64s flat{n, groups, -1};
-  const TensorRef xf = detail::reshape(detail::cast(x, compute), flat);
-  auto [var, mean] = detail::var_mean_dim(xf, 2, 0);
-  const TensorRef norm =
-      detail::binary(ir::BinaryOp::Mul, detail::binary(ir::BinaryOp::Sub, xf, mean),
-                     detail::unary(ir::UnaryOp::Rsqrt, detail::binary_scalar(ir::BinaryOp::Add, var, eps)));
+  const TensorRef norm = standardized(detail::reshape(detail::cast(x, compute), flat), 2, eps);
   TensorRef scale = detail::cast(a.in(1), compute), bias = detail::cast(a.in(2), compute);
   if (!per_channel_affine) {
     // One value per group, repeated over the group's channels.
@@ -387,8 +397,7 @@ std::vector<TensorRef> group_norm(const NodeArgs& a) {
     scale = detail::reshape(detail::expand(detail::unsqueeze_dim(scale, 1), spread), channels);
     bias = detail::reshape(detail::expand(detail::unsqueeze_dim(bias, 1), spread), channels);
   }
-  const I64s back(shape_of(x).dims().begin(), shape_of(x).dims().end());
-  const TensorRef y = detail::binary(ir::BinaryOp::Mul, detail::reshape(norm, back), per_channel(scale, r));
+  const TensorRef y = detail::binary(ir::BinaryOp::Mul, detail::reshape(norm, dims_of(x)), per_channel(scale, r));
   return one(detail::cast(detail::binary(ir::BinaryOp::Add, y, per_channel(bias, r)), dtype_of(x)));
 }
 
@@ -433,17 +442,8 @@ std::vector<TensorRef> layer_norm(const NodeArgs& a) {
     return one(detail::layer_norm(x, a.in(1), bias, eps));
   }
   // Normalise over dims first.. as one flattened dim.
-  I64s flat;
-  for (std::size_t d = 0; d < first; ++d) flat.push_back(static_cast<std::int64_t>(shape_of(x)[d]));
-  flat.push_back(-1);
-  const TensorRef xf = detail::reshape(x, flat);
-  const auto last = static_cast<std::int64_t>(first);
-  auto [var, mean] = detail::var_mean_dim(xf, last, 0);
-  const TensorRef norm =
-      detail::binary(ir::BinaryOp::Mul, detail::binary(ir::BinaryOp::Sub, xf, mean),
-                     detail::unary(ir::UnaryOp::Rsqrt, detail::binary_scalar(ir::BinaryOp::Add, var, eps)));
-  const I64s back(shape_of(x).dims().begin(), shape_of(x).dims().end());
-  TensorRef y = broadcast_binary(ir::BinaryOp::Mul, detail::reshape(norm, back), a.in(1));
+  const TensorRef norm = standardized(flattened_from(x, first), static_cast<std::int64_t>(first), eps);
+  TensorRef y = broadcast_binary(ir::BinaryOp::Mul, detail::reshape(norm, dims_of(x)), a.in(1));
   if (a.has(2)) y = broadcast_binary(ir::BinaryOp::Add, y, a.in(2));
   return one(y);
 }
@@ -515,17 +515,14 @@ std::vector<TensorRef> rms_norm(const NodeArgs& a) {
   const std::size_t first = axis(a, a.attr_int("axis", -1), r);
   const DType compute = stash_dtype(a, dtype_of(x));
   const double eps = a.attr_float("epsilon", 1e-5F);
-  I64s flat;
-  for (std::size_t d = 0; d < first; ++d) flat.push_back(static_cast<std::int64_t>(shape_of(x)[d]));
-  flat.push_back(-1);
-  const TensorRef xf = detail::reshape(detail::cast(x, compute), flat);
+  const TensorRef xf = flattened_from(detail::cast(x, compute), first);
   const TensorRef mean_square = detail::reduce_dim(ir::ReduceOp::Mean, detail::binary(ir::BinaryOp::Mul, xf, xf),
                                                    static_cast<std::int64_t>(first));
   const TensorRef norm =
       detail::binary(ir::BinaryOp::Mul, xf,
                      detail::unary(ir::UnaryOp::Rsqrt, detail::binary_scalar(ir::BinaryOp::Add, mean_square, eps)));
-  const I64s back(shape_of(x).dims().begin(), shape_of(x).dims().end());
-  const TensorRef y = broadcast_binary(ir::BinaryOp::Mul, detail::reshape(norm, back), detail::cast(a.in(1), compute));
+  const TensorRef y =
+      broadcast_binary(ir::BinaryOp::Mul, detail::reshape(norm, dims_of(x)), detail::cast(a.in(1), compute));
   return one(detail::cast(y, dtype_of(x)));
 }
 

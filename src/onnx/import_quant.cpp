@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <initializer_list>
 #include <optional>
 #include <vector>
 
@@ -241,21 +242,35 @@ TensorRef scale_as(const TensorRef& scale, std::vector<std::int64_t> dims) {
   return detail::reshape(detail::cast(scale, DType::F32), dims);
 }
 
-/// The QLinear operators' output: round-half-to-even(sums x multiplier) +
-/// zero point, saturated, in the zero point's dtype. The multiplier is
-/// (input scale x weight scale) / output scale in f32, and the sums are
-/// read as f32, as ONNX Runtime's kernels requantize.
+/// The quantized output of the QLinear operators: round-half-to-even(real)
+/// plus the zero point (input `zero_point`, where given), saturated to the
+/// output's dtype, the zero point's or else `fallback` (uint8 or int8).
+TensorRef saturated_round(const NodeArgs& a, const TensorRef& real, std::size_t zero_point, DType fallback) {
+  const DType out = a.has(zero_point) ? a.in(zero_point)->spec.dtype : fallback;
+  if (out != DType::U8 && out != DType::I8)
+    a.fail(fmt::format("the output must be uint8 or int8, it is {}", dtype_name(out)));
+  const auto [lo, hi] = integer_range(a, out);
+  TensorRef y = detail::unary(ir::UnaryOp::Round, real);
+  if (a.has(zero_point)) y = broadcast_binary(ir::BinaryOp::Add, y, detail::cast(a.in(zero_point), DType::F32));
+  return detail::cast(detail::clamp(y, Scalar(lo), Scalar(hi)), out);
+}
+
+/// QLinearMatMul's and QLinearConv's output: the integer sums times the
+/// multiplier (input scale x weight scale) / output scale, both in f32 as
+/// ONNX Runtime's kernels requantize, rounded with the (required) zero point.
 TensorRef requantize(const NodeArgs& a, const TensorRef& sums, const TensorRef& multiplier, std::size_t zero_point) {
   const DType out = a.in(zero_point)->spec.dtype;
-  if (out != DType::U8 && out != DType::I8)
-    a.fail(fmt::format("the output zero point must be uint8 or int8, it is {}", dtype_name(out)));
-  const auto [lo, hi] = integer_range(a, out);
-  const std::size_t r = sums->spec.shape.rank();
-  TensorRef y = detail::unary(ir::UnaryOp::Round,
-                              broadcast_binary(ir::BinaryOp::Mul, detail::cast(sums, DType::F32), multiplier));
-  const std::vector<std::int64_t> ones(r, 1);
-  y = detail::binary(ir::BinaryOp::Add, y, detail::reshape(detail::cast(a.in(zero_point), DType::F32), ones));
-  return detail::cast(detail::clamp(y, Scalar(lo), Scalar(hi)), out);
+  return saturated_round(a, broadcast_binary(ir::BinaryOp::Mul, detail::cast(sums, DType::F32), multiplier), zero_point,
+                         out);
+}
+
+/// Fails unless each of `inputs` that is given (scales and zero points)
+/// holds one value.
+void require_single_values(const NodeArgs& a, std::initializer_list<std::size_t> inputs) {
+  for (const std::size_t i : inputs)
+    if (a.has(i) && a.in(i)->spec.shape.num_elements() != 1)
+      a.fail(fmt::format("input {} (a scale or zero point) must be one value, it has shape {}", i,
+                         a.in(i)->spec.shape.to_string()));
 }
 
 /// An operand's zero point or scale for QLinearMatMul: one value, a 1-D
@@ -343,10 +358,7 @@ std::vector<TensorRef> import_qlinear_conv(const NodeArgs& a) {
 /// zero point, in f32 as ONNX Runtime computes it: round(A_scale / C_scale
 /// x (A - A_zp) + B_scale / C_scale x (B - B_zp)) + C_zp, saturated.
 std::vector<TensorRef> import_qlinear_add(const NodeArgs& a) {
-  for (const std::size_t i : {1u, 2u, 4u, 5u, 6u, 7u})
-    if (a.has(i) && a.in(i)->spec.shape.num_elements() != 1)
-      a.fail(fmt::format("input {} (a scale or zero point) must be one value, it has shape {}", i,
-                         a.in(i)->spec.shape.to_string()));
+  require_single_values(a, {1, 2, 4, 5, 6, 7});
   const TensorRef c_scale = detail::cast(a.in(6), DType::F32);
   const auto term = [&](std::size_t value, std::size_t scale, std::size_t zero_point) {
     TensorRef v = detail::cast(a.in(value), DType::I32);
@@ -355,13 +367,7 @@ std::vector<TensorRef> import_qlinear_add(const NodeArgs& a) {
     return broadcast_binary(ir::BinaryOp::Mul, detail::cast(v, DType::F32), ratio);
   };
   const TensorRef sum = broadcast_binary(ir::BinaryOp::Add, term(0, 1, 2), term(3, 4, 5));
-  const DType out = a.has(7) ? a.in(7)->spec.dtype : a.in(0)->spec.dtype;
-  if (out != DType::U8 && out != DType::I8)
-    a.fail(fmt::format("the output must be uint8 or int8, it is {}", dtype_name(out)));
-  const auto [lo, hi] = integer_range(a, out);
-  TensorRef y = detail::unary(ir::UnaryOp::Round, sum);
-  if (a.has(7)) y = broadcast_binary(ir::BinaryOp::Add, y, detail::cast(a.in(7), DType::F32));
-  return {detail::cast(detail::clamp(y, Scalar(lo), Scalar(hi)), out)};
+  return {saturated_round(a, sum, 7, a.in(0)->spec.dtype)};
 }
 
 /// QLinearGlobalAveragePool (com.microsoft): each channel's integer sum over
@@ -372,9 +378,7 @@ std::vector<TensorRef> import_qlinear_global_average_pool(const NodeArgs& a) {
   const TensorRef& x = a.in(0);
   const std::size_t r = x->spec.shape.rank();
   if (r < 3) a.fail("the input needs a batch, a channel and at least one spatial dim");
-  for (const std::size_t i : {1u, 2u, 3u, 4u})
-    if (a.has(i) && a.in(i)->spec.shape.num_elements() != 1)
-      a.fail(fmt::format("input {} (a scale or zero point) must be one value", i));
+  require_single_values(a, {1, 2, 3, 4});
   const bool channels_last = a.attr_int("channels_last", 0) != 0;
   TensorRef sums = detail::cast(x, DType::I32);
   std::size_t pixels = 1;
@@ -391,14 +395,9 @@ std::vector<TensorRef> import_qlinear_global_average_pool(const NodeArgs& a) {
   const TensorRef scale = detail::binary(
       ir::BinaryOp::Div, detail::cast(a.in(1), DType::F32),
       detail::binary_scalar(ir::BinaryOp::Mul, detail::cast(a.in(3), DType::F32), Scalar(static_cast<double>(pixels))));
-  TensorRef y = detail::unary(ir::UnaryOp::Round, detail::binary(ir::BinaryOp::Mul, detail::cast(sums, DType::F32),
-                                                                 detail::reshape(scale, ones)));
-  const DType out = a.has(4) ? a.in(4)->spec.dtype : x->spec.dtype;
-  if (out != DType::U8 && out != DType::I8)
-    a.fail(fmt::format("the output must be uint8 or int8, it is {}", dtype_name(out)));
-  const auto [lo, hi] = integer_range(a, out);
-  if (a.has(4)) y = detail::binary(ir::BinaryOp::Add, y, detail::reshape(detail::cast(a.in(4), DType::F32), ones));
-  return {detail::cast(detail::clamp(y, Scalar(lo), Scalar(hi)), out)};
+  const TensorRef real =
+      detail::binary(ir::BinaryOp::Mul, detail::cast(sums, DType::F32), detail::reshape(scale, ones));
+  return {saturated_round(a, real, 4, x->spec.dtype)};
 }
 
 }  // namespace burn::onnx
