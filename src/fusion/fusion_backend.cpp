@@ -253,6 +253,16 @@ void FusionBackend::drain_locked() {
       inputs.push_back({materialised(*in.tensor, group[r.op]->op), in.spec, reusable});
     }
     auto values = step.plan->run(group, inputs);
+    // A reusable input that this step read last is dead now: its value is
+    // dropped at once rather than when the queue is cleared, so that storage
+    // an output took over (in-place execution) has that output as its only
+    // owner again, and a later step can take it over in turn.
+    for (std::size_t k = 0; k < inputs.size(); ++k) {
+      const IoRef& r = step.plan->inputs_from[k];
+      if (!inputs[k].reusable || last_reader_[batch.ops[step.ops[r.op]].inputs[r.slot]] != step_index) continue;
+      inputs[k].primitive.reset();
+      group[r.op]->inputs[r.slot].tensor->value.reset();
+    }
     for (std::size_t j = 0; j < step.plan->outputs_to.size(); ++j) {
       const IoRef& r = step.plan->outputs_to[j];
       if (auto t = group[r.op]->outputs[r.slot].tensor.lock()) t->value = std::move(values[j]);

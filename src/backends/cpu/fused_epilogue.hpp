@@ -5,12 +5,23 @@
 // while it is in cache instead of in extra passes over the result.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 
 #include "backends/flex/kernels.hpp"
 #include "fusion/epilogue.hpp"
 
 namespace burn::cpu {
+
+/// What the epilogue kernels did since the process started (for tests and
+/// for finding where a model loses its fusion).
+struct EpilogueCounters {
+  /// Groups oneDNN could not take whole, which ran op by op instead.
+  std::uint64_t groups_op_by_op = 0;
+  /// Residuals a convolution accumulated onto in their own storage.
+  std::uint64_t residuals_in_place = 0;
+};
+EpilogueCounters epilogue_counters();
 
 class CpuEpilogueCompiler final : public fusion::EpilogueCompiler {
  public:

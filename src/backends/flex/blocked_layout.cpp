@@ -23,6 +23,16 @@ BlockedOutput::BlockedOutput(const Context& ctx, const dnnl::memory::desc& want,
   buffer_ = target_->buffer;
 }
 
+BlockedOutput::BlockedOutput(const dnnl::memory::desc& want, std::shared_ptr<host::Buffer> adopted)
+    : want_(want), buffer_(std::move(adopted)) {
+  auto target = detail::make_pooled<host::CpuTensor>();
+  target->buffer = buffer_;
+  target->dtype = DType::U8;
+  target->shape = {buffer_->size()};
+  target->strides = {1};
+  target_ = std::move(target);
+}
+
 void BlockedOutput::finish(const Context& ctx, host::CpuTensor& y) const {
   y.set_opaque(std::make_shared<BlockedLayout>(want_, ctx.alloc), buffer_);
 }

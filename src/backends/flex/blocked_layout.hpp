@@ -32,6 +32,9 @@ class BlockedLayout final : public host::OpaqueLayout {
 class BlockedOutput {
  public:
   BlockedOutput(const Context& ctx, const dnnl::memory::desc& want, const dnnl::memory::desc& plain);
+  /// An output written into `adopted`, a buffer that already holds a tensor
+  /// in `want` (the residual a convolution's sum post-op accumulates onto).
+  BlockedOutput(const dnnl::memory::desc& want, std::shared_ptr<host::Buffer> adopted);
   /// Whether the output stays blocked (false: the plain path as usual).
   bool active() const noexcept { return buffer_ != nullptr; }
   /// A tensor whose base() is the blocked buffer, to pass as the primitive's

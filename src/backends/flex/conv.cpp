@@ -7,11 +7,14 @@
 #include <algorithm>
 #include <optional>
 
+#include <fmt/format.h>
+
 #include "backends/flex/blocked_layout.hpp"
 #include "backends/flex/conv_common.hpp"
 #include "backends/flex/matmul_post_ops.hpp"
 #include "backends/flex/packed_weights.hpp"
 #include "backends/flex/parallel.hpp"
+#include "backends/flex/strided.hpp"
 #include "backends/flex/window.hpp"
 #include "backends/flex/winograd.hpp"
 
@@ -68,14 +71,28 @@ dnnl::memory::desc blocked8(const dnnl::memory::desc& md) {
 }
 
 /// The post-ops of `attr` (the cpu device's fused epilogue) as steps of
-/// burn's Winograd, with their operands from `post_args`; false where a
-/// step is not one it applies (the convolution then runs without them).
-bool epilogue_steps(const dnnl::primitive_attr& attr, std::span<const dnn::PlainArg> post_args,
-                    const dnnl::memory::desc& y8, std::vector<winograd::EpilogueStep>& steps) {
+/// burn's Winograd, with their operands from `post_args` and `sum` (a sum
+/// post-op's residual, read as a full operand in the output's layout, its
+/// bytes kept alive in `keep`); false where a step is not one it applies
+/// (the convolution then runs without them).
+bool epilogue_steps(const dnnl::primitive_attr& attr, std::span<const dnn::PlainArg> post_args, const SumOperand* sum,
+                    const dnnl::memory::desc& y8, std::vector<winograd::EpilogueStep>& steps,
+                    std::vector<std::shared_ptr<host::Buffer>>& keep) {
   using Step = winograd::EpilogueStep;
   const dnnl::post_ops post = attr.get_post_ops();
   const auto channels = y8.dims()[1];
   for (int i = 0; i < post.len(); ++i) {
+    if (post.kind(i) == dnnl::primitive::kind::sum) {
+      float scale = 0;
+      post.get_params_sum(i, scale);
+      const auto view = sum ? sum->tensor->opaque_view() : host::CpuTensor::OpaqueView{};
+      const auto* layout = dynamic_cast<const dnn::BlockedLayout*>(view.layout.get());
+      if (!layout || layout->md() != y8 || (scale != 1.0f && scale != -1.0f)) return false;
+      keep.push_back(view.buffer);
+      steps.push_back({scale > 0 ? Step::Op::Add : Step::Op::Sub, Step::Operand::Full,
+                       reinterpret_cast<const float*>(view.buffer->data())});
+      continue;
+    }
     if (post.kind(i) == dnnl::primitive::kind::eltwise) {
       float scale = 0, alpha = 0, beta = 0;
       dnnl::algorithm alg{};
@@ -154,6 +171,39 @@ bool is_fallback(const dnnl::primitive_desc_base& pd) {
   return impl.find("gemm") != std::string_view::npos || impl.starts_with("ref");
 }
 
+/// The output a convolution's sum post-op accumulates onto when it can be
+/// the residual itself: nobody else can observe the residual and it is
+/// already in the blocked layout `dst_md` the convolution writes. nullopt
+/// otherwise (the residual is then copied into a fresh output).
+std::optional<dnn::BlockedOutput> adopt_residual(const SumOperand& sum, const dnnl::memory::desc& dst_md,
+                                                 const dnnl::memory::desc& y_md) {
+  if (!sum.reusable || dst_md == y_md) return std::nullopt;
+  const auto view = sum.tensor->opaque_view();
+  const auto* layout = dynamic_cast<const dnn::BlockedLayout*>(view.layout.get());
+  // Two references, the tensor's and the view's: no other tensor (a
+  // reshaped view) shares the bytes.
+  if (!layout || layout->md() != dst_md || view.buffer.use_count() != 2) return std::nullopt;
+  return dnn::BlockedOutput(dst_md, view.buffer);
+}
+
+/// Copies the residual (plain, or in any blocked layout) into `dst`, which
+/// the convolution then writes in `dst_md` with the sum post-op.
+void load_residual(const Context& ctx, const SumOperand& sum, const std::vector<std::size_t>& dims,
+                   const dnnl::memory::desc& dst_md, const CpuTensor& dst) {
+  const CpuTensor& r = *sum.tensor;
+  const auto plain = dnn::plain_desc(dims, dnnl::memory::data_type::f32);
+  host::CpuTensorPtr source;
+  dnnl::memory::desc source_md = plain;
+  if (auto blocked = dnn::blocked_input(r, plain)) {
+    source = std::move(blocked->bytes);
+    source_md = blocked->md;
+  } else {
+    source = r.is_contiguous() ? r.view(r.shape, r.strides, r.offset) : contiguous_copy(ctx, r);
+  }
+  dnnl::memory from = dnn::wrap(source_md, *source), to = dnn::wrap(dst_md, dst);
+  dnn::execute(dnnl::reorder(from, to), {{DNNL_ARG_FROM, from}, {DNNL_ARG_TO, to}});
+}
+
 /// oneDNN's convolution. The input may be in the blocked layout a previous
 /// convolution left (read as is); with `blocked_output` the result stays in
 /// the layout the primitive writes (y becomes opaque, see blocked_layout.hpp)
@@ -161,7 +211,10 @@ bool is_fallback(const dnnl::primitive_desc_base& pd) {
 /// output, never for a tensor the kernel itself reads afterwards.
 bool dnnl_conv(const Context& ctx, const ConvTensors& t, CpuTensor& y, const ir::Conv& op, dnnl::memory::data_type dt,
                bool blocked_output, const dnnl::primitive_attr* attr = nullptr,
-               std::span<const dnn::PlainArg> post_args = {}) {
+               std::span<const dnn::PlainArg> post_args = {}, SumOperand* sum = nullptr) {
+  // Set once the residual's own buffer is the output: from then on a
+  // failure cannot fall back to the separate ops, which would read it.
+  bool residual_taken = false;
   const std::size_t n = std::max<std::size_t>(op.stride.size(), 1);
   const auto xs = dnn::unit_spatial(t.x->shape, n), ys = dnn::unit_spatial(y.shape, n);
   const auto ws = dnn::conv_weight_dims(t.w->shape, n, op.groups);
@@ -184,33 +237,38 @@ bool dnnl_conv(const Context& ctx, const ConvTensors& t, CpuTensor& y, const ir:
     // 32) then cost fresh pages each time, doubling the convolution's time.
     dnnl::primitive_attr with_scratchpad = attr ? *attr : dnnl::primitive_attr();
     with_scratchpad.set_scratchpad_mode(dnnl::scratchpad_mode::user);
-    auto make_pd = [&](const fwd::desc& desc) { return fwd::primitive_desc(desc, with_scratchpad, dnn::engine()); };
+    auto make_pd = [&](const fwd::desc& desc) { return dnn::cached_primitive<fwd>(desc, with_scratchpad); };
     const auto desc = make_desc(dnnl::algorithm::convolution_direct);
     if (blocked_output && dt == dnnl::memory::data_type::f32 && takes_own_winograd(ctx, op, ws, t.x->shape, y.shape)) {
       // An epilogue it cannot apply: the caller runs it op by op after the
       // convolution, which still goes through this Winograd.
       std::vector<winograd::EpilogueStep> steps;
-      if (attr && !epilogue_steps(*attr, post_args, blocked8(y_md), steps)) return false;
+      std::vector<std::shared_ptr<host::Buffer>> keep;
+      if (attr && !epilogue_steps(*attr, post_args, sum, blocked8(y_md), steps, keep)) return false;
       own_winograd(ctx, t, y, op, x_md, x_blocked ? *x_blocked->bytes : *t.x, w_md, y_md, steps);
       return true;
     }
     // On a CPU without oneDNN's Winograd, asking for it on every call would
-    // only fail again: the answer is known once per process.
-    std::optional<fwd::primitive_desc> winograd;
-    if (ctx.fast_f32() && dt == dnnl::memory::data_type::f32 && takes_winograd(op, ws) && onednn_has_winograd()) {
-      try {
-        winograd = make_pd(make_desc(dnnl::algorithm::convolution_winograd));
-      } catch (const dnnl::error&) {  // no Winograd kernel for this shape: the direct one
-      }
-    }
-    const fwd::primitive_desc pd = winograd ? *winograd : make_pd(desc);
+    // only fail again: the answer is known once per process. Without a
+    // Winograd kernel for this shape (nullptr), the direct one.
+    std::shared_ptr<const dnn::CachedPrimitive<fwd>> chosen;
+    if (ctx.fast_f32() && dt == dnnl::memory::data_type::f32 && takes_winograd(op, ws) && onednn_has_winograd())
+      chosen = make_pd(make_desc(dnnl::algorithm::convolution_winograd));
+    if (!chosen) chosen = make_pd(desc);
+    if (!chosen) return false;  // no implementation: the loop below
+    const fwd::primitive_desc& pd = chosen->pd;
     if (dnn::slow_half(pd, dt)) return false;
     // Post-ops a fast kernel cannot apply (a residual operand in another
     // layout than the output's) send oneDNN to its gemm or reference
     // convolution, 4-8x slower than the direct kernel plus separate
     // elementwise passes: the caller runs the ops one by one instead.
     if (attr && is_fallback(pd) && !is_fallback(fwd::primitive_desc(desc, dnn::engine()))) return false;
-    const dnn::BlockedOutput blocked(ctx, blocked_output ? pd.dst_desc() : y_md, y_md);
+    const dnnl::memory::desc dst_md = blocked_output ? pd.dst_desc() : y_md;
+    std::optional<dnn::BlockedOutput> adopted = sum ? adopt_residual(*sum, dst_md, y_md) : std::nullopt;
+    residual_taken = adopted.has_value();
+    if (sum) sum->taken = residual_taken;
+    const dnn::BlockedOutput blocked = adopted ? std::move(*adopted) : dnn::BlockedOutput(ctx, dst_md, y_md);
+    if (sum && !adopted) load_residual(ctx, *sum, ys, dst_md, blocked.active() ? blocked.target() : y);
     std::vector<dnn::PlainArg> args{{DNNL_ARG_SRC, x_md, x_blocked ? x_blocked->bytes.get() : t.x.get()},
                                     {DNNL_ARG_WEIGHTS, w_md, t.w.get()},
                                     blocked.active()
@@ -223,10 +281,11 @@ bool dnnl_conv(const Context& ctx, const ConvTensors& t, CpuTensor& y, const ir:
       scratchpad = ctx.output({Shape{md.get_size()}, DType::U8});
       args.push_back({DNNL_ARG_SCRATCHPAD, md, scratchpad.get()});
     }
-    dnn::execute_with_layouts(ctx, fwd(pd), pd, args);
+    dnn::execute_with_layouts(ctx, chosen->prim, pd, args);
     if (blocked.active()) blocked.finish(ctx, y);
     return true;
-  } catch (const dnnl::error&) {
+  } catch (const dnnl::error& e) {
+    if (residual_taken) throw Error(ir::op_name(ir::Op(op)), fmt::format("oneDNN failed: {}", e.what()));
     return false;
   }
 }
@@ -277,11 +336,12 @@ void loop_conv(const ConvTensors& t, CpuTensor& y, const ir::Conv& op) {
 }  // namespace
 
 bool conv_f32_with_post_ops(const Context& ctx, const ir::Conv& op, Inputs in, host::CpuTensor& y,
-                            const dnnl::primitive_attr& attr, std::span<const dnn::PlainArg> post_args) {
+                            const dnnl::primitive_attr& attr, std::span<const dnn::PlainArg> post_args,
+                            SumOperand* sum) {
   if (y.dtype != DType::F32 || y.num_elements() == 0 || op.stride.size() > 3) return false;
   const ConvTensors t = dnn::conv_inputs(ctx, in, op.has_bias);
   if (t.x->dtype != DType::F32 || t.x->num_elements() == 0 || t.w->num_elements() == 0) return false;
-  return dnnl_conv(ctx, t, y, op, dnnl::memory::data_type::f32, true, &attr, post_args);
+  return dnnl_conv(ctx, t, y, op, dnnl::memory::data_type::f32, true, &attr, post_args, sum);
 }
 
 Result kernel(const Context& ctx, const ir::Conv& op, Inputs in, Outputs out) {

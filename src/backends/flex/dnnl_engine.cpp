@@ -1,5 +1,8 @@
 #include "backends/flex/dnnl_engine.hpp"
 
+#include <mutex>
+#include <string>
+
 #include "backends/flex/packed_weights.hpp"
 #include "backends/flex/parallel.hpp"
 
@@ -34,6 +37,79 @@ void execute(const dnnl::primitive& prim, const std::unordered_map<int, dnnl::me
   thread_local dnnl::stream stream(engine());
   prim.execute(stream, args);
   stream.wait();
+}
+
+namespace {
+
+template <class T>
+void append_bytes(std::string& key, const T& value) {
+  key.append(reinterpret_cast<const char*>(&value), sizeof value);
+}
+
+}  // namespace
+
+bool append_attr_key(std::string& key, const dnnl::primitive_attr& attr) {
+  append_bytes(key, attr.get_scratchpad_mode());
+  const dnnl::post_ops post = attr.get_post_ops();
+  for (int i = 0; i < post.len(); ++i) {
+    const dnnl::primitive::kind kind = post.kind(i);
+    append_bytes(key, kind);
+    if (kind == dnnl::primitive::kind::eltwise) {
+      float scale = 0, alpha = 0, beta = 0;
+      dnnl::algorithm alg{};
+      post.get_params_eltwise(i, scale, alg, alpha, beta);
+      append_bytes(key, alg);
+      for (float v : {scale, alpha, beta}) append_bytes(key, v);
+    } else if (kind == dnnl::primitive::kind::binary) {
+      dnnl::algorithm alg{};
+      dnnl::memory::desc md;
+      post.get_params_binary(i, alg, md);
+      append_bytes(key, alg);
+      append_bytes(key, md.data);
+    } else if (kind == dnnl::primitive::kind::sum) {
+      float scale = 0;
+      dnnl::memory::data_type dt{};
+      post.get_params_sum(i, scale, dt);
+      append_bytes(key, scale);
+      append_bytes(key, dt);
+    } else {
+      return false;  // a post-op the key does not describe
+    }
+  }
+  return true;
+}
+
+namespace {
+
+/// Enough for every problem of a few models; past it the cache starts over
+/// (a program that makes endless new shapes must not grow it forever).
+constexpr std::size_t kMaxCachedPrimitives = 4096;
+
+struct PrimitiveCache {
+  std::mutex mutex;
+  std::unordered_map<std::string, std::shared_ptr<const void>> entries;
+};
+
+PrimitiveCache& primitive_cache() {
+  static PrimitiveCache cache;
+  return cache;
+}
+
+}  // namespace
+
+std::shared_ptr<const void> find_cached_primitive(const std::string& key, bool& found) {
+  auto& cache = primitive_cache();
+  std::lock_guard lock(cache.mutex);
+  const auto it = cache.entries.find(key);
+  found = it != cache.entries.end();
+  return found ? it->second : nullptr;
+}
+
+void store_cached_primitive(std::string key, std::shared_ptr<const void> value) {
+  auto& cache = primitive_cache();
+  std::lock_guard lock(cache.mutex);
+  if (cache.entries.size() >= kMaxCachedPrimitives) cache.entries.clear();
+  cache.entries.emplace(std::move(key), std::move(value));
 }
 
 dnnl::memory::desc any_layout(const dnnl::memory::desc& md) {

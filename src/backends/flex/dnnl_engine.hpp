@@ -4,9 +4,12 @@
 #pragma once
 
 #include <dnnl.hpp>
+#include <memory>
 #include <optional>
 #include <span>
+#include <string>
 #include <string_view>
+#include <typeinfo>
 #include <unordered_map>
 #include <vector>
 
@@ -65,10 +68,58 @@ std::optional<PD> try_create(Args&&... args) {
   }
 }
 
+/// Appends the bytes of the attributes' scratchpad mode and post-ops
+/// (eltwise, binary, sum) to `key`; false when a post-op is of another
+/// kind, which the key would not tell apart. Other attributes are not part
+/// of it: callers of `cached_primitive` set none.
+bool append_attr_key(std::string& key, const dnnl::primitive_attr& attr);
+
+/// A primitive descriptor with its primitive.
+template <class Prim>
+struct CachedPrimitive {
+  typename Prim::primitive_desc pd;
+  Prim prim;
+};
+
+/// Creates the primitive descriptor and primitive of a problem once and
+/// keeps them for the process: building a descriptor runs oneDNN's
+/// implementation search, about 7 us for a convolution (a fifth of the time
+/// of a small one), and then its primitive has to be found again in oneDNN's
+/// cache; a model's run asks for the same few problems every time. nullptr
+/// when oneDNN has no implementation (remembered too).
+template <class Prim>
+std::shared_ptr<const CachedPrimitive<Prim>> cached_primitive(const typename Prim::desc& desc,
+                                                              const dnnl::primitive_attr& attr);
+
 /// True for a half-precision primitive that oneDNN would run with its
 /// reference (emulated) implementation: converting to f32 is faster then.
 inline bool slow_half(const dnnl::primitive_desc_base& pd, dnnl::memory::data_type dt) {
   return dt != dnnl::memory::data_type::f32 && std::string_view(pd.impl_info_str()).starts_with("ref");
+}
+
+/// The process's cache behind cached_primitive: type-erased values by key.
+std::shared_ptr<const void> find_cached_primitive(const std::string& key, bool& found);
+void store_cached_primitive(std::string key, std::shared_ptr<const void> value);
+
+template <class Prim>
+std::shared_ptr<const CachedPrimitive<Prim>> cached_primitive(const typename Prim::desc& desc,
+                                                              const dnnl::primitive_attr& attr) {
+  auto make = [&]() -> std::shared_ptr<const CachedPrimitive<Prim>> {
+    auto pd = try_create<typename Prim::primitive_desc>(desc, attr, engine());
+    return pd ? std::make_shared<const CachedPrimitive<Prim>>(CachedPrimitive<Prim>{*pd, Prim(*pd)}) : nullptr;
+  };
+  // The primitive's type, then the operation descriptor's bytes (oneDNN
+  // 2.x keeps it as a plain C struct, zero-initialised before its fields
+  // are set), then the attributes'.
+  std::string key = typeid(Prim).name();
+  key.append(reinterpret_cast<const char*>(&desc.data), sizeof desc.data);
+  if (!append_attr_key(key, attr)) return make();
+  bool found = false;
+  if (auto hit = find_cached_primitive(key, found); found)
+    return std::static_pointer_cast<const CachedPrimitive<Prim>>(hit);
+  auto made = make();
+  store_cached_primitive(std::move(key), made);
+  return made;
 }
 
 /// A contiguous f32 copy of any float tensor view (halves widened exactly).

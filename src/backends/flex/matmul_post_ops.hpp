@@ -36,11 +36,24 @@ bool matmul_f32_with_post_ops(const Context& ctx, const host::CpuTensorPtr& a, c
                               const std::unordered_map<int, dnnl::memory>& post_args,
                               const host::CpuTensor* bias = nullptr);
 
+/// The tensor a convolution's sum post-op adds (a residual the size of the
+/// output): the primitive accumulates into a destination that holds it.
+struct SumOperand {
+  const host::CpuTensor* tensor = nullptr;
+  /// Nobody else can observe the tensor: when it is already in the layout
+  /// the convolution writes, its buffer becomes the output's (no copy).
+  bool reusable = false;
+  /// Set by the convolution when it did take the buffer over.
+  bool taken = false;
+};
+
 /// The convolution `op` (f32, 1-3 spatial dims, oneDNN's blocked layouts
 /// inside) into the contiguous `y`, then `attr`'s post-ops; `post_args` are
 /// their plain operands, reordered like the convolution's own if oneDNN
-/// asks. False when oneDNN has no implementation for the case.
+/// asks; `sum` is the operand of the sum post-op when `attr` has one. False
+/// when oneDNN has no implementation for the case.
 bool conv_f32_with_post_ops(const Context& ctx, const ir::Conv& op, Inputs in, host::CpuTensor& y,
-                            const dnnl::primitive_attr& attr, std::span<const dnn::PlainArg> post_args);
+                            const dnnl::primitive_attr& attr, std::span<const dnn::PlainArg> post_args,
+                            SumOperand* sum = nullptr);
 
 }  // namespace burn::flex

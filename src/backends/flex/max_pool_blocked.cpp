@@ -5,12 +5,11 @@
 // and a NaN in the window wins. Indices are PyTorch's row-major positions,
 // so pools that return them take the row-major path.
 #include <algorithm>
-#include <cstdint>
-#include <cstring>
-#include <limits>
+#include <vector>
 
 #include "backends/flex/blocked_layout.hpp"
 #include "backends/flex/parallel.hpp"
+#include "backends/flex/simd/window_max.hpp"
 #include "backends/flex/window.hpp"
 
 namespace burn::flex::dnn {
@@ -42,73 +41,32 @@ ChannelGrouping channel_grouping(const dnnl::memory::desc& md) {
   return {};
 }
 
-/// Four floats as one vector of the baseline instruction set (SSE2 on
-/// x86-64), through the compiler's vector extension: it does not
-/// vectorize the select below by itself, and Highway's static target at
-/// this baseline is its scalar emulation.
-using Float4 = float __attribute__((vector_size(16)));
-using Int4 = std::int32_t __attribute__((vector_size(16)));
-
-/// One step of the window maximum of `n` interleaved channels: `best`
-/// starts at -inf. A NaN wins: once `best` holds one, no comparison
-/// replaces it, and a NaN value replaces whatever is there.
-inline void max_into(float* best, const float* v, std::size_t n) {
-  std::size_t c = 0;
-  for (; c + 4 <= n; c += 4) {
-    Float4 b, x;
-    std::memcpy(&b, best + c, sizeof b);
-    std::memcpy(&x, v + c, sizeof x);
-    const Int4 take = (x > b) | (x != x);
-    b = take ? x : b;
-    std::memcpy(best + c, &b, sizeof b);
-  }
-  for (; c < n; ++c) best[c] = (v[c] > best[c] || v[c] != v[c]) ? v[c] : best[c];
-}
-
-/// The window of output (od, oh, ow) over `lanes` channels, kLanes of them
-/// in a local accumulator when that count is known at compile time (the 8-
-/// and 16-channel blocks: it stays in registers), in place in `out`
-/// otherwise (channels-last).
-template <std::size_t kLanes>
-inline void pool_window(const float* xp, float* out, std::size_t lanes, const Window3& w, const AxisWindows& wd,
-                        const AxisWindows& wh, const AxisWindows& ww, std::size_t od, std::size_t oh, std::size_t ow) {
-  constexpr float kLowest = -std::numeric_limits<float>::infinity();
-  float local[kLanes == 0 ? 1 : kLanes];
-  float* const best = kLanes == 0 ? out : local;
-  const std::size_t n = kLanes == 0 ? lanes : kLanes;
-  std::fill(best, best + n, kLowest);
-  for (std::size_t id = wd.first[od]; id < wd.end[od]; id += w.d[0])
-    for (std::size_t ih = wh.first[oh]; ih < wh.end[oh]; ih += w.d[1])
-      for (std::size_t iw = ww.first[ow]; iw < ww.end[ow]; iw += w.d[2])
-        max_into(best, xp + ((id * w.in[1] + ih) * w.in[2] + iw) * lanes, n);
-  if constexpr (kLanes != 0) std::copy(local, local + kLanes, out);
-}
-
 /// Pools `planes` (image, channel group) planes of `lanes` interleaved
-/// channels each; kLanes is `lanes` when known at compile time (the 8- and
-/// 16-channel blocks), 0 otherwise (channels-last).
-template <std::size_t kLanes>
+/// channels each: per output position, the window's taps as pointers to
+/// their `lanes` channels, reduced one vector of channels at a time.
 void pool_grouped(const float* src, float* dst, std::size_t planes, std::size_t lanes, const Window3& w) {
   const AxisWindows wd = axis_windows(w, 0), wh = axis_windows(w, 1), ww = axis_windows(w, 2);
   const std::size_t in_vol = w.in_volume(), out_vol = w.out_volume();
   parallel_for(
       planes * w.out[0] * w.out[1],
       [&](std::size_t begin, std::size_t end) {
+        std::vector<const float*> taps;
+        taps.reserve(w.k_volume());
         for (std::size_t row = begin; row < end; ++row) {
           const std::size_t oh = row % w.out[1], od = (row / w.out[1]) % w.out[0], plane = row / (w.out[0] * w.out[1]);
           const float* xp = src + plane * in_vol * lanes;
           float* yp = dst + (plane * out_vol + (od * w.out[1] + oh) * w.out[2]) * lanes;
-          for (std::size_t ow = 0; ow < w.out[2]; ++ow)
-            pool_window<kLanes>(xp, yp + ow * lanes, lanes, w, wd, wh, ww, od, oh, ow);
+          for (std::size_t ow = 0; ow < w.out[2]; ++ow) {
+            taps.clear();
+            for (std::size_t id = wd.first[od]; id < wd.end[od]; id += w.d[0])
+              for (std::size_t ih = wh.first[oh]; ih < wh.end[oh]; ih += w.d[1])
+                for (std::size_t iw = ww.first[ow]; iw < ww.end[ow]; iw += w.d[2])
+                  taps.push_back(xp + ((id * w.in[1] + ih) * w.in[2] + iw) * lanes);
+            simd::window_max(taps.data(), taps.size(), lanes, yp + ow * lanes);
+          }
         }
       },
       std::max<std::size_t>(1, kGrainSize / std::max<std::size_t>(1, w.out[2] * w.k_volume() * lanes)));
-}
-
-void pool_grouped(const float* src, float* dst, std::size_t planes, std::size_t lanes, const Window3& w) {
-  if (lanes == 8) return pool_grouped<8>(src, dst, planes, lanes, w);
-  if (lanes == 16) return pool_grouped<16>(src, dst, planes, lanes, w);
-  pool_grouped<0>(src, dst, planes, lanes, w);
 }
 
 }  // namespace
