@@ -163,6 +163,8 @@ SavedValues saved(const ir::Interpolate& op);
 // norm.cpp
 Grads rule(const ir::LayerNorm& op, const VjpArgs& args);
 SavedValues saved(const ir::LayerNorm& op);
+Grads rule(const ir::BatchNorm& op, const VjpArgs& args);
+SavedValues saved(const ir::BatchNorm& op);
 
 // activation.cpp
 Grads rule(const ir::Softmax& op, const VjpArgs& args);

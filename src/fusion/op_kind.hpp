@@ -32,7 +32,7 @@ using AnchorOps = OpList<ir::Matmul, ir::Conv>;
 using EagerOps = OpList<ir::Full, ir::Arange, ir::Random, ir::Cumulative, ir::Sort, ir::Reshape, ir::Permute,
                         ir::Expand, ir::Flip, ir::Slice, ir::SliceAssign, ir::Cat, ir::Unfold, ir::Gather, ir::Scatter,
                         ir::Select, ir::SelectAssign, ir::ConvTranspose, ir::ConvWeightGrad, ir::MaxPool, ir::AvgPool,
-                        ir::AdaptiveAvgPool, ir::Interpolate, ir::LayerNorm, ir::Softmax>;
+                        ir::AdaptiveAvgPool, ir::Interpolate, ir::LayerNorm, ir::Softmax, ir::BatchNorm>;
 
 enum class OpKind : std::uint8_t { Elementwise, Reduction, Anchor, Eager };
 

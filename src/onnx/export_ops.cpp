@@ -599,6 +599,16 @@ void write(GraphWriter& w, const OpContext& ctx, const ir::Softmax& op) {
   write_softmax(w, ctx, op.log, ctx.inputs, -1);
 }
 
+// The capture device records batch norm in training as the composite (its
+// supports_op), so this op reaches an export only from a graph made
+// elsewhere: ONNX's BatchNormalization returns running statistics, not the
+// batch's.
+void write(GraphWriter&, const OpContext& ctx, const ir::BatchNorm&) {
+  unsupported(ctx,
+              "batch normalisation with the batch's statistics (training mode) has no ONNX operator; export "
+              "the model in evaluation mode");
+}
+
 // Opset 17 has no Gelu operator (it arrives in opset 20): the formula, in
 // the order burn computes it.
 void write(GraphWriter& w, const OpContext& ctx, const ir::Gelu& op) {

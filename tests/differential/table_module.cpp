@@ -291,6 +291,37 @@ CaseMaker layer_norm_cases() {
   };
 }
 
+// Batch norm over lines shorter and longer than a vector and a
+// pairwise-sum leaf, one value per line (rank 2: a channel is one strided
+// line), views of every kind (the weight and bias included), a large
+// epsilon, an empty batch (NaN statistics). Outputs y and the channels' mean
+// and variance.
+CaseMaker batch_norm_cases() {
+  return [](DType dt, Rng& rng) {
+    struct Geometry {
+      Operand x;
+      View params;
+      double epsilon;
+    };
+    const std::vector<Geometry> geometries{{{{4, 5, 7}, View::Contiguous}, View::Contiguous, 1e-5},
+                                           {{{3, 6, 4, 5}, View::Permuted}, View::Strided, 1e-5},
+                                           {{{9, 3}, View::Strided}, View::Flipped, 1e-5},
+                                           {{{2, 3, 8}, View::Expanded}, View::Contiguous, 0.1},
+                                           {{{16, 8, 20, 20}, View::Contiguous}, View::Contiguous, 1e-5},
+                                           {{{0, 3, 4}, View::Contiguous}, View::Contiguous, 1e-5}};
+    std::vector<Case> out;
+    for (const auto& g : geometries) {
+      const Shape channels{g.x.shape.dims()[1]};
+      out.push_back({label(g.x) + " eps " + std::to_string(g.epsilon),
+                     ir::BatchNorm{g.epsilon},
+                     {random_input(g.x.shape, dt, kFloat, g.x.view, rng),
+                      random_input(channels, dt, Dist::range(0.5, 1.5), g.params, rng),
+                      random_input(channels, dt, kFloat, g.params, rng)}});
+    }
+    return out;
+  };
+}
+
 // Softmax rows of one element, shorter and longer than a vector, a
 // pairwise-sum leaf and a thread's grain, views of every kind, an empty
 // batch; logits wide enough that exp without the max shift would overflow
@@ -330,6 +361,7 @@ std::vector<Entry> module_entries() {
   out.push_back({"interpolate_bicubic", ir::Interpolate{{}, InterpolateMode::Bicubic, false}, F,
                  interpolate_cases(InterpolateMode::Bicubic)});
   out.push_back({"layer_norm", ir::LayerNorm{}, F, layer_norm_cases()});
+  out.push_back({"batch_norm", ir::BatchNorm{}, F, batch_norm_cases()});
   out.push_back({"softmax", ir::Softmax{}, F, activation_cases(ir::Softmax{}, 30.0)});
   out.push_back({"log_softmax", ir::Softmax{true}, F, activation_cases(ir::Softmax{true}, 30.0)});
   out.push_back({"gelu", ir::Gelu{}, F, activation_cases(ir::Gelu{}, 6.0)});

@@ -340,6 +340,114 @@ TEST(LayerNormOp, BadInputsGetTheOpsErrorOnEveryDevice) {
   }
 }
 
+// Batch norm in training over every dim but 1, in double: y, and the
+// channels' means and biased variances.
+struct BatchNormReference {
+  std::vector<double> y, mean, var;
+};
+BatchNormReference batch_norm_reference(const std::vector<double>& x, const Shape& shape, const std::vector<double>& w,
+                                        const std::vector<double>& b, double eps) {
+  const std::size_t n = shape[0], c = shape[1], l = shape.num_elements() / (n * c);
+  BatchNormReference r{std::vector<double>(x.size()), std::vector<double>(c), std::vector<double>(c)};
+  for (std::size_t ch = 0; ch < c; ++ch) {
+    double sum = 0, squares = 0;
+    for (std::size_t i = 0; i < n; ++i)
+      for (std::size_t k = 0; k < l; ++k) sum += x[(i * c + ch) * l + k];
+    r.mean[ch] = sum / static_cast<double>(n * l);
+    for (std::size_t i = 0; i < n; ++i)
+      for (std::size_t k = 0; k < l; ++k) squares += std::pow(x[(i * c + ch) * l + k] - r.mean[ch], 2);
+    r.var[ch] = squares / static_cast<double>(n * l);
+    for (std::size_t i = 0; i < n; ++i)
+      for (std::size_t k = 0; k < l; ++k) {
+        const std::size_t at = (i * c + ch) * l + k;
+        r.y[at] = (x[at] - r.mean[ch]) / std::sqrt(r.var[ch] + eps) * w[ch] + b[ch];
+      }
+  }
+  return r;
+}
+
+/// A batch norm layer in training of `dtype`, its weights waves.
+nn::BatchNorm training_batch_norm(std::size_t c, const Device& device, DType dtype) {
+  return nn::BatchNorm{module::Param(wave_tensor<1>({c}, 0.9, 0.2, 0.5, device, dtype) + 1.0),
+                       module::Param(wave_tensor<1>({c}, 1.3, 0.4, 0.3, device, dtype)),
+                       module::RunningState(Tensor<1>::zeros({c}, TensorCreationOptions(device, dtype))),
+                       module::RunningState(Tensor<1>::ones({c}, TensorCreationOptions(device, dtype))),
+                       0.1,
+                       1e-5,
+                       {module::Mode::Train}};
+}
+
+// Lines of 21 values (no vector width divides them), one value per line
+// (rank 2: a channel is one strided line), and channel means far from zero:
+// the kernels take the variance of the deviations, as the definition does.
+TEST(BatchNormOp, MatchesItsDefinitionOnEveryDeviceAndFloatDType) {
+  const std::vector<Shape> shapes{Shape{3, 5, 7, 3}, Shape{9, 5}, Shape{2, 5, 11}};
+  for (const auto& [device, dtype] : burn::testing::combos(burn::testing::float_dtypes())) {
+    for (const Shape& shape : shapes) {
+      SCOPED_TRACE(device.to_string() + " / " + std::string(dtype_name(dtype)) + " / " + shape.to_string());
+      const bool half = dtype == DType::F16 || dtype == DType::BF16;
+      const double offset = half ? 3.0 : 100.0;  // 16-bit floats hold 100 to a unit in the last place of 0.06
+      const auto input =
+          burn::detail::reshape_exact((burn::testing::float_tensor<1>(wave(shape.num_elements(), 0.77, 0.3, 1.7),
+                                                                      Shape{shape.num_elements()}, device, dtype) +
+                                       offset)
+                                          .ref(),
+                                      shape);
+      auto bn = training_batch_norm(5, device, dtype);
+      const auto want = batch_norm_reference(values_of(burn::detail::to_data(input)), shape,
+                                             values_of(bn.weight->to_data()), values_of(bn.bias->to_data()), 1e-5);
+      const Tolerance tol = dtype == DType::F64   ? Tolerance::rel_abs(1e-10, 1e-10)
+                            : dtype == DType::F32 ? Tolerance::rel_abs(1e-4, 1e-4)
+                                                  : Tolerance::rel_abs(3e-2, 3e-2);
+      const auto y = burn::detail::to_data(nn::detail::batch_norm(bn, input, true));
+      expect_values(y, want.y, shape, tol);
+      // The running statistics moved a tenth of the way to the batch's
+      // (the variance unbiased).
+      const double count = static_cast<double>(shape.num_elements() / 5);
+      std::vector<double> running_mean(5), running_var(5);
+      for (std::size_t ch = 0; ch < 5; ++ch) {
+        running_mean[ch] = 0.1 * want.mean[ch];
+        running_var[ch] = 0.9 + 0.1 * want.var[ch] * count / (count - 1);
+      }
+      expect_values(bn.running_mean->to_data(), running_mean, Shape{5}, tol);
+      expect_values(bn.running_var->to_data(), running_var, Shape{5}, tol);
+    }
+  }
+}
+
+TEST(BatchNormOp, RunsAsOneKernelOnTheCpuBackendsAndNotOnTheCaptureDevice) {
+  EXPECT_TRUE(Device::flex().supports_op(ir::BatchNorm{}));
+#if BURN_HAS_CAPTURE
+  // Recorded as its composite there, which an ONNX export can write.
+  EXPECT_FALSE(Device::capture().supports_op(ir::BatchNorm{}));
+#endif
+#if BURN_HAS_CPU
+  // Device::cpu() runs flex's kernel: the same bits.
+  const Device flex = Device::flex(), cpu = Device::cpu();
+  auto x = wave_tensor<4>({4, 6, 5, 5}, 0.61, 0.1, 1.3, flex);
+  auto bn_flex = training_batch_norm(6, flex, DType::F32);
+  auto bn_cpu = training_batch_norm(6, cpu, DType::F32);
+  const auto on_flex = bn_flex.forward(x).to_data();
+  const auto on_cpu = bn_cpu.forward(x.to_device(cpu)).to_data();
+  ASSERT_EQ(on_cpu.bytes().size(), on_flex.bytes().size());
+  EXPECT_EQ(std::memcmp(on_cpu.bytes().data(), on_flex.bytes().data(), on_flex.bytes().size()), 0);
+#endif
+}
+
+TEST(BatchNormOp, BadInputsGetTheOpsError) {
+  const Device d = Device::flex();
+  auto run = [&](const Shape& x, std::size_t c, std::size_t c_bias) {
+    const std::array<burn::detail::TensorRef, 3> in{
+        burn::detail::reshape_exact(Tensor<1>::ones({x.num_elements()}, d).ref(), x), Tensor<1>::ones({c}, d).ref(),
+        Tensor<1>::ones({c_bias}, d).ref()};
+    (void)burn::detail::execute(ir::BatchNorm{}, in);
+  };
+  expect_op_error([&] { run(Shape{2, 3, 4}, 4, 3); }, "batch_norm", "weight has shape [4]");
+  expect_op_error([&] { run(Shape{2, 3, 4}, 3, 2); }, "batch_norm", "bias has shape [2]");
+  expect_op_error([&] { run(Shape{6}, 6, 6); }, "batch_norm", "rank at least 2");
+  expect_op_error([&] { run(Shape{1, 3, 1}, 3, 3); }, "batch_norm", "more than one value per channel");
+}
+
 #if BURN_HAS_AUTODIFF
 class NormLayerGrad : public adtest::AdTest {};
 
@@ -401,6 +509,23 @@ TEST_P(NormLayerGrad, LayerNorm) {
       .run([](Tensor<3> x, Tensor<1> w, Tensor<1> b) { return module::layer_norm(x, w, b, 1e-5); },
            adtest::Input<3>{rng.uniform(2 * 3 * 5, -1, 1), {2, 3, 5}}, adtest::Input<1>{rng.uniform(5, 0.5, 1.5), {5}},
            adtest::Input<1>{rng.uniform(5, -1, 1), {5}});
+}
+
+// Something that reads the op's mean and var outputs gets their gradients
+// too (the layer reads them only for its running statistics, untracked).
+TEST_P(NormLayerGrad, BatchNormOpStatisticsOutputs) {
+  if (!ad().supports_op(ir::BatchNorm{})) GTEST_SKIP() << ad().to_string() << " runs batch norm as its composite";
+  adtest::GradCheck(ad())
+      .tolerance(1e-5, 1e-6)
+      .run(
+          [](Tensor<3> x, Tensor<1> w, Tensor<1> b) {
+            const std::array<burn::detail::TensorRef, 3> in{x.ref(), w.ref(), b.ref()};
+            const auto out = burn::detail::execute(ir::BatchNorm{1e-5}, in);
+            const auto stats = (Tensor<1>(out[1]) * 3.0 + Tensor<1>(out[2]) * Tensor<1>(out[1])).reshape({1, 2, 1});
+            return Tensor<3>(out[0]) * stats;
+          },
+          adtest::Input<3>{rng.uniform(3 * 2 * 4, -1, 1), {3, 2, 4}}, adtest::Input<1>{rng.uniform(2, 0.5, 1.5), {2}},
+          adtest::Input<1>{rng.uniform(2, -1, 1), {2}});
 }
 
 BURN_AD_MODES(NormLayerGrad);

@@ -347,6 +347,19 @@ struct LayerNorm {
   double epsilon = 1e-5;
 };
 
+/// Batch normalisation with the batch's own statistics (training mode): per
+/// channel c (dim 1) of x [N, C, ...], the mean and the biased variance over
+/// every other dim, and y = (x - mean) / sqrt(var + epsilon) * weight +
+/// bias. Inputs: x (rank at least 2, at least two values per channel, or
+/// none: an empty y and NaN statistics), weight [C], bias [C], one float
+/// dtype. Outputs: y, mean [C], var [C] (the running statistics are updated
+/// from them). An optional op like
+/// LayerNorm: burn::nn::BatchNorm runs it in training where the backend has
+/// it and the same formula as separate ops elsewhere.
+struct BatchNorm {
+  double epsilon = 1e-5;
+};
+
 // Family activation.
 
 /// Softmax over the last dim, y = exp(x - max) / sum(exp(x - max)) per row
@@ -369,7 +382,7 @@ struct Gelu {
 using Op = std::variant<Full, Arange, Random, Unary, Binary, Clamp, Cast, Matmul, Reduce, Cumulative, Sort, Reshape,
                         Permute, Expand, Flip, Slice, SliceAssign, Cat, Unfold, Gather, Scatter, Select, SelectAssign,
                         MaskWhere, MaskFill, Conv, ConvTranspose, ConvWeightGrad, MaxPool, AvgPool, AdaptiveAvgPool,
-                        Interpolate, LayerNorm, Softmax, Gelu>;
+                        Interpolate, LayerNorm, Softmax, Gelu, BatchNorm>;
 
 /// "add", "exp", "matmul", "sum_dim", "conv2d", ... (used in error messages).
 std::string_view op_name(const Op& op);

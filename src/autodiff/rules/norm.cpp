@@ -1,10 +1,18 @@
-// Backward of layer norm over the last dim. With xhat = (x - mean) * rstd,
+// Backward of layer norm over the last dim and of batch norm in training.
+// Layer norm: With xhat = (x - mean) * rstd,
 // rstd = 1 / sqrt(var + epsilon) and gw = g * weight (g the cotangent):
 //   dbias   = g summed over every dim but the last
 //   dweight = g * xhat summed over every dim but the last
 //   dx      = rstd * (gw - mean(gw) - xhat * mean(gw * xhat))   (means along the last dim)
 // The statistics are recomputed from x, so a node keeps x and the weight
-// only. Every step is an ordinary op, so the gradient is differentiable too.
+// only. Batch norm is the same with the sums and means taken per channel
+// (dim 1) over every other dim, over M = x's size / C values, and its own
+// mean and var outputs (kept, with x and the weight) in place of recomputed
+// statistics; cotangents of those outputs add g_mean / M and
+// g_var * 2 (x - mean) / M to dx. Every step is an ordinary op, so the
+// gradient is differentiable too.
+#include <algorithm>
+
 #include "autodiff/rules/math_helpers.hpp"
 
 namespace burn::autodiff {
@@ -54,6 +62,69 @@ Grads rule(const ir::LayerNorm& op, const VjpArgs& a) {
     const TensorRef mean_gwx = detail::reduce_dim(ir::ReduceOp::Mean, mul(gw, xhat), last);
     out[0] = mul(sub(sub(gw, mean_gw), mul(xhat, mean_gwx)), rstd);
   }
+  return out;
+}
+
+namespace {
+
+/// t [N, C, ...] viewed as [N, C, L]: the per-channel sums below are then
+/// sums along the last dim, which a fusion device runs as row reductions
+/// (fused with the products they sum), and a sum over N of [N, C, 1].
+TensorRef as_lines(const TensorRef& t) {
+  const auto& dims = t->spec.shape.dims();
+  const std::size_t n = dims[0], c = dims[1];
+  return detail::reshape_exact(t, Shape{n, c, t->spec.shape.num_elements() / std::max<std::size_t>(n * c, 1)});
+}
+
+/// A [C] tensor as [1, C, 1], to broadcast over the [N, C, L] view.
+TensorRef as_channels(const TensorRef& t) { return detail::reshape_exact(t, Shape{1, t->spec.shape[0], 1}); }
+
+/// t [N, C, L] summed over N and L, as a [C] tensor.
+TensorRef sum_to_channels(const TensorRef& t) {
+  const TensorRef lines = detail::reduce_dim(ir::ReduceOp::Sum, t, 2);
+  return detail::reshape_exact(detail::reduce_dim(ir::ReduceOp::Sum, lines, 0), Shape{t->spec.shape[1]});
+}
+
+}  // namespace
+
+// x, weight; mean and var.
+SavedValues saved(const ir::BatchNorm&) { return {0b11, 0b110}; }
+
+Grads rule(const ir::BatchNorm& op, const VjpArgs& a) {
+  Grads out(a.inputs.size());
+  const TensorRef& x_in = a.inputs[0];
+  const TensorRef x = as_lines(x_in);
+  const double count = static_cast<double>(x->spec.shape[0] * x->spec.shape[2]);
+  const TensorRef mean = as_channels(a.outputs[1]);
+  const TensorRef rstd = as_channels(detail::unary(UnaryOp::Rsqrt, add(a.outputs[2], op.epsilon)));
+  const TensorRef centered = sub(x, mean);
+  std::optional<TensorRef> dbias, dweight, dx;
+  if (a.cotangents[0]) {
+    const TensorRef g = as_lines(*a.cotangents[0]);
+    const TensorRef xhat = mul(centered, rstd);
+    dbias = sum_to_channels(g);
+    dweight = sum_to_channels(mul(g, xhat));
+    if (wants(a, 0)) {
+      const TensorRef scale = mul(as_channels(a.inputs[1]), rstd);
+      const TensorRef mean_g = mul(as_channels(*dbias), 1.0 / count);
+      const TensorRef mean_gx = mul(as_channels(*dweight), 1.0 / count);
+      dx = mul(sub(sub(g, mean_g), mul(xhat, mean_gx)), scale);
+    }
+  }
+  if (wants(a, 0)) {
+    // The statistics' own cotangents, when something read mean or var.
+    if (a.cotangents[1]) {
+      const TensorRef d = expand_to(mul(as_channels(*a.cotangents[1]), 1.0 / count), x->spec.shape);
+      dx = dx ? add(*dx, d) : d;
+    }
+    if (a.cotangents[2]) {
+      const TensorRef d = mul(centered, mul(as_channels(*a.cotangents[2]), 2.0 / count));
+      dx = dx ? add(*dx, d) : d;
+    }
+    out[0] = dx ? detail::reshape_exact(*dx, x_in->spec.shape) : zeros_like(x_in);
+  }
+  if (wants(a, 1)) out[1] = dweight ? *dweight : zeros_like(a.inputs[1]);
+  if (wants(a, 2)) out[2] = dbias ? *dbias : zeros_like(a.inputs[2]);
   return out;
 }
 

@@ -14,16 +14,6 @@ namespace {
 
 using host::CpuTensor;
 
-/// The squared deviation from the row's mean, as a term of a pairwise sum.
-template <class C>
-struct SquaredDeviation {
-  C mean;
-  C operator()(C v) const {
-    const C d = v - mean;
-    return d * d;
-  }
-};
-
 // One row: y = (x - mean) * rstd * w + b, in the compute type.
 template <class T, class C>
 BURN_FLEX_ROW_CLONES void normalize_row(const T* x, const T* w, const T* b, T* y, std::size_t n, C mean, C rstd) {
@@ -46,7 +36,8 @@ void layer_norm_rows(const CpuTensor& x, const CpuTensor& w, const CpuTensor& b,
         for (std::size_t r = begin; r < end; ++r) {
           const T* row = src + r * n;
           const C mean = reduce_engine::pairwise_sum<T, C>(row, 1, n) / static_cast<C>(n);
-          const C var = reduce_engine::pairwise_sum<T, C>(row, 1, n, SquaredDeviation<C>{mean}) / static_cast<C>(n);
+          const C var = reduce_engine::pairwise_sum<T, C>(row, 1, n, reduce_engine::SquaredDeviation<C>{mean}) /
+                        static_cast<C>(n);
           const C rstd = C(1) / std::sqrt(var + eps);
           normalize_row<T, C>(row, weight, bias, dst + r * n, n, mean, rstd);
         }

@@ -30,6 +30,18 @@ struct AsIs {
   }
 };
 
+/// The squared deviation from a mean, as a term of a pairwise sum: the
+/// variance of the deviations (layer and batch norm), not E[x^2] - mean^2,
+/// which cancels badly.
+template <class C>
+struct SquaredDeviation {
+  C mean;
+  C operator()(C v) const {
+    const C d = v - mean;
+    return d * d;
+  }
+};
+
 // The leaf of the pairwise sum of term(x) (x in the accumulator's type): at
 // most 256 elements into 32 independent lanes, then a fixed tree over the
 // lanes. The lanes vectorise into several independent vector accumulators

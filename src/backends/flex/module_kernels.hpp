@@ -23,5 +23,7 @@ Result kernel(const Context&, const ir::AdaptiveAvgPool&, Inputs, Outputs);
 Result kernel(const Context&, const ir::Interpolate&, Inputs, Outputs);
 // layer_norm.cpp
 Result kernel(const Context&, const ir::LayerNorm&, Inputs, Outputs);
+// batch_norm.cpp
+Result kernel(const Context&, const ir::BatchNorm&, Inputs, Outputs);
 
 }  // namespace burn::flex

@@ -40,7 +40,7 @@ bool computes(const ir::Op& op) {
                std::is_same_v<O, ir::ConvWeightGrad> || std::is_same_v<O, ir::MaxPool> ||
                std::is_same_v<O, ir::AvgPool> || std::is_same_v<O, ir::AdaptiveAvgPool> ||
                std::is_same_v<O, ir::Interpolate> || std::is_same_v<O, ir::LayerNorm> ||
-               std::is_same_v<O, ir::Softmax> || std::is_same_v<O, ir::Gelu>;
+               std::is_same_v<O, ir::Softmax> || std::is_same_v<O, ir::Gelu> || std::is_same_v<O, ir::BatchNorm>;
       },
       op);
 }

@@ -147,6 +147,9 @@ SpecList infer(const Interpolate&, std::string_view, Inputs);
 std::string_view name(const LayerNorm&);
 bool memory_bound(const LayerNorm&);
 SpecList infer(const LayerNorm&, std::string_view, Inputs);
+std::string_view name(const BatchNorm&);
+bool memory_bound(const BatchNorm&);
+SpecList infer(const BatchNorm&, std::string_view, Inputs);
 
 // activation.cpp
 std::string_view name(const Softmax&);

@@ -1,4 +1,6 @@
-// Family "norm": layer normalisation over the last dim.
+// Family "norm": layer normalisation over the last dim, batch normalisation
+// over every dim but the channels'.
+#include <algorithm>
 #include <cmath>
 
 #include "ir/ops/checks.hpp"
@@ -27,6 +29,35 @@ SpecList infer(const LayerNorm& p, std::string_view op, Inputs in) {
            in[i].shape.to_string(), n);
   }
   return {x};
+}
+
+std::string_view name(const BatchNorm&) { return "batch_norm"; }
+
+// Two reads of x (the statistics, then the normalisation) and one write.
+bool memory_bound(const BatchNorm&) { return true; }
+
+SpecList infer(const BatchNorm& p, std::string_view op, Inputs in) {
+  expect_inputs(op, in, 3);
+  const TensorSpec& x = in[0];
+  expect_float(op, x.dtype);
+  if (x.shape.rank() < 2) fail(op, "needs an input of rank at least 2 ([N, C, ...]), got {}", x.shape.to_string());
+  if (!(p.epsilon > 0.0) || !std::isfinite(p.epsilon))
+    fail(op, "epsilon must be positive and finite, got {}", p.epsilon);
+  const std::size_t c = x.shape.dims()[1];
+  // An empty batch gives an empty y and NaN statistics (the mean of nothing).
+  if (x.shape.num_elements() != 0 && x.shape.num_elements() / c < 2)
+    fail(op, "needs more than one value per channel to take statistics over, got input {}", x.shape.to_string());
+  const char* const names[] = {"weight", "bias"};
+  for (std::size_t i = 1; i < 3; ++i) {
+    expect_same_dtype(op, x, in[i]);
+    if (in[i].shape.rank() != 1 || in[i].shape.dims()[0] != c)
+      fail(op, "{} has shape {}; it must be [{}], the input's channel count (dim 1)", names[i - 1],
+           in[i].shape.to_string(), c);
+  }
+  SpecList out(x);
+  out.emplace_back(Shape{c}, x.dtype);  // mean
+  out.emplace_back(Shape{c}, x.dtype);  // var
+  return out;
 }
 
 }  // namespace burn::ir
