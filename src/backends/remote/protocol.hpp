@@ -30,7 +30,7 @@ namespace burn::remote {
 
 /// Bumped on any change to the messages below; a client and server of
 /// different versions refuse each other with both numbers in the message.
-inline constexpr std::uint32_t kProtocolVersion = 4;
+inline constexpr std::uint32_t kProtocolVersion = 5;
 /// The Hello message's first field, so that a stray connection (an HTTP
 /// client, a port scanner) is told apart from an old burn client.
 inline constexpr std::string_view kMagic = "burn-remote";
