@@ -1,9 +1,10 @@
 // BatchNorm on the [N, C, L] view of the input (L = the product of the
-// spatial dims): per-channel statistics are two chained mean reductions (over
-// L, then over N; equal-sized groups make the mean of means exact), and the
-// affine transform is folded into one per-channel scale and shift, so a
-// forward pass costs two full reductions and four elementwise ops in
-// training, two elementwise ops in evaluation.
+// spatial dims). In training, the batch-norm op (ir::BatchNorm: statistics
+// and output in one kernel) where the backend has it; elsewhere per-channel
+// statistics as two chained mean reductions (over L, then over N;
+// equal-sized groups make the mean of means exact) and the affine transform
+// folded into one per-channel scale and shift: two full reductions and four
+// elementwise ops. In evaluation, two elementwise ops.
 #include <fmt/format.h>
 
 #include <array>
