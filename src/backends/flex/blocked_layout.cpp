@@ -3,6 +3,21 @@
 #include "core/object_pool.hpp"
 
 namespace burn::flex::dnn {
+namespace {
+
+/// A private byte tensor over `buffer`: it keeps the bytes alive while a
+/// primitive reads or writes them, whatever another thread does meanwhile
+/// to the tensor they came from.
+host::CpuTensorPtr bytes_of(std::shared_ptr<host::Buffer> buffer) {
+  auto bytes = detail::make_pooled<host::CpuTensor>();
+  bytes->shape = {buffer->size()};
+  bytes->buffer = std::move(buffer);
+  bytes->dtype = DType::U8;
+  bytes->strides = {1};
+  return bytes;
+}
+
+}  // namespace
 
 std::shared_ptr<host::Buffer> BlockedLayout::to_plain(const host::CpuTensor& t,
                                                       const std::shared_ptr<host::Buffer>& blocked) const {
@@ -24,14 +39,7 @@ BlockedOutput::BlockedOutput(const Context& ctx, const dnnl::memory::desc& want,
 }
 
 BlockedOutput::BlockedOutput(const dnnl::memory::desc& want, std::shared_ptr<host::Buffer> adopted)
-    : want_(want), buffer_(std::move(adopted)) {
-  auto target = detail::make_pooled<host::CpuTensor>();
-  target->buffer = buffer_;
-  target->dtype = DType::U8;
-  target->shape = {buffer_->size()};
-  target->strides = {1};
-  target_ = std::move(target);
-}
+    : want_(want), buffer_(std::move(adopted)), target_(bytes_of(buffer_)) {}
 
 void BlockedOutput::finish(const Context& ctx, host::CpuTensor& y) const {
   y.set_opaque(std::make_shared<BlockedLayout>(want_, ctx.alloc), buffer_);
@@ -45,14 +53,7 @@ std::optional<BlockedInput> blocked_input(const host::CpuTensor& x, const dnnl::
     x.make_plain();
     return std::nullopt;
   }
-  // A private tensor over the blocked bytes: it keeps them alive while the
-  // primitive runs, whatever another thread does to x meanwhile.
-  auto bytes = detail::make_pooled<host::CpuTensor>();
-  bytes->buffer = view.buffer;
-  bytes->dtype = DType::U8;
-  bytes->shape = {view.buffer->size()};
-  bytes->strides = {1};
-  return BlockedInput{layout->md(), std::move(bytes)};
+  return BlockedInput{layout->md(), bytes_of(view.buffer)};
 }
 
 }  // namespace burn::flex::dnn

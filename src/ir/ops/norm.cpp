@@ -7,6 +7,20 @@
 #include "ir/ops/families.hpp"
 
 namespace burn::ir {
+namespace {
+
+/// Weight and bias (inputs 1 and 2) of x's dtype and shape [n], `n_is`
+/// saying in the message what n is for this norm.
+void expect_affine_params(std::string_view op, Inputs in, std::size_t n, std::string_view n_is) {
+  const char* const names[] = {"weight", "bias"};
+  for (std::size_t i = 1; i < 3; ++i) {
+    expect_same_dtype(op, in[0], in[i]);
+    if (in[i].shape.rank() != 1 || in[i].shape.dims()[0] != n)
+      fail(op, "{} has shape {}; it must be [{}], {}", names[i - 1], in[i].shape.to_string(), n, n_is);
+  }
+}
+
+}  // namespace
 
 std::string_view name(const LayerNorm&) { return "layer_norm"; }
 
@@ -20,14 +34,7 @@ SpecList infer(const LayerNorm& p, std::string_view op, Inputs in) {
   if (x.shape.rank() == 0) fail(op, "needs an input of rank at least 1 (it normalises the last dim)");
   if (!(p.epsilon > 0.0) || !std::isfinite(p.epsilon))
     fail(op, "epsilon must be positive and finite, got {}", p.epsilon);
-  const std::size_t n = x.shape.dims().back();
-  const char* const names[] = {"weight", "bias"};
-  for (std::size_t i = 1; i < 3; ++i) {
-    expect_same_dtype(op, x, in[i]);
-    if (in[i].shape.rank() != 1 || in[i].shape.dims()[0] != n)
-      fail(op, "{} has shape {}; it must be [{}], the size of the input's last dim", names[i - 1],
-           in[i].shape.to_string(), n);
-  }
+  expect_affine_params(op, in, x.shape.dims().back(), "the size of the input's last dim");
   return {x};
 }
 
@@ -47,13 +54,7 @@ SpecList infer(const BatchNorm& p, std::string_view op, Inputs in) {
   // An empty batch gives an empty y and NaN statistics (the mean of nothing).
   if (x.shape.num_elements() != 0 && x.shape.num_elements() / c < 2)
     fail(op, "needs more than one value per channel to take statistics over, got input {}", x.shape.to_string());
-  const char* const names[] = {"weight", "bias"};
-  for (std::size_t i = 1; i < 3; ++i) {
-    expect_same_dtype(op, x, in[i]);
-    if (in[i].shape.rank() != 1 || in[i].shape.dims()[0] != c)
-      fail(op, "{} has shape {}; it must be [{}], the input's channel count (dim 1)", names[i - 1],
-           in[i].shape.to_string(), c);
-  }
+  expect_affine_params(op, in, c, "the input's channel count (dim 1)");
   SpecList out(x);
   out.emplace_back(Shape{c}, x.dtype);  // mean
   out.emplace_back(Shape{c}, x.dtype);  // var
