@@ -5,18 +5,19 @@
 #
 #   bash scripts/gpu-check.sh --backend cuda pack [options]     here
 #       builds a Release configuration with BURN_CUDA=ON (flex, ndarray, cpu,
-#       autodiff; no LibTorch, Vulkan, remote or collectives), then packs the
+#       autodiff, collectives; no LibTorch, Vulkan or remote), then packs the
 #       test suites, burn-info, burn-train and every shared library they load
 #       except glibc's and the driver's into one archive (build/gpu-bundle/
-#       cuda.tar.xz, about 22 MiB) and copies Fashion-MNIST (Debian's
+#       cuda.tar.xz, about 17 MiB) and copies Fashion-MNIST (Debian's
 #       dataset-fashion-mnist, 30 MiB) beside it: small enough to travel to
 #       the GPU machine with the working tree (64 MiB in all).
 #   bash scripts/gpu-check.sh --backend cuda run [options]      on the GPU machine
 #       unpacks the archive, checks that cuda:0 is a GPU, and runs the CUDA
 #       suite (device tests, the NVRTC compile of every kernel, the fusion
-#       fuzz on cuda:0), then the conformance, autodiff, nn and modules
-#       suites restricted to their cuda cases, each compared with the CPU
-#       backends in the same process, one Fashion-MNIST epoch of burn-train
+#       fuzz on cuda:0), the conformance, autodiff, nn and modules suites
+#       restricted to their cuda cases, each compared with the CPU backends
+#       in the same process, and NCCL on one rank, side by side; then one
+#       Fashion-MNIST epoch of burn-train
 #       on cuda:0, and last the benchmark: burn-cuda-bench next to PyTorch on
 #       the same GPU (bench/cuda_compare.py). Meant to finish within ten
 #       minutes on an H200.
@@ -30,6 +31,7 @@
 #   --small           run: the benchmark at small sizes
 #   --skip-bench      run: no benchmark
 #   --skip-train      run: no Fashion-MNIST epoch
+#   --suite-limit S   run: seconds each suite may take (default 300)
 #
 # Exit status: non-zero when the build, the GPU check or a suite fails.
 set -euo pipefail
@@ -50,6 +52,7 @@ allow_no_gpu=0
 small=0
 skip_bench=0
 skip_train=0
+suite_limit=300
 while (($#)); do
   case "$1" in
     --build-dir) build_dir=$2; shift ;;
@@ -59,6 +62,7 @@ while (($#)); do
     --small) small=1 ;;
     --skip-bench) skip_bench=1 ;;
     --skip-train) skip_train=1 ;;
+    --suite-limit) suite_limit=$2; shift ;;
     *) echo "gpu-check (cuda): unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
   shift
@@ -69,7 +73,7 @@ die() { echo "gpu-check (cuda): error: $*" >&2; exit 1; }
 
 # The suites the run half runs (all of the CUDA suite but its CPU emulation,
 # the cuda cases of the others).
-suites=(burn_cuda_tests burn_conformance_tests burn_autodiff_tests burn_nn_tests burn_modules_tests)
+suites=(burn_cuda_tests burn_conformance_tests burn_autodiff_tests burn_nn_tests burn_modules_tests burn_collective_tests)
 # The training data travels beside the archive: it is compressed already.
 dataset=$(dirname "$bundle")/fashion-mnist
 # One epoch of the main job must reach this test accuracy (the CPU devices
@@ -77,14 +81,14 @@ dataset=$(dirname "$bundle")/fashion-mnist
 min_epoch_accuracy=0.80
 
 if [[ $mode == pack ]]; then
-  for tool in cmake ninja xz ldd; do command -v "$tool" >/dev/null || die "$tool is not installed"; done
+  for tool in cmake ninja xz ldd strip; do command -v "$tool" >/dev/null || die "$tool is not installed"; done
   fashion=/usr/share/datasets/fashion-mnist
   [[ -f $fashion/train-images-idx3-ubyte.gz ]] ||
     die "Fashion-MNIST is not in $fashion: apt-get install dataset-fashion-mnist (scripts/install-deps.sh)"
   step "configure $build_dir"
   mkdir -p "$build_dir"
   cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release -DBURN_CUDA=ON -DBURN_LIBTORCH=OFF \
-    -DBURN_VULKAN=OFF -DBURN_WGPU=OFF -DBURN_REMOTE=OFF -DBURN_COLLECTIVE=OFF -DBURN_BUILD_BENCH=ON \
+    -DBURN_VULKAN=OFF -DBURN_WGPU=OFF -DBURN_REMOTE=OFF -DBURN_COLLECTIVE=ON -DBURN_BUILD_BENCH=ON \
     -DBURN_BUILD_EXAMPLES=ON >"$build_dir/configure.log" 2>&1 ||
     { tail -20 "$build_dir/configure.log" >&2; die "configuring failed (the CUDA toolkit's headers are needed)"; }
   grep -q 'burn: CUDA backend' "$build_dir/configure.log" ||
@@ -108,7 +112,11 @@ if [[ $mode == pack ]]; then
     while read -r lib; do cp -L "$lib" "$stage/cuda-check/lib/"; done
   git rev-parse HEAD >"$stage/cuda-check/commit" 2>/dev/null || echo unknown >"$stage/cuda-check/commit"
   mkdir -p "$(dirname "$bundle")"
-  tar -C "$stage" -cf - cuda-check | xz -T "$jobs" -6 >"$bundle.part"
+  # Every binary carries all of burn (linked statically): stripped, and
+  # compressed as one stream with xz's largest dictionary, the copies cost
+  # little (about 17 MiB in all, against 30 MiB in blocks).
+  strip "$stage"/cuda-check/bin/*
+  tar -C "$stage" -cf - cuda-check | xz -T1 -9 >"$bundle.part"
   mv "$bundle.part" "$bundle"
   rm -rf "$dataset"
   cp -r "$fashion" "$dataset"
@@ -139,7 +147,7 @@ fi
 # cuBLASLt and cuDNN (and NVRTC) also come with PyTorch's wheels
 # (site-packages/nvidia/*/lib): the fallback where the system lacks them.
 wheel_dirs=$(python3 -c 'import glob, os, nvidia; print("\n".join(d for r in nvidia.__path__ for d in glob.glob(os.path.join(r, "*", "lib"))))' 2>/dev/null || true)
-for lib in libnvrtc.so libcublasLt.so libcudnn.so; do
+for lib in libnvrtc.so libcublasLt.so libcudnn.so libnccl.so; do
   ldconfig -p 2>/dev/null | grep -q "$lib" && continue
   for dir in $wheel_dirs; do
     if compgen -G "$dir/$lib.*" >/dev/null; then
@@ -163,18 +171,43 @@ if ! "$bin/burn-info" | grep -q '^  cuda:0 '; then
 fi
 
 failed=0
-run_suite() {
+# The suites run side by side (the GPU machine has cores to spare and each
+# suite spends much of its time in NVRTC), each under a time limit so that a
+# hang shows as a failure instead of eating the machine's minutes; their
+# logs are printed one after another once all are done.
+logs=$work/logs
+mkdir -p "$logs"
+start_suite() {
   local name=$1
   shift
-  step "$name"
-  "$bin/$name" --gtest_brief=1 "$@" | grep -v '^Running main' || { failed=1; echo "gpu-check (cuda): $name FAILED"; }
+  (
+    status=0
+    timeout "$suite_limit" "$bin/$name" --gtest_brief=1 "$@" >"$logs/$name.log" 2>&1 || status=$?
+    echo "$status" >"$logs/$name.status"
+  ) &
 }
 # The emulation tests run the kernels on the CPU: CI's work, not the GPU's.
 # CudaFusion.* runs the fusion fuzz on cuda:0 against an unfused backend.
-run_suite burn_cuda_tests --gtest_filter='-CudaKernelsOnTheCpu.*:CudaFusionOnTheCpu.*'
+start_suite burn_cuda_tests --gtest_filter='-CudaKernelsOnTheCpu.*:CudaFusionOnTheCpu.*'
 # Parametrised cases are named <device>_<dtype>: keep the cuda ones.
 for s in burn_conformance_tests burn_autodiff_tests burn_nn_tests burn_modules_tests; do
-  run_suite "$s" --gtest_filter='*cuda*:*Cuda*'
+  start_suite "$s" --gtest_filter='*cuda*:*Cuda*'
+done
+# NCCL with one rank on cuda:0 (two ranks need two GPUs).
+start_suite burn_collective_tests --gtest_filter='Nccl.*'
+step "suites started side by side (each within ${suite_limit}s)"
+wait
+for s in "${suites[@]}"; do
+  step "$s"
+  grep -v '^Running main' "$logs/$s.log" || true
+  status=$(cat "$logs/$s.status")
+  if ((status == 124)); then
+    failed=1
+    echo "gpu-check (cuda): $s did not finish within ${suite_limit}s"
+  elif ((status != 0)); then
+    failed=1
+    echo "gpu-check (cuda): $s FAILED (status $status)"
+  fi
 done
 
 if ((!skip_train)); then

@@ -33,6 +33,13 @@ TEST(CudaCudnn, TakesFloatConvolutionsOfOneToThreeSpatialDims) {
   EXPECT_TRUE(cudnn_takes(conv1d, std::vector{spec({2, 3, 9}), spec({4, 3, 3})}, std::vector{spec({2, 4, 5})}));
   const ir::ConvWeightGrad grad{{3, 3}, {1, 1}, {1, 1}, {1, 1}, 1};
   EXPECT_TRUE(cudnn_takes(grad, std::vector{spec({2, 3, 8, 8}), spec({2, 4, 8, 8})}, std::vector{spec({4, 3, 3, 3})}));
+  // Transposed: an output padding below the stride is cuDNN's backward
+  // data; one at the stride or above (dilation 2, stride 1) is not.
+  const ir::ConvTranspose up{{2, 2}, {1, 1}, {1, 1}, {1, 1}, 1, false};
+  EXPECT_TRUE(cudnn_takes(up, std::vector{spec({1, 3, 4, 4}), spec({3, 2, 3, 3})}, std::vector{spec({1, 2, 8, 8})}));
+  const ir::ConvTranspose dilated{{1, 1}, {0, 0}, {1, 0}, {2, 2}, 1, false};
+  EXPECT_FALSE(
+      cudnn_takes(dilated, std::vector{spec({1, 3, 4, 4}), spec({3, 2, 3, 3})}, std::vector{spec({1, 2, 9, 8})}));
   // Not: int dtypes, mixed dtypes, empty tensors, other ops.
   const std::vector<ir::TensorSpec> ints{spec({2, 3, 8, 8}, DType::I32), spec({4, 3, 3, 3}, DType::I32),
                                          spec({4}, DType::I32)};

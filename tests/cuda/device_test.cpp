@@ -190,9 +190,9 @@ TEST_F(CudaDevice, ConvolutionsByCudnnMatchFlex) {
        module::conv_transpose2d(x, wt, bt, up).to_data(), 1e-4f, "conv_transpose2d");
   // The weight gradient (ConvWeightGrad) through autodiff.
   const auto weight_grad = [&](const Device& d) {
-    const Device ad = d.autodiff();
-    const auto wg = w.to_device(ad).require_grad();
-    const auto y = module::conv2d(x.to_device(ad), wg, std::nullopt, strided);
+    // A tensor keeps its autodiff context across devices: tracked once moved.
+    const auto wg = w.to_device(d).autodiff().require_grad();
+    const auto y = module::conv2d(x.to_device(d).autodiff(), wg, std::nullopt, strided);
     const auto grads = (y * y).sum().backward();
     return wg.grad(grads)->to_data();
   };

@@ -76,7 +76,7 @@ class EmulatedCudaBackend final : public backend::Backend, public backend::Strea
 
   TensorData to_data(const backend::PrimitivePtr& primitive, const ir::TensorSpec& spec) override {
     std::lock_guard lock(mutex_);
-    run_pending("to_data");
+    run_pending();
     const auto& bytes = static_cast<const EmulatedTensor&>(*primitive).buffer->bytes;
     return TensorData(std::vector<std::byte>(bytes.begin(), bytes.end() - 1), spec.shape, spec.dtype);
   }
@@ -89,7 +89,7 @@ class EmulatedCudaBackend final : public backend::Backend, public backend::Strea
   backend::Stream* stream() override { return this; }
   void sync() override {
     std::lock_guard lock(mutex_);
-    run_pending("sync");
+    run_pending();
   }
   void flush() override {}
 
@@ -135,7 +135,7 @@ class EmulatedCudaBackend final : public backend::Backend, public backend::Strea
 
   /// Compiles what is new, runs the queue, and raises what kernels reported
   /// (as the backend's sync does).
-  void run_pending(std::string_view op) {
+  void run_pending() {
     std::vector<std::string> sources;
     for (const Launch& launch : pending_) sources.push_back(launch.source);
     kernels_.add(sources);
@@ -149,7 +149,7 @@ class EmulatedCudaBackend final : public backend::Backend, public backend::Strea
     if (error_bits_ == 0) return;
     const std::uint32_t bits = error_bits_;
     error_bits_ = 0;
-    throw ExecutionError(op, fmt::format("a kernel on the emulated CUDA device reported error bits {:#x}", bits));
+    throw device_error(bits, "the emulated CUDA device");
   }
 
   class Window final : public backend::DeviceClockWindow {

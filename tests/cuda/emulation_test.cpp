@@ -26,7 +26,9 @@
 
 #include "backends/cuda/launch.hpp"
 #include "backends/cuda/philox.hpp"
+#include "burn_test.hpp"
 #include "device/runtime.hpp"
+#include "emulated_device.hpp"
 #include "host_kernels.hpp"
 #include "planned_cases.hpp"
 
@@ -180,6 +182,34 @@ double expected_random(const ir::Random& r, std::uint64_t seed, std::uint64_t dr
       return r.a + r.b * std::sqrt(-2.0 * std::log(1.0 - u)) * std::cos(6.283185307179586 * philox_unit(c[2], c[3]));
   }
   return 0;
+}
+
+// A kernel finds bad input on the device, so its error surfaces at the next
+// sync: named after the op that failed, as the CPU backends name it when the
+// op runs, whatever other work the sync finished.
+TEST(CudaKernelsOnTheCpu, DeviceErrorsAreNamedAfterTheirOp) {
+  const Device d = testing::emulated_cuda_device(false);
+  const auto a = Tensor<1, Int>::from_ints({1, 2, 3}, d);
+  const auto zero = Tensor<1, Int>::from_ints({1, 0, 1}, d);
+  const auto t = Tensor<2>::from_floats({{1.0, 2.0}, {3.0, 4.0}}, d);
+  burn::testing::expect_op_error([&] { (void)(a / zero).to_data(); }, "div", "integer division by zero");
+  burn::testing::expect_op_error([&] { (void)(a % zero).to_data(); }, "remainder");
+  burn::testing::expect_op_error(
+      [&] {
+        (void)t.gather(1, Tensor<2, Int>::from_ints({{0, 2}, {1, 0}}, d)).to_data();
+      },
+      "gather", "found on the emulated CUDA device");
+  burn::testing::expect_op_error([&] { (void)t.select(0, Tensor<1, Int>::from_ints({-1}, d)).to_data(); }, "select");
+  burn::testing::expect_op_error(
+      [&] {
+        (void)t.scatter(0, Tensor<2, Int>::from_ints({{0, 5}, {1, 0}}, d), t).to_data();
+      },
+      "scatter");
+  burn::testing::expect_op_error(
+      [&] { (void)t.select_assign(1, Tensor<1, Int>::from_ints({2}, d), t.narrow(1, 0, 1)).to_data(); },
+      "select_assign");
+  // The device is usable again after the error was raised.
+  (a + a).to_data().assert_eq(TensorData(std::vector<std::int64_t>{2, 4, 6}, {3}));
 }
 
 TEST(CudaKernelsOnTheCpu, RandomDrawsArePhiloxOfSeedDrawAndIndex) {

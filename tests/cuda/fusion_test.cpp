@@ -126,6 +126,37 @@ TEST(CudaFusionOnTheCpu, BiasAndGeluAfterAMatmulAreOneKernel) {
   for (std::size_t i = 0; i < want.size(); ++i) ASSERT_NEAR(values[i], want[i], 1e-5f) << "element " << i;
 }
 
+/// Work whose results are dropped before the queue runs (an elementwise
+/// chain and a row reduction, each of its own shape so that it is a group
+/// alone), then a live chain.
+TensorData dead_groups_then_live(const Device& d) {
+  const auto x = Tensor<1>::from_floats({1.0, -2.0, 3.0}, d);
+  {
+    const auto square = Tensor<2>::ones({2, 2}, d);
+    (void)((square + 1.0f).exp() * 3.0f);
+    (void)(square.exp() / square.exp().sum_dim(1));
+  }
+  return ((x * 2.0f).abs() + 1.0f).to_data();
+}
+
+// A group nobody reads has no outputs: it compiles no kernel and runs
+// nothing (CUDA C++ has no zero-length parameter arrays), and the live
+// work after it runs as usual.
+TEST(CudaFusionOnTheCpu, GroupsWhoseResultsAreDeadRunNothing) {
+  const Device cuda = testing::emulated_cuda_device(true);
+  dead_groups_then_live(cuda).assert_eq(TensorData(std::vector<float>{3, 5, 7}, {3}));
+}
+
+TEST(CudaFusion, GroupsWhoseResultsAreDeadRunNothing) {
+  std::optional<Device> cuda;
+  try {
+    cuda = Device::cuda(0);
+  } catch (const DeviceError& e) {
+    GTEST_SKIP() << "needs a CUDA device: " << e.what();
+  }
+  dead_groups_then_live(*cuda).assert_eq(TensorData(std::vector<float>{3, 5, 7}, {3}));
+}
+
 /// Rows of a softmax and a layer norm (with an f16 copy of each), as the
 /// layers write them.
 std::vector<TensorData> row_groups(const Device& d) {

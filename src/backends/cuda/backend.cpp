@@ -366,18 +366,29 @@ void CudaBackend::sync_locked(std::string_view op) {
   check(api.stream_synchronize(stream_), op, "cuStreamSynchronize");
   if (bits == 0) return;
   check(api.memset_d32_async(word, 0, 1, stream_), op, "cuMemsetD32Async");
-  std::string what;
-  const auto raised = [&](std::uint32_t bit, std::string_view message) {
+  throw device_error(bits, fmt::format("cuda:{}", index_));
+}
+
+ExecutionError device_error(std::uint32_t bits, std::string_view device) {
+  std::string first_op, what;
+  const auto raised = [&](std::uint32_t bit, std::string_view op, std::string_view message) {
     if ((bits & bit) == 0) return;
+    if (first_op.empty()) first_op = op;
     if (!what.empty()) what += "; ";
     what += message;
   };
-  raised(kErrorDivByZero, "[div] integer division by zero");
-  raised(kErrorRemByZero, "[remainder] integer remainder by zero");
-  raised(kErrorPowNegative, "[pow] 0 cannot be raised to a negative integer power (division by zero)");
-  raised(kErrorNegativeShift, "[shift] a shift count is negative");
-  raised(kErrorIndexOutOfRange, "[gather/scatter/select] an index is out of bounds for its dim");
-  throw ExecutionError(op, fmt::format("a kernel on cuda:{} reported: {}", index_, what));
+  raised(kErrorDivByZero, "div", "integer division by zero");
+  raised(kErrorRemByZero, "remainder", "integer remainder by zero");
+  raised(kErrorPowNegative, "pow", "0 cannot be raised to a negative integer power (division by zero)");
+  raised(kErrorNegativeShift, "shift", "a shift count is negative");
+  raised(kErrorGatherIndex, "gather", "a gather index is out of bounds for its dim");
+  raised(kErrorSelectIndex, "select", "a select index is out of bounds for its dim");
+  raised(kErrorScatterIndex, "scatter", "a scatter index is out of bounds for its dim");
+  raised(kErrorSelectAssignIndex, "select_assign", "a select_assign index is out of bounds for its dim");
+  if (first_op.empty()) return ExecutionError(device, fmt::format("a kernel reported error bits {:#x}", bits));
+  return ExecutionError(first_op, fmt::format("{} (found on {} at the next sync; tensors computed since the "
+                                              "previous sync hold undefined values)",
+                                              what, device));
 }
 
 CUfunction CudaBackend::function(const std::string& source, std::string_view op) {

@@ -699,6 +699,10 @@ bool generates(const ir::Op& op, std::span<const ir::TensorSpec> /*inputs*/) {
 }
 
 ElementwiseKernel generate_elementwise(const fusion::ElementwiseProgram& program, Indexing indexing, std::size_t rank) {
+  // CUDA C++ has no zero-length arrays (a host compiler may accept them):
+  // a group whose results nobody reads is not compiled at all.
+  if (program.outputs.empty())
+    throw Error("fused elementwise", "a kernel with no outputs was asked for (internal error)");
   return Generator(program, indexing, rank).run();
 }
 
@@ -709,6 +713,7 @@ bool generates_in_rows(const ir::Op& op, std::span<const ir::TensorSpec> inputs)
 ElementwiseKernel generate_rows(const fusion::ElementwiseProgram& program) {
   if (program.shape.rank() == 0)
     throw Error("fused rows", "a row kernel needs a shape of rank 1 or more (internal error)");
+  if (program.outputs.empty()) throw Error("fused rows", "a kernel with no outputs was asked for (internal error)");
   return Generator(program, Indexing::Strided, program.shape.rank()).run_rows();
 }
 

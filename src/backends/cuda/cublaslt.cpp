@@ -197,6 +197,14 @@ const LtMatmul::Plan* LtMatmul::plan_for(const LtProblem& p) {
   const std::uint64_t workspace = kWorkspaceBytes;
   cublasStatus_t status =
       api.preference_set(preference, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &workspace, sizeof(workspace));
+  // Split-K partial sums are added in the compute type (f32), never in an
+  // f16/bf16 output: a long row of a half-precision matmul otherwise loses
+  // the low bits of every partial sum (PyTorch's default "reduced precision
+  // reduction" does that; burn's CPU backends do not).
+  const std::uint32_t reductions = CUBLASLT_REDUCTION_SCHEME_NONE | CUBLASLT_REDUCTION_SCHEME_COMPUTE_TYPE;
+  if (status == CUBLAS_STATUS_SUCCESS)
+    status =
+        api.preference_set(preference, CUBLASLT_MATMUL_PREF_REDUCTION_SCHEME_MASK, &reductions, sizeof(reductions));
   cublasLtMatmulHeuristicResult_t result{};
   int returned = 0;
   if (status == CUBLAS_STATUS_SUCCESS)

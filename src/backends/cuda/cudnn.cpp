@@ -166,6 +166,13 @@ bool cudnn_takes(const ir::Op& op, std::span<const ir::TensorSpec> inputs, std::
   if (d != DType::F32 && d != DType::F16 && d != DType::BF16 && d != DType::F64) return false;
   const std::size_t rank = inputs[0].shape.rank();
   if (rank < 3 || rank > 5) return false;
+  // A transposed convolution is cuDNN's backward data, which needs the
+  // forward convolution of its output to give back its input: true only
+  // while each output padding is below the stride (an output padding up to
+  // the dilation is allowed too, and adds a row the forward one would see).
+  if (const auto* t = std::get_if<ir::ConvTranspose>(&op))
+    for (std::size_t i = 0; i < t->padding_out.size(); ++i)
+      if (t->padding_out[i] >= t->stride[i]) return false;
   for (const auto* specs : {&inputs, &outputs})
     for (const ir::TensorSpec& s : *specs) {
       if (s.dtype != d || s.shape.num_elements() == 0) return false;

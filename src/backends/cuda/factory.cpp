@@ -30,9 +30,8 @@ std::unique_ptr<Backend> create_cuda(std::size_t index) {
 }  // namespace
 
 BackendFactory cuda_factory() {
-  // Device() does not pick CUDA until the suites have run on a GPU
-  // (docs/cuda.md); Device::cuda() and enumerate reach it.
-  BackendFactory factory{DeviceType::Cuda, [] { return default_rank::kNever; },
+  // First in Device()'s order wherever a GPU and its driver are there.
+  BackendFactory factory{DeviceType::Cuda, [] { return default_rank::kCuda; },
                          [] { return cuda::driver().device_count; }, create_cuda};
   factory.why_no_device = [] {
     const cuda::Driver& d = cuda::driver();

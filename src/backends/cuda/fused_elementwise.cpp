@@ -1,23 +1,26 @@
 #include "backends/cuda/fused_elementwise.hpp"
 
 #include <algorithm>
+#include <optional>
 
 #include "fusion/row_reduce.hpp"
 
 namespace burn::cuda {
 namespace {
 
-/// A compiled group: elementwise or rows, the run is the same.
+/// A compiled group: elementwise or rows, the run is the same. A group
+/// whose every result is dead (dropped before the queue ran) has no
+/// outputs, no kernel and nothing to run.
 class CudaProgramPlan final : public fusion::FusedPlan {
  public:
   CudaProgramPlan(KernelQueue& queue, fusion::ElementwiseProgram program, bool rows)
-      : queue_(queue),
-        program_(std::move(program)),
-        compiled_(rows ? row_program_kernel(program_) : program_kernel(program_)),
-        name_(rows ? "fused rows" : "fused elementwise") {}
+      : queue_(queue), program_(std::move(program)), name_(rows ? "fused rows" : "fused elementwise") {
+    if (!program_.outputs.empty()) compiled_ = rows ? row_program_kernel(program_) : program_kernel(program_);
+  }
 
   std::vector<backend::PrimitivePtr> run(std::span<const fusion::QueuedOp* const> ops,
                                          std::span<const backend::Input> inputs) const override {
+    if (!compiled_) return {};
     std::vector<backend::PrimitivePtr> results;
     std::vector<std::uint64_t> output_addresses, input_addresses;
     results.reserve(program_.outputs.size());
@@ -31,7 +34,7 @@ class CudaProgramPlan final : public fusion::FusedPlan {
     // group's signature, whatever scalars its ops carry.
     const OpAt op_at = [ops](std::uint32_t k) -> const ir::Op& { return ops[k]->op; };
     const Launch launch =
-        program_launch(compiled_, program_, op_at, input_addresses, output_addresses, queue_.error_word());
+        program_launch(*compiled_, program_, op_at, input_addresses, output_addresses, queue_.error_word());
     if (launch.items() > 0) queue_.enqueue(launch, name_);
     return results;
   }
@@ -39,7 +42,7 @@ class CudaProgramPlan final : public fusion::FusedPlan {
  private:
   KernelQueue& queue_;
   fusion::ElementwiseProgram program_;
-  ProgramKernel compiled_;
+  std::optional<ProgramKernel> compiled_;
   std::string_view name_;
 };
 

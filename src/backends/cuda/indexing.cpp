@@ -1,6 +1,6 @@
 // Gather, select, scatter and select-assign on the CUDA device. Indices of
 // any int dtype are read as 64-bit; one outside [0, size) of the indexed
-// dim sets kErrorIndexOutOfRange (raised at the next sync) and is skipped.
+// dim sets the op's error bit (raised at the next sync) and is skipped.
 //
 // Gather and select read one element per output element: gather's index
 // tensor has the output's shape, select's 1-D indices are read along `dim`
@@ -28,7 +28,7 @@ void push_all(std::vector<std::uint64_t>& w, std::span<const std::int64_t> value
 /// out[pos] = t[pos with `dim` replaced by idx[pos · idx_strides]] over the
 /// output's shape (rank >= 1).
 Launch gather_kernel(const Operand& t, const Operand& idx, const Operand& out, std::size_t dim,
-                     std::span<const std::int64_t> idx_strides, std::uint64_t error_word) {
+                     std::span<const std::int64_t> idx_strides, std::uint64_t error_word, DeviceErrorBit error) {
   const std::size_t rank = out.spec.shape.rank();
   const char* type = raw_type(dtype_size(t.spec.dtype));
   const std::string fields = fmt::format(
@@ -49,7 +49,7 @@ Launch gather_kernel(const Operand& t, const Operand& idx, const Operand& out, s
       "    const long long ix = (long long)((const {2}*)p.idx)[io];\n"
       "    if ((unsigned long long)ix >= p.bound) {{ atomicOr(p.error, {3}u); continue; }}\n"
       "    (({4}*)p.out)[i] = ((const {4}*)p.t)[to + ix * p.t_stride[{1}]];\n",
-      rank, dim, KernelText::storage_type(idx.spec.dtype), static_cast<unsigned>(kErrorIndexOutOfRange), type);
+      rank, dim, KernelText::storage_type(idx.spec.dtype), static_cast<unsigned>(error), type);
   Launch l;
   l.source = grid_stride_kernel("gather", "", fields, body);
   auto& w = l.params;
@@ -64,7 +64,8 @@ Launch gather_kernel(const Operand& t, const Operand& idx, const Operand& out, s
 /// For every line along `dim` of `loop` (the index/values shape):
 /// out[line, idx[line, k]] (+)= values[line, k], k in order.
 Launch scatter_kernel(const Operand& out, const Operand& idx, std::span<const std::int64_t> idx_strides,
-                      const Operand& values, const Shape& loop, std::size_t dim, bool add, std::uint64_t error_word) {
+                      const Operand& values, const Shape& loop, std::size_t dim, bool add, std::uint64_t error_word,
+                      DeviceErrorBit error) {
   const std::size_t rank = loop.rank();
   const DType d = out.spec.dtype;
   KernelText text;
@@ -108,7 +109,7 @@ Launch scatter_kernel(const Operand& out, const Operand& idx, std::span<const st
       "      if ((unsigned long long)ix >= p.bound) {{ atomicOr(p.error, {3}u); continue; }}\n"
       "      {4}\n"
       "    }}\n",
-      rank, dim, KernelText::storage_type(idx.spec.dtype), static_cast<unsigned>(kErrorIndexOutOfRange), write);
+      rank, dim, KernelText::storage_type(idx.spec.dtype), static_cast<unsigned>(error), write);
   Launch l;
   l.source = grid_stride_kernel(add ? "scatter add" : "scatter", text.helpers(), fields, body);
   auto& w = l.params;
@@ -141,9 +142,9 @@ std::vector<Launch> plan_indexing(const ir::Op& op, std::span<const Operand> inp
     if (l.items() != 0) launches.push_back(std::move(l));
   };
   if (const auto* g = std::get_if<ir::Gather>(&op)) {
-    add(gather_kernel(t, idx, out, g->dim, row_major_strides(idx.spec.shape), error_word));
+    add(gather_kernel(t, idx, out, g->dim, row_major_strides(idx.spec.shape), error_word, kErrorGatherIndex));
   } else if (const auto* s = std::get_if<ir::Select>(&op)) {
-    add(gather_kernel(t, idx, out, s->dim, along(out.spec.shape.rank(), s->dim), error_word));
+    add(gather_kernel(t, idx, out, s->dim, along(out.spec.shape.rank(), s->dim), error_word, kErrorSelectIndex));
   } else {
     // A copy of the tensor, then the values written into it.
     const auto strides = row_major_strides(t.spec.shape);
@@ -151,10 +152,10 @@ std::vector<Launch> plan_indexing(const ir::Op& op, std::span<const Operand> inp
     const Operand& values = inputs[2];
     if (const auto* sc = std::get_if<ir::Scatter>(&op))
       add(scatter_kernel(out, idx, row_major_strides(idx.spec.shape), values, idx.spec.shape, sc->dim,
-                         sc->reduce == ir::IndexReduce::Add, error_word));
+                         sc->reduce == ir::IndexReduce::Add, error_word, kErrorScatterIndex));
     else if (const auto* sa = std::get_if<ir::SelectAssign>(&op))
       add(scatter_kernel(out, idx, along(values.spec.shape.rank(), sa->dim), values, values.spec.shape, sa->dim,
-                         sa->reduce == ir::IndexReduce::Add, error_word));
+                         sa->reduce == ir::IndexReduce::Add, error_word, kErrorSelectAssignIndex));
     else throw Error(ir::op_name(op), "not an indexing op (an internal error of the cuda backend)");
   }
   return launches;

@@ -22,6 +22,7 @@
 #include <string_view>
 #include <vector>
 
+#include <burn/error.hpp>
 #include <burn/ir/op.hpp>
 
 namespace burn::cuda {
@@ -34,8 +35,15 @@ enum DeviceErrorBit : std::uint32_t {
   kErrorRemByZero = 1u << 1,
   kErrorPowNegative = 1u << 2,
   kErrorNegativeShift = 1u << 3,
-  kErrorIndexOutOfRange = 1u << 4,
+  kErrorGatherIndex = 1u << 4,
+  kErrorSelectIndex = 1u << 5,
+  kErrorScatterIndex = 1u << 6,
+  kErrorSelectAssignIndex = 1u << 7,
 };
+
+/// The error a sync raises for the bits kernels set: named after the op of
+/// the first bit (as an eager error would be), listing every one.
+ExecutionError device_error(std::uint32_t bits, std::string_view device);
 
 /// A tensor a launch reads or writes: row-major elements at `address`.
 struct Operand {
