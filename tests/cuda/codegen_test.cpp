@@ -187,6 +187,21 @@ std::vector<ProgramCase> row_cases() {
   return cases;
 }
 
+/// `c` over another loop shape (its inputs of the loop's shape, the values
+/// inferred again): the row cases with rows long enough to fold by block.
+ProgramCase with_shape(ProgramCase c, const Shape& shape) {
+  auto& p = c.program;
+  p.shape = shape;
+  for (auto& input : p.inputs) input.shape = shape;
+  for (std::size_t k = 0; k < p.instrs.size(); ++k) {
+    std::vector<ir::TensorSpec> specs;
+    for (const auto& a : p.instrs[k].args) specs.push_back(a.is_input ? p.inputs[a.index] : p.values[a.index]);
+    p.values[p.instrs[k].result] = ir::infer_outputs(p.ops[p.instrs[k].op], specs).at(0);
+  }
+  c.label += "_long";
+  return c;
+}
+
 std::string wrapped(std::string source, std::size_t index) {
   const std::string entry = fmt::format("extern \"C\" __global__ void {}", kKernelEntry);
   const auto at = source.find(entry);
@@ -265,7 +280,13 @@ TEST_F(CudaCodegen, EveryGeneratedKernelCompilesWithoutWarnings) {
     kernels.emplace_back(c.label + "/contiguous", generate_elementwise(c.program, Indexing::Contiguous, 1).source);
     kernels.emplace_back(c.label + "/strided", generate_elementwise(c.program, Indexing::Strided, 2).source);
   }
-  for (const ProgramCase& c : row_cases()) kernels.emplace_back(c.label + "/rows", generate_rows(c.program).source);
+  for (const ProgramCase& c : row_cases()) {
+    kernels.emplace_back(c.label + "/rows", generate_rows(c.program).source);
+    const ProgramCase long_rows = with_shape(c, Shape{4, kBlockFoldMin * 4});
+    const ElementwiseKernel block = generate_rows(long_rows.program);
+    EXPECT_TRUE(block.layout.block) << long_rows.label;
+    kernels.emplace_back(long_rows.label + "/rows", block.source);
+  }
   // Every op family on every dtype: 31 unary ops, 23 binary ops twice, 169
   // casts, 3 clamps and 2 masks over 13 dtypes, less what the IR refuses.
   EXPECT_GT(ops, 700u);

@@ -18,6 +18,7 @@
 #include <burn/activation.hpp>
 #include <burn/burn.hpp>
 
+#include "backends/cuda/codegen.hpp"
 #include "emulated_device.hpp"
 #include "fusion/stats.hpp"
 #include "fusion_support.hpp"
@@ -158,17 +159,18 @@ TEST(CudaFusion, GroupsWhoseResultsAreDeadRunNothing) {
 }
 
 /// Rows of a softmax and a layer norm (with an f16 copy of each), as the
-/// layers write them.
-std::vector<TensorData> row_groups(const Device& d) {
-  std::vector<float> x(48 * 96), w(96), b(96);
+/// layers write them, `width` elements long.
+std::vector<TensorData> row_groups(const Device& d, std::size_t width = 96) {
+  const std::size_t rows = 48;
+  std::vector<float> x(rows * width), w(width), b(width);
   for (std::size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(static_cast<int>(i * 7 % 31) - 15) * 0.2f;
   for (std::size_t i = 0; i < w.size(); ++i) w[i] = 1.0f + static_cast<float>(i % 5) * 0.1f;
   for (std::size_t i = 0; i < b.size(); ++i) b[i] = static_cast<float>(i % 7) * 0.05f;
   std::vector<TensorData> out;
   for (const DType dtype : {DType::F32, DType::F16}) {
-    const auto xt = Tensor<2>::from_data(TensorData(x, {48, 96}), d).cast(dtype);
-    const auto wt = Tensor<1>::from_data(TensorData(w, {96}), d).cast(dtype).unsqueeze<2>();
-    const auto bt = Tensor<1>::from_data(TensorData(b, {96}), d).cast(dtype).unsqueeze<2>();
+    const auto xt = Tensor<2>::from_data(TensorData(x, {rows, width}), d).cast(dtype);
+    const auto wt = Tensor<1>::from_data(TensorData(w, {width}), d).cast(dtype).unsqueeze<2>();
+    const auto bt = Tensor<1>::from_data(TensorData(b, {width}), d).cast(dtype).unsqueeze<2>();
     out.push_back(activation::softmax(xt, 1).to_data());
     const auto centred = xt - xt.mean_dim(1);
     const auto norm = centred / ((centred * centred).mean_dim(1) + 1e-5f).sqrt();
@@ -179,27 +181,32 @@ std::vector<TensorData> row_groups(const Device& d) {
 
 // Softmax and layer norm run as one row kernel each (the reductions and the
 // elementwise work around them), with the eager kernels' bits, and close to
-// flex's values.
+// flex's values: on short rows one thread per row, on rows of kBlockFoldMin
+// and more a block per row (both the row kernel and the eager reductions
+// merge the threads' partial folds in the same tree).
 TEST(CudaFusionOnTheCpu, SoftmaxAndLayerNormAreOneRowKernelEach) {
-  const Device fused = testing::emulated_cuda_device(true);
-  fusion::reset_stats(fused);
-  const auto got = row_groups(fused);
-  const fusion::FusionStats s = fusion::stats(fused);
-  // Per dtype, two groups: softmax (max, sub, exp, sum, div) and the layer
-  // norm (mean, sub, mul, mean, add, sqrt, div, mul, add). A group with a
-  // reduction in it is a row kernel.
-  EXPECT_EQ(s.fused_groups, 4u);
-  EXPECT_EQ(s.ops_fused, 2 * (5u + 9u));
-  const auto eager = row_groups(testing::emulated_cuda_device(false));
-  const auto flex = row_groups(Device::flex());
-  ASSERT_EQ(got.size(), eager.size());
-  for (std::size_t k = 0; k < got.size(); ++k) {
-    EXPECT_EQ(fusion_test::bitwise_diff(got[k], eager[k]), "") << "result " << k;
-    const auto g = got[k].convert(DType::F32).to_vec<float>();
-    const auto f = flex[k].convert(DType::F32).to_vec<float>();
-    const float tolerance = got[k].dtype() == DType::F16 ? 4e-3f : 2e-5f;
-    for (std::size_t i = 0; i < g.size(); ++i)
-      ASSERT_NEAR(g[i], f[i], tolerance * std::max(1.0f, std::abs(f[i]))) << "result " << k << " element " << i;
+  for (const std::size_t width : {std::size_t{96}, std::size_t{kBlockFoldMin + 44}}) {
+    SCOPED_TRACE(width);
+    const Device fused = testing::emulated_cuda_device(true);
+    fusion::reset_stats(fused);
+    const auto got = row_groups(fused, width);
+    const fusion::FusionStats s = fusion::stats(fused);
+    // Per dtype, two groups: softmax (max, sub, exp, sum, div) and the layer
+    // norm (mean, sub, mul, mean, add, sqrt, div, mul, add). A group with a
+    // reduction in it is a row kernel.
+    EXPECT_EQ(s.fused_groups, 4u);
+    EXPECT_EQ(s.ops_fused, 2 * (5u + 9u));
+    const auto eager = row_groups(testing::emulated_cuda_device(false), width);
+    const auto flex = row_groups(Device::flex(), width);
+    ASSERT_EQ(got.size(), eager.size());
+    for (std::size_t k = 0; k < got.size(); ++k) {
+      EXPECT_EQ(fusion_test::bitwise_diff(got[k], eager[k]), "") << "result " << k;
+      const auto g = got[k].convert(DType::F32).to_vec<float>();
+      const auto f = flex[k].convert(DType::F32).to_vec<float>();
+      const float tolerance = got[k].dtype() == DType::F16 ? 4e-3f : 2e-5f;
+      for (std::size_t i = 0; i < g.size(); ++i)
+        ASSERT_NEAR(g[i], f[i], tolerance * std::max(1.0f, std::abs(f[i]))) << "result " << k << " element " << i;
+    }
   }
 }
 

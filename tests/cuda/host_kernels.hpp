@@ -3,7 +3,11 @@
 // host's C++ compiler over a small shim (one thread walks the whole
 // grid-stride loop; the PTX half conversions become _Float16 ones) and run
 // planned launches on host memory, exactly as the backend would run them on
-// the device.
+// the device. A block-fold kernel (block_stride_kernel) runs as one block
+// of kEmulatedBlock threads (its BURN_BLOCK rewritten), each a thread of
+// its own, meeting at __syncthreads on a barrier and sharing its
+// __shared__ arrays, so the cooperative code runs for real, only with a
+// smaller block than on a GPU.
 #pragma once
 
 #include <dlfcn.h>
@@ -30,13 +34,31 @@
 
 namespace burn::cuda::testing {
 
+/// Threads of an emulated block (a power of two, as on the device).
+inline constexpr unsigned kEmulatedBlock = 8;
+
 inline constexpr const char* kHostShim = R"(#include <math.h>
 #include <string.h>
+#include <barrier>
+#include <thread>
+#include <vector>
 #define __global__
 #define __device__
 #define __forceinline__ inline
+#define __shared__ static
 struct BurnDim3 { unsigned int x; };
-static const BurnDim3 blockIdx{0}, threadIdx{0}, blockDim{1}, gridDim{1};
+static const BurnDim3 blockIdx{0}, blockDim{1}, gridDim{1};
+static thread_local BurnDim3 threadIdx{0};
+static std::barrier<>* burn_host_block = nullptr;
+static inline void __syncthreads() { burn_host_block->arrive_and_wait(); }
+template <class F> static void burn_host_run_block(unsigned threads, F kernel) {
+  std::barrier<> block(threads);
+  burn_host_block = &block;
+  std::vector<std::thread> team;
+  for (unsigned t = 0; t < threads; ++t) team.emplace_back([=] { threadIdx.x = t; kernel(); });
+  for (auto& member : team) member.join();
+  burn_host_block = nullptr;
+}
 static inline unsigned int atomicOr(unsigned int* p, unsigned int v) { unsigned int o = *p; *p |= v; return o; }
 static inline float __uint_as_float(unsigned int u) { float f; memcpy(&f, &u, 4); return f; }
 static inline unsigned int __float_as_uint(float f) { unsigned int u; memcpy(&u, &f, 4); return u; }
@@ -60,6 +82,14 @@ inline std::string host_version(std::string source, std::size_t index) {
   replace_all(source, R"(asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h) : "f"(f));)", "h = burn_host_f32_to_f16(f);");
   if (source.find("asm(") != std::string::npos)
     throw std::runtime_error("a kernel has inline PTX the host shim does not cover:\n" + source);
+  const std::string block_define = fmt::format("#define BURN_BLOCK {}u\n", kBlockThreads);
+  if (source.find(block_define) != std::string::npos) {
+    replace_all(source, block_define, fmt::format("#undef BURN_BLOCK\n#define BURN_BLOCK {}u\n", kEmulatedBlock));
+    return fmt::format(
+        "namespace k{0} {{\n{1}}}\nextern \"C\" void burn_run_{0}(const void* p) {{ burn_host_run_block({3}, [p] "
+        "{{ k{0}::{2}(*static_cast<const k{0}::Params*>(p)); }}); }}\n",
+        index, source, kKernelEntry, kEmulatedBlock);
+  }
   return fmt::format(
       "namespace k{0} {{\n{1}}}\nextern \"C\" void burn_run_{0}(const void* p) {{ k{0}::{2}(*static_cast<const "
       "k{0}::Params*>(p)); }}\n",
@@ -95,7 +125,7 @@ class HostKernels {
       out << kHostShim;
       for (const auto& [text, index] : fresh) out << host_version(text, index);
     }
-    const std::string command = fmt::format("{} -std=c++17 -O0 -shared -fPIC -w -o {} {} 2>&1", BURN_TEST_CXX,
+    const std::string command = fmt::format("{} -std=c++20 -pthread -O0 -shared -fPIC -w -o {} {} 2>&1", BURN_TEST_CXX,
                                             library_path.string(), source_path.string());
     const int status = std::system(command.c_str());
     void* library = status == 0 ? ::dlopen(library_path.c_str(), RTLD_NOW | RTLD_LOCAL) : nullptr;

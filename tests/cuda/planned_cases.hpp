@@ -232,6 +232,18 @@ inline std::vector<Case> all_cases() {
         add(make_case(ir::Reduce{static_cast<ir::ReduceOp>(r), 1, DType::I32},
                       {make_data(Shape{3, 0, 2}, d, ++seed, false)},
                       fmt::format("{}_empty_{}", ir::reduce_name(static_cast<ir::ReduceOp>(r)), dn)));
+      // Lines long enough to fold by block (kBlockFoldMin), along the last
+      // dim and across memory, wild and tame.
+      for (unsigned r = 0; r < ir::kValueCount<ir::ReduceOp>; ++r) {
+        const auto op = static_cast<ir::ReduceOp>(r);
+        for (bool tame_line : {false, true}) {
+          const std::string kind = tame_line ? "tame" : "wild";
+          add(make_case(ir::Reduce{op, 1, DType::I64}, {make_data(Shape{2, 300}, d, ++seed, tame_line)},
+                        fmt::format("{}_long_rows_{}_{}", ir::reduce_name(op), dn, kind)));
+          add(make_case(ir::Reduce{op, 0, DType::I64}, {make_data(Shape{300, 3}, d, ++seed, tame_line)},
+                        fmt::format("{}_long_columns_{}_{}", ir::reduce_name(op), dn, kind)));
+        }
+      }
       // Matmul: plain, batched, batch dims broadcast either way, rank 2.
       add(make_case(ir::Matmul{},
                     {make_data(Shape{2, 3, 4}, d, ++seed, false), make_data(Shape{2, 4, 5}, d, ++seed, false)},

@@ -421,13 +421,14 @@ void CudaBackend::run(const Launch& launch, std::string_view op) {
   mark_owed_work();
   const CUfunction fn = function(launch.source, op);
   // The kernels loop over their items, so the grid only needs to fill the
-  // GPU: a few blocks per multiprocessor.
-  const std::uint64_t wanted = (items + kThreadsPerBlock - 1) / kThreadsPerBlock;
+  // GPU: a few blocks per multiprocessor. A block-fold kernel takes an item
+  // per block, with the block size its source was written for.
+  const unsigned threads = launch.per_block ? kBlockThreads : kThreadsPerBlock;
+  const std::uint64_t wanted = launch.per_block ? items : (items + threads - 1) / threads;
   const auto blocks = static_cast<unsigned>(std::min<std::uint64_t>(wanted, std::uint64_t{32} * multiprocessors_));
   std::vector<std::uint64_t> params = launch.params;
   void* args[] = {params.data()};
-  check(driver().api.launch_kernel(fn, blocks, 1, 1, kThreadsPerBlock, 1, 1, 0, stream_, args, nullptr), op,
-        "cuLaunchKernel");
+  check(driver().api.launch_kernel(fn, blocks, 1, 1, threads, 1, 1, 0, stream_, args, nullptr), op, "cuLaunchKernel");
 }
 
 bool CudaBackend::supports_op(const ir::Op& op) const { return can_plan(op); }

@@ -228,6 +228,8 @@ class Generator {
     layout_.rank = rank_;
     layout_.operands = p_.outputs.size() + p_.inputs.size();
     const std::size_t last = rank_ - 1;
+    const std::uint64_t len = p_.shape[last];
+    layout_.block = folds_by_block(len, len == 0 ? 0 : p_.shape.num_elements() / len, 1);
     // Per-row values: inputs of the statistics' shape, reductions, and the
     // elementwise results of per-row values only. The rest is per element.
     const Shape stat_shape = fusion::row_stat_shape(p_.shape);
@@ -267,6 +269,7 @@ class Generator {
         const LineFold fold = line_fold(r->op, in, out, name, arg(instr.args[0]), "e", "len");
         body += fold.declare;
         body += element_pass({instr.args[0]}, fold.step);
+        if (layout_.block) body += block_fold(fold);
         body += fmt::format("    const {} v{} = {};\n", type_info(out).compute, instr.result, narrow(out, fold.result));
       } else if (row_value_[instr.result]) {
         body += instruction(instr);
@@ -280,8 +283,8 @@ class Generator {
       const std::uint32_t v = p_.outputs[j];
       const DType d = p_.values[v].dtype;
       if (row_value_[v]) {
-        body +=
-            fmt::format("    (({}*)p.ptr[{}])[i] = {};\n", type_info(d).storage, j, store(d, fmt::format("v{}", v)));
+        body += fmt::format("    {}(({}*)p.ptr[{}])[i] = {};\n", layout_.block ? "if (t == 0) " : "",
+                            type_info(d).storage, j, store(d, fmt::format("v{}", v)));
         continue;
       }
       full_outputs.push_back({false, v});
@@ -289,7 +292,8 @@ class Generator {
                             type_info(d).storage, j, j, j, last, store(d, fmt::format("v{}", v)));
     }
     if (!full_outputs.empty()) body += element_pass(full_outputs, stores);
-    std::string source = grid_stride_kernel("fused rows", text_.helpers(), fields(), body);
+    std::string source = layout_.block ? block_stride_kernel("fused rows", text_.helpers(), fields(), body)
+                                       : grid_stride_kernel("fused rows", text_.helpers(), fields(), body);
     return {kKernelEntry, std::move(source), std::move(layout_)};
   }
 
@@ -328,7 +332,8 @@ class Generator {
             if (!per_row_arg(b)) stack.push_back(b);
     }
     const std::size_t last = rank_ - 1;
-    std::string s = "    for (unsigned long long e = 0; e < len; ++e) {\n";
+    std::string s = layout_.block ? "    for (unsigned long long e = t; e < len; e += BURN_BLOCK) {\n"
+                                  : "    for (unsigned long long e = 0; e < len; ++e) {\n";
     for (std::size_t k = 0; k < p_.inputs.size(); ++k)
       if (input_needed[k])
         s += "  " + input_load(k, fmt::format("roff[{{0}}] + (long long)e * p.stride[{{0}}][{}]", last));
@@ -637,11 +642,16 @@ LineFold line_fold(ir::ReduceOp op, DType in, DType out, const std::string& name
   const std::string T = KernelText::compute_type(in);
   const std::string& a = name;
   const std::string& v = element;
+  const std::string o = a + "_o";  // the other partial fold's accumulator
   const bool flt = is_float(in);
-  const std::string greater =
-      flt ? fmt::format("({0} == {0}) && ({1} != {1} || {1} > {0})", a, v) : fmt::format("{} > {}", v, a);
-  const std::string less =
-      flt ? fmt::format("({0} == {0}) && ({1} != {1} || {1} < {0})", a, v) : fmt::format("{} < {}", v, a);
+  // Whether `x` replaces the accumulator: larger (smaller), or NaN where the
+  // accumulator is not.
+  const auto greater = [&](const std::string& x) {
+    return flt ? fmt::format("({0} == {0}) && ({1} != {1} || {1} > {0})", a, x) : fmt::format("{} > {}", x, a);
+  };
+  const auto less = [&](const std::string& x) {
+    return flt ? fmt::format("({0} == {0}) && ({1} != {1} || {1} < {0})", a, x) : fmt::format("{} < {}", x, a);
+  };
   switch (op) {
     case ReduceOp::Sum:
     case ReduceOp::Prod: {
@@ -649,17 +659,27 @@ LineFold line_fold(ir::ReduceOp op, DType in, DType out, const std::string& name
       // Float sums in the compute type, float products in double; ints wrap
       // in their unsigned twin.
       const std::string acc = flt ? (sum ? T : "double") : KernelText::wrapping_type(in);
+      const char* sign = sum ? "+" : "*";
       return {fmt::format("    {} {} = {};\n", acc, a, sum ? "0" : "1"),
-              fmt::format("      {} {}= ({}){};\n", a, sum ? "+" : "*", acc, v), fmt::format("({}){}", T, a)};
+              fmt::format("      {} {}= ({}){};\n", a, sign, acc, v),
+              fmt::format("({}){}", T, a),
+              {{acc, a}},
+              fmt::format("      {} {}= {};\n", a, sign, o)};
     }
     case ReduceOp::Mean: {
       if (flt)
-        return {fmt::format("    {} {} = 0;\n", T, a), fmt::format("      {} += {};\n", a, v),
-                fmt::format("{} / ({}){}", a, T, length)};
+        return {fmt::format("    {} {} = 0;\n", T, a),
+                fmt::format("      {} += {};\n", a, v),
+                fmt::format("{} / ({}){}", a, T, length),
+                {{T, a}},
+                fmt::format("      {} += {};\n", a, o)};
       // Ints sum in 64 bits, then divide truncating toward zero.
       const std::string A = in <= DType::I8 ? "long long" : "unsigned long long";
-      return {fmt::format("    {} {} = 0;\n", A, a), fmt::format("      {} += ({}){};\n", a, A, v),
-              fmt::format("({0})({1} ? {2} / ({3}){1} : 0)", T, length, a, A)};
+      return {fmt::format("    {} {} = 0;\n", A, a),
+              fmt::format("      {} += ({}){};\n", a, A, v),
+              fmt::format("({0})({1} ? {2} / ({3}){1} : 0)", T, length, a, A),
+              {{A, a}},
+              fmt::format("      {} += {};\n", a, o)};
     }
     case ReduceOp::Max:
     case ReduceOp::Min: {
@@ -671,25 +691,78 @@ LineFold line_fold(ir::ReduceOp op, DType in, DType out, const std::string& name
             in == DType::F64 ? "__longlong_as_double(0x7ff0000000000000ll)" : "__uint_as_float(0x7f800000u)");
       else init = max ? int_range(in).first : int_range(in).second;
       return {fmt::format("    {0} {1} = ({0})({2});\n", T, a, init),
-              fmt::format("      {0} = ({1}) ? {2} : {0};\n", a, max ? greater : less, v), a};
+              fmt::format("      {0} = ({1}) ? {2} : {0};\n", a, max ? greater(v) : less(v), v),
+              a,
+              {{T, a}},
+              fmt::format("      {0} = ({1}) ? {2} : {0};\n", a, max ? greater(o) : less(o), o)};
     }
     case ReduceOp::ArgMax:
     case ReduceOp::ArgMin: {
       const bool max = op == ReduceOp::ArgMax;
+      // Merging: the other's value if it is better, or equal (both NaN
+      // included) at an earlier position.
+      const std::string same =
+          flt ? fmt::format("(({0} != {0} && {1} != {1}) || {0} == {1})", a, o) : fmt::format("{} == {}", a, o);
       return {fmt::format("    {0} {1} = 0;\n    long long {1}_at = 0;\n    bool {1}_has = false;\n", T, a),
               fmt::format("      if (!{0}_has || ({1})) {{ {0} = {2}; {0}_at = (long long)({3}); {0}_has = true; }}\n",
-                          a, max ? greater : less, v, position),
-              fmt::format("({}){}_at", KernelText::compute_type(out), a)};
+                          a, max ? greater(v) : less(v), v, position),
+              fmt::format("({}){}_at", KernelText::compute_type(out), a),
+              {{T, a}, {"long long", a + "_at"}, {"bool", a + "_has"}},
+              fmt::format("      if ({1}_has_o && (!{1}_has || ({2}) || ({3} && {1}_at_o < {1}_at))) {{\n"
+                          "        {1} = {0}; {1}_at = {1}_at_o; {1}_has = true;\n"
+                          "      }}\n",
+                          o, a, max ? greater(o) : less(o), same)};
     }
     case ReduceOp::Any:
     case ReduceOp::All: {
       const bool any = op == ReduceOp::Any;
       const std::string zero = in == DType::Bool ? "false" : fmt::format("({})0", T);
+      const char* join = any ? "||" : "&&";
       return {fmt::format("    bool {} = {};\n", a, any ? "false" : "true"),
-              fmt::format("      {0} = {0} {1} ({2} != {3});\n", a, any ? "||" : "&&", v, zero), a};
+              fmt::format("      {0} = {0} {1} ({2} != {3});\n", a, join, v, zero),
+              a,
+              {{"bool", a}},
+              fmt::format("      {0} = {0} {1} {2};\n", a, join, o)};
     }
   }
   throw Error(ir::reduce_name(op), "the CUDA code generator has no fold for this reduction");
+}
+
+bool folds_by_block(std::uint64_t len, std::uint64_t lines, std::uint64_t inner) {
+  // Lines across memory: a thread per line reads a row of `inner` elements
+  // per step together with its neighbours; enough of them fill the GPU.
+  constexpr std::uint64_t kManyLines = 16384;
+  return len >= kBlockFoldMin && (inner == 1 || lines < kManyLines);
+}
+
+std::string block_fold(const LineFold& fold) {
+  // A tree over the threads' partial folds: in each round thread t < h
+  // merges in thread t + h's, so the merge order (and the result) depends
+  // on the block size alone.
+  // The kernel's one shared buffer (block_stride_kernel), a slot of
+  // BURN_BLOCK 8-byte words per variable: every fold of a row kernel reuses
+  // it, so a group of many reductions needs no more shared memory than one.
+  if (fold.vars.size() > kBlockFoldSlots)
+    throw Error("cuda", "a fold with more variables than block_stride_kernel's shared slots (internal error)");
+  std::string s = "    {\n";
+  for (std::size_t slot = 0; slot < fold.vars.size(); ++slot) {
+    const auto& [type, var] = fold.vars[slot];
+    s += fmt::format("      {0}* const {1}_s = ({0}*)(burn_block_shared + {2} * BURN_BLOCK);\n      {1}_s[t] = {1};\n",
+                     type, var, slot);
+  }
+  s += "      __syncthreads();\n"
+       "      for (unsigned int h = BURN_BLOCK / 2; h > 0; h >>= 1) {\n"
+       "        if (t < h) {\n";
+  for (const auto& [type, var] : fold.vars) s += fmt::format("          const {0} {1}_o = {1}_s[t + h];\n", type, var);
+  s += fold.combine;
+  for (const auto& [type, var] : fold.vars) s += fmt::format("          {0}_s[t] = {0};\n", var);
+  s += "        }\n"
+       "        __syncthreads();\n"
+       "      }\n";
+  for (const auto& [type, var] : fold.vars) s += fmt::format("      {0} = {0}_s[0];\n", var);
+  // Before the shared slots serve the next line.
+  s += "      __syncthreads();\n    }\n";
+  return s;
 }
 
 bool generates(const ir::Op& op, std::span<const ir::TensorSpec> /*inputs*/) {

@@ -21,6 +21,7 @@
 #include <map>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <burn/ir/op.hpp>
@@ -63,6 +64,9 @@ struct ElementwiseLayout {
   /// A row kernel: n counts the rows of the loop's shape (every dim but the
   /// last), not its elements.
   bool rows = false;
+  /// A row kernel whose rows are folded by a block of threads each
+  /// (folds_by_block): launched with Launch::per_block.
+  bool block = false;
   std::size_t rank = 0;
   std::size_t operands = 0;
   std::vector<ScalarSlot> scalars;
@@ -117,7 +121,31 @@ struct LineFold {
   std::string declare;  ///< the accumulator's declarations, before the loop
   std::string step;     ///< folds in one element
   std::string result;   ///< the reduction's value, in the output's compute type
+  /// The accumulator's variables (type, name), and how a partial fold of
+  /// other elements (the same variables suffixed "_o") merges into it: as
+  /// if the two folds' elements had been folded in the line's order (so
+  /// argmax/argmin keep the first position, NaN first of all).
+  std::vector<std::pair<std::string, std::string>> vars;
+  std::string combine;
 };
+
+/// A line this long or longer is folded by a block of kBlockThreads threads
+/// (block_fold) instead of one thread: each thread folds every
+/// kBlockThreads-th element, then the partial folds merge pairwise in a
+/// fixed tree. The eager reduction and the row kernel choose alike (a row
+/// is a line of a last-dim reduction), so fused still equals eager.
+inline constexpr std::uint64_t kBlockFoldMin = 256;
+
+/// Whether `lines` lines of `len` elements, `inner` elements apart, fold by
+/// block: long lines, unless they lie across memory (inner > 1) and are so
+/// many that one thread per line fills the GPU with coalesced reads.
+bool folds_by_block(std::uint64_t len, std::uint64_t lines, std::uint64_t inner);
+
+/// Code merging the partial folds of a block's threads (thread `t`'s
+/// accumulator in `fold`'s variables) through shared memory; afterwards
+/// every thread holds the whole line's fold. Every thread of the block must
+/// run it.
+std::string block_fold(const LineFold& fold);
 
 /// The fold of `op` from `in` to `out`: its variables start with `name`,
 /// `element` is the element (in the compute type of `in`), `position` its
@@ -146,7 +174,9 @@ ElementwiseKernel generate_elementwise(const fusion::ElementwiseProgram& program
 bool generates_in_rows(const ir::Op& op, std::span<const ir::TensorSpec> inputs);
 
 /// The row kernel of a row-reduce group (fusion/row_reduce.hpp): one thread
-/// per row of the program's shape [..., L]. It folds the row once per
+/// per row of the program's shape [..., L], or a block of threads per row
+/// where rows are long (folds_by_block, as the eager reduction decides; the
+/// threads fold every BURN_BLOCK-th element and merge). It folds the row once per
 /// reduction, recomputing the elementwise values a fold reads from the
 /// inputs (they stay in registers, never in memory), computes the row
 /// statistics in between, and makes a last pass writing the full-size

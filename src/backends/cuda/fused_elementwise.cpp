@@ -67,6 +67,7 @@ Launch program_launch(const ProgramKernel& compiled, const fusion::ElementwisePr
   Launch launch;
   launch.params = parameter_block(compiled.kernel, op_at, compiled.loop, operands, error_word);
   launch.source = compiled.kernel.source;
+  launch.per_block = compiled.kernel.layout.block;
   return launch;
 }
 

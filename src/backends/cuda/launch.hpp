@@ -51,9 +51,20 @@ struct Operand {
   std::uint64_t address = 0;
 };
 
+/// Threads of a block-fold kernel's block (block_stride_kernel): the
+/// kernel's source names it (BURN_BLOCK), so its results do not depend on
+/// how it is launched.
+inline constexpr unsigned kBlockThreads = 256;
+/// Slots of BURN_BLOCK 8-byte words in a block kernel's shared buffer
+/// (burn_block_shared): one per variable of a fold (argmax has three).
+inline constexpr unsigned kBlockFoldSlots = 3;
+
 struct Launch {
   std::string source;                 ///< one translation unit defining kKernelEntry
   std::vector<std::uint64_t> params;  ///< the parameter block; params[0] is the item count
+  /// Each item is worked on by a whole block of kBlockThreads threads
+  /// (block_stride_kernel), not by one thread.
+  bool per_block = false;
   std::uint64_t items() const noexcept { return params.empty() ? 0 : params[0]; }
 };
 
@@ -88,6 +99,15 @@ std::vector<std::int64_t> row_major_strides(const Shape& shape);
 /// first line.
 std::string grid_stride_kernel(std::string_view what, std::string_view helpers, std::string_view fields,
                                std::string_view body);
+
+/// The same for a kernel whose items are each worked on by one block of
+/// BURN_BLOCK (kBlockThreads) threads: `body` runs for each item i < p.n
+/// with `t` the thread's index in the block; every thread of the block runs
+/// it, so it may synchronise (__syncthreads) and share memory: the buffer
+/// burn_block_shared of kBlockFoldSlots · BURN_BLOCK doubles (block_fold).
+/// Launch it with Launch::per_block.
+std::string block_stride_kernel(std::string_view what, std::string_view helpers, std::string_view fields,
+                                std::string_view body);
 
 /// The C type that moves an element of `bytes` bytes unchanged.
 const char* raw_type(std::size_t bytes);

@@ -1,7 +1,8 @@
 // Reductions and inclusive scans along one dim on the CUDA device, on the
 // [outer, len, inner] view of a row-major tensor: a reduction runs one
-// thread per output element, a scan one thread per line, each folding its
-// line in order. The folds are flex's (backends/flex/reducers.hpp and
+// thread per output element, folding its line in order, or, for long lines
+// (folds_by_block), one block per output element merging its threads'
+// partial folds in a fixed tree; a scan runs one thread per line. The folds are flex's (backends/flex/reducers.hpp and
 // scan.cpp): float sums in the compute type, float products in double, f32
 // running sums and products in double, integer sums and products wrapping,
 // max/min and their positions with NaN winning (first NaN, first of equal
@@ -34,31 +35,37 @@ Line line_of(const Shape& shape, std::size_t dim) {
 }
 
 /// A kernel over lines of the [outer, len, inner] view: `base` is item i's
-/// first element.
-std::string line_kernel(std::string_view what, const KernelText& text, std::string_view body) {
-  return grid_stride_kernel(what, text.helpers(),
-                            "  unsigned long long len;\n"
-                            "  unsigned long long inner;\n"
-                            "  unsigned long long src;\n"
-                            "  unsigned long long dst;\n",
-                            std::string("    const unsigned long long base = (i / p.inner) * p.len * p.inner + "
-                                        "i % p.inner;\n") +
-                                std::string(body));
+/// first element. `per_block`: a block of threads per line.
+std::string line_kernel(std::string_view what, const KernelText& text, std::string_view body, bool per_block = false) {
+  const char* fields =
+      "  unsigned long long len;\n"
+      "  unsigned long long inner;\n"
+      "  unsigned long long src;\n"
+      "  unsigned long long dst;\n";
+  const std::string full_body =
+      "    const unsigned long long base = (i / p.inner) * p.len * p.inner + i % p.inner;\n" + std::string(body);
+  return per_block ? block_stride_kernel(what, text.helpers(), fields, full_body)
+                   : grid_stride_kernel(what, text.helpers(), fields, full_body);
 }
 
-std::string reduce_body(ReduceOp op, DType in, DType out, KernelText& text) {
+/// `per_block`: a block per output element, each thread folding every
+/// BURN_BLOCK-th element of the line before the block merges the partial
+/// folds; else a thread per output element folding its line in order.
+std::string reduce_body(ReduceOp op, DType in, DType out, KernelText& text, bool per_block) {
   const std::string src = fmt::format("(({}*)p.src)", text.storage_type(in));
   const std::string dst = fmt::format("(({}*)p.dst)", text.storage_type(out));
   const LineFold fold = line_fold(op, in, out, "a", "v", "k", "p.len");
   return fmt::format(
       "{0}"
-      "    for (unsigned long long k = 0; k < p.len; ++k) {{\n"
-      "      const {1} v = {2};\n"
-      "{3}"
+      "    for (unsigned long long k = {1}; k < p.len; {2}) {{\n"
+      "      const {3} v = {4};\n"
+      "{5}"
       "    }}\n"
-      "    {4}[i] = {5};\n",
-      fold.declare, text.compute_type(in), text.load(in, src + "[base + k * p.inner]"), fold.step, dst,
-      text.store(out, fold.result));
+      "{6}"
+      "    {7}{8}[i] = {9};\n",
+      fold.declare, per_block ? "t" : "0", per_block ? "k += BURN_BLOCK" : "++k", text.compute_type(in),
+      text.load(in, src + "[base + k * p.inner]"), fold.step, per_block ? block_fold(fold) : "",
+      per_block ? "if (t == 0) " : "", dst, text.store(out, fold.result));
 }
 
 std::string scan_body(CumulativeOp op, DType d, KernelText& text) {
@@ -100,8 +107,9 @@ std::vector<Launch> plan_reduce(const ir::Op& op, std::span<const Operand> input
   Line line;
   if (const auto* r = std::get_if<ir::Reduce>(&op)) {
     line = line_of(in.spec.shape, r->dim);
-    const std::string body = reduce_body(r->op, in.spec.dtype, out.spec.dtype, text);
-    l.source = line_kernel(fmt::format("reduce {}", ir::reduce_name(r->op)), text, body);
+    l.per_block = folds_by_block(line.len, line.outer * line.inner, line.inner);
+    const std::string body = reduce_body(r->op, in.spec.dtype, out.spec.dtype, text, l.per_block);
+    l.source = line_kernel(fmt::format("reduce {}", ir::reduce_name(r->op)), text, body, l.per_block);
   } else if (const auto* c = std::get_if<ir::Cumulative>(&op)) {
     line = line_of(in.spec.shape, c->dim);
     const std::string body = scan_body(c->op, in.spec.dtype, text);
