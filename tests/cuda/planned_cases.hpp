@@ -137,7 +137,7 @@ inline bool is_approximate(const ir::Op& op, DType dtype) {
   if (std::holds_alternative<ir::Matmul>(op) || std::holds_alternative<ir::AvgPool>(op) ||
       std::holds_alternative<ir::Conv>(op) || std::holds_alternative<ir::ConvTranspose>(op) ||
       std::holds_alternative<ir::AdaptiveAvgPool>(op) || std::holds_alternative<ir::ConvWeightGrad>(op) ||
-      std::holds_alternative<ir::Interpolate>(op))
+      std::holds_alternative<ir::Interpolate>(op) || std::holds_alternative<ir::BatchNorm>(op))
     return is_float(dtype);
   if (const auto* c = std::get_if<ir::Cumulative>(&op))
     return is_float(dtype) && (c->op == ir::CumulativeOp::Sum || c->op == ir::CumulativeOp::Prod);
@@ -288,6 +288,19 @@ inline std::vector<Case> all_cases() {
                       {data(Shape{2, 3, 5}), data(Shape{3, 2, 3}), data(Shape{2})}, "conv_transpose1d_" + dn));
         add(make_case(ir::ConvTranspose{{2, 1}, {0, 1}, {0, 0}, {1, 2}, 2, false},
                       {data(Shape{1, 4, 3, 4}), data(Shape{4, 3, 2, 3})}, "conv_transpose2d_grouped_" + dn));
+      }
+      // Batch norm, a block per channel: rank 2 to 4, and an empty batch
+      // (NaN statistics). Finite inputs: the kernel sums in double, flex in
+      // f32, so an overflow would differ.
+      if (is_float(d)) {
+        const auto data = [&](Shape shape) { return make_data(std::move(shape), d, ++seed, true); };
+        add(make_case(ir::BatchNorm{1e-5}, {data(Shape{3, 4, 5}), data(Shape{4}), data(Shape{4})}, "batch_norm_" + dn));
+        add(make_case(ir::BatchNorm{0.1}, {data(Shape{2, 3, 20, 15}), data(Shape{3}), data(Shape{3})},
+                      "batch_norm2d_" + dn));
+        add(make_case(ir::BatchNorm{1e-5}, {data(Shape{6, 2}), data(Shape{2}), data(Shape{2})},
+                      "batch_norm_rank2_" + dn));
+        add(make_case(ir::BatchNorm{1e-5}, {data(Shape{0, 3, 4}), data(Shape{3}), data(Shape{3})},
+                      "batch_norm_empty_" + dn));
       }
       // Stable sorts along each dim, both directions, with the ties, NaNs
       // and signed zeros of the wild inputs, and a length-1 line.

@@ -134,5 +134,6 @@ std::vector<Launch> plan_pool(const ir::Op& op, std::span<const Operand> inputs,
 std::vector<Launch> plan_matmul(std::span<const Operand> inputs, std::span<const Operand> outputs);
 std::vector<Launch> plan_indexing(const ir::Op& op, std::span<const Operand> inputs, std::span<const Operand> outputs,
                                   std::uint64_t error_word);
+std::vector<Launch> plan_norm(const ir::Op& op, std::span<const Operand> inputs, std::span<const Operand> outputs);
 
 }  // namespace burn::cuda

@@ -22,6 +22,7 @@ enum class Family : std::uint8_t {
   Pool,
   Conv,
   Interpolate,
+  Norm,
   None
 };
 
@@ -53,6 +54,7 @@ Family family_of(const ir::Op& op) {
                            std::is_same_v<T, ir::ConvWeightGrad>)
           return Family::Conv;
         else if constexpr (std::is_same_v<T, ir::Interpolate>) return Family::Interpolate;
+        else if constexpr (std::is_same_v<T, ir::BatchNorm>) return Family::Norm;
         else return Family::None;
       },
       op);
@@ -114,11 +116,12 @@ std::vector<Launch> plan(const ir::Op& op, std::span<const Operand> inputs, std:
     case Family::Pool: return plan_pool(op, inputs, outputs);
     case Family::Conv: return plan_conv(op, inputs, outputs);
     case Family::Interpolate: return plan_interpolate(op, inputs, outputs);
+    case Family::Norm: return plan_norm(op, inputs, outputs);
     case Family::None: break;
   }
   // Every required op of the IR has a family (the optional layer norm,
-  // softmax, gelu and batch norm have none: can_plan refuses them and their
-  // frontends run the composites); an op added to the IR without kernels here lands in
+  // softmax and gelu have none: can_plan refuses them and their frontends
+  // run the composites, which the fusion layer makes one kernel each); an op added to the IR without kernels here lands in
   // this error rather than in a wrong result.
   throw Error(ir::op_name(op),
               "not supported by the cuda backend yet (docs/cuda.md lists what it runs); compute this op on another "
