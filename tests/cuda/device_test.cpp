@@ -2,6 +2,8 @@
 // usual case) and, where it has a GPU, the first ops on it.
 #include <gtest/gtest.h>
 
+#include <array>
+#include <cmath>
 #include <cstdlib>
 
 #include <burn/backend/registry.hpp>
@@ -231,6 +233,64 @@ TEST_F(CudaDevice, SortAndInterpolateMatchFlex) {
   const auto got = module::interpolate(image.to_device(Device::cuda()), {31, 5}, bicubic).to_data().to_vec<float>();
   ASSERT_EQ(got.size(), want.size());
   for (std::size_t i = 0; i < want.size(); ++i) EXPECT_NEAR(got[i], want[i], 1e-5f) << i;
+}
+
+// Long lines fold by block on the GPU (256 threads a line, merged in a
+// fixed tree): reductions along and across memory, argmax and argmin with
+// ties and a NaN (the first position wins, as on the CPU), softmax and layer
+// norm over rows of 1,030 (one block row kernel each), and batch norm as its
+// one kernel, against flex.
+TEST_F(CudaDevice, LongLinesFoldByBlockAndMatchFlex) {
+  const Device cpu = Device::flex();
+  const Device gpu = Device::cuda();
+  cpu.seed(17);
+  const auto close = [](const TensorData& got, const TensorData& want, float tolerance, const char* what) {
+    const auto g = got.convert(DType::F32).to_vec<float>();
+    const auto v = want.convert(DType::F32).to_vec<float>();
+    ASSERT_EQ(g.size(), v.size()) << what;
+    for (std::size_t i = 0; i < v.size(); ++i)
+      ASSERT_NEAR(g[i], v[i], tolerance * (1 + std::abs(v[i]))) << what << " element " << i;
+  };
+  const auto x = Tensor<2>::random(Shape{37, 1030}, Distribution::Default, cpu);
+  const auto xg = x.to_device(gpu);
+  close(xg.sum_dim(1).to_data(), x.sum_dim(1).to_data(), 1e-5f, "sum along rows");
+  close(xg.max_dim(1).to_data(), x.max_dim(1).to_data(), 0.0f, "max along rows");
+  const auto tall = x.reshape({1030, 37});
+  close(tall.to_device(gpu).mean_dim(0).to_data(), tall.mean_dim(0).to_data(), 1e-5f, "mean across rows");
+
+  // Ties everywhere, and a NaN in row 3 after an earlier maximum.
+  std::vector<float> values(4 * 700);
+  for (std::size_t i = 0; i < values.size(); ++i) values[i] = static_cast<float>((i * 7919) % 13);
+  values[3 * 700 + 611] = std::nanf("");
+  const auto ties = Tensor<2>::from_data(TensorData(values, Shape{4, 700}), cpu);
+  for (const bool max : {true, false}) {
+    const auto want = (max ? ties.argmax(1) : ties.argmin(1)).to_data().to_vec<std::int64_t>();
+    const auto got = (max ? ties.to_device(gpu).argmax(1) : ties.to_device(gpu).argmin(1)).to_data();
+    EXPECT_EQ(got.to_vec<std::int64_t>(), want) << (max ? "argmax" : "argmin");
+  }
+
+  close(activation::softmax(xg, 1).to_data(), activation::softmax(x, 1).to_data(), 1e-5f, "softmax");
+  const auto w = Tensor<1>::random(Shape{1030}, Distribution::Default, cpu);
+  const auto b = Tensor<1>::random(Shape{1030}, Distribution::Default, cpu);
+  close(module::layer_norm(xg, w.to_device(gpu), b.to_device(gpu), 1e-5).to_data(),
+        module::layer_norm(x, w, b, 1e-5).to_data(), 1e-4f, "layer norm");
+
+  EXPECT_TRUE(gpu.supports_op(ir::BatchNorm{}));
+  const auto images = Tensor<4>::random(Shape{8, 3, 20, 17}, Distribution::Default, cpu);
+  const auto gamma = Tensor<1>::random(Shape{3}, Distribution::Default, cpu);
+  const auto beta = Tensor<1>::random(Shape{3}, Distribution::Default, cpu);
+  const auto batch_norm = [&](const Device& d) {
+    const std::array<detail::TensorRef, 3> in{images.to_device(d).ref(), gamma.to_device(d).ref(),
+                                              beta.to_device(d).ref()};
+    return detail::execute(ir::BatchNorm{1e-5}, in);
+  };
+  const auto want = batch_norm(cpu);
+  const auto got = batch_norm(gpu);
+  const char* names[] = {"batch norm y", "batch norm mean", "batch norm var"};
+  for (std::size_t k = 0; k < 3; ++k)
+    close(Tensor<1>(detail::reshape_exact(got[k], Shape{got[k]->spec.shape.num_elements()})).to_data(),
+          Tensor<1>(detail::reshape_exact(want[k], Shape{want[k]->spec.shape.num_elements()})).to_data(), 1e-4f,
+          names[k]);
 }
 
 }  // namespace

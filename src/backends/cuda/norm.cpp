@@ -36,8 +36,8 @@ std::string batch_norm_source(DType d) {
   body += sum.declare + loop + fmt::format("      const double v = {};\n", element("x", at)) + sum.step + "    }\n";
   body += block_fold(sum);
   body += "    const double mean = s / (double)count;\n";
-  body += squares.declare + loop +
-          fmt::format("      const double dv = {} - mean;\n", element("x", at)) + squares.step + "    }\n";
+  body += squares.declare + loop + fmt::format("      const double dv = {} - mean;\n", element("x", at)) +
+          squares.step + "    }\n";
   body += block_fold(squares);
   body += fmt::format(
       "    const double var = q / (double)count;\n"
@@ -80,11 +80,16 @@ std::vector<Launch> plan_norm(const ir::Op& op, std::span<const Operand> inputs,
   l.per_block = true;
   l.source = batch_norm_source(inputs[0].spec.dtype);
   // One item (a block) per channel.
-  l.params = {channels,           batch,
-              len,                inputs[0].address,
-              inputs[1].address,  inputs[2].address,
-              outputs[0].address, outputs[1].address,
-              outputs[2].address, std::bit_cast<std::uint64_t>(bn->epsilon)};
+  l.params = {channels,
+              batch,
+              len,
+              inputs[0].address,
+              inputs[1].address,
+              inputs[2].address,
+              outputs[0].address,
+              outputs[1].address,
+              outputs[2].address,
+              std::bit_cast<std::uint64_t>(bn->epsilon)};
   if (l.items() == 0) return {};
   return {l};
 }
