@@ -738,10 +738,10 @@ bool folds_by_block(std::uint64_t len, std::uint64_t lines, std::uint64_t inner)
 std::string block_fold(const LineFold& fold) {
   // A tree over the threads' partial folds: in each round thread t < h
   // merges in thread t + h's, so the merge order (and the result) depends
-  // on the block size alone.
-  // The kernel's one shared buffer (block_stride_kernel), a slot of
-  // BURN_BLOCK 8-byte words per variable: every fold of a row kernel reuses
-  // it, so a group of many reductions needs no more shared memory than one.
+  // on the block size alone. The partials go through the kernel's one
+  // shared buffer (block_stride_kernel), a slot of BURN_BLOCK 8-byte words
+  // per variable: every fold of a row kernel reuses it, so a group of many
+  // reductions needs no more shared memory than one.
   if (fold.vars.size() > kBlockFoldSlots)
     throw Error("cuda", "a fold with more variables than block_stride_kernel's shared slots (internal error)");
   std::string s = "    {\n";

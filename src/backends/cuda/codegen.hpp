@@ -176,8 +176,8 @@ bool generates_in_rows(const ir::Op& op, std::span<const ir::TensorSpec> inputs)
 /// The row kernel of a row-reduce group (fusion/row_reduce.hpp): one thread
 /// per row of the program's shape [..., L], or a block of threads per row
 /// where rows are long (folds_by_block, as the eager reduction decides; the
-/// threads fold every BURN_BLOCK-th element and merge). It folds the row once per
-/// reduction, recomputing the elementwise values a fold reads from the
+/// threads fold every BURN_BLOCK-th element and merge). It folds the row
+/// once per reduction, recomputing the elementwise values a fold reads from the
 /// inputs (they stay in registers, never in memory), computes the row
 /// statistics in between, and makes a last pass writing the full-size
 /// outputs. Strided indexing over the program's shape with the item count

@@ -168,8 +168,8 @@ bool cudnn_takes(const ir::Op& op, std::span<const ir::TensorSpec> inputs, std::
   if (rank < 3 || rank > 5) return false;
   // A transposed convolution is cuDNN's backward data, which needs the
   // forward convolution of its output to give back its input: true only
-  // while each output padding is below the stride (an output padding up to
-  // the dilation is allowed too, and adds a row the forward one would see).
+  // while each output padding is below the stride. (PyTorch also allows an
+  // output padding below the dilation; those run on the generated kernel.)
   if (const auto* t = std::get_if<ir::ConvTranspose>(&op))
     for (std::size_t i = 0; i < t->padding_out.size(); ++i)
       if (t->padding_out[i] >= t->stride[i]) return false;

@@ -121,8 +121,9 @@ std::vector<Launch> plan(const ir::Op& op, std::span<const Operand> inputs, std:
   }
   // Every required op of the IR has a family (the optional layer norm,
   // softmax and gelu have none: can_plan refuses them and their frontends
-  // run the composites, which the fusion layer makes one kernel each); an op added to the IR without kernels here lands in
-  // this error rather than in a wrong result.
+  // run the composites, which the fusion layer makes one kernel each); an
+  // op added to the IR without kernels here lands in this error rather than
+  // in a wrong result.
   throw Error(ir::op_name(op),
               "not supported by the cuda backend yet (docs/cuda.md lists what it runs); compute this op on another "
               "device");

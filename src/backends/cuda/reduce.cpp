@@ -2,8 +2,8 @@
 // [outer, len, inner] view of a row-major tensor: a reduction runs one
 // thread per output element, folding its line in order, or, for long lines
 // (folds_by_block), one block per output element merging its threads'
-// partial folds in a fixed tree; a scan runs one thread per line. The folds are flex's (backends/flex/reducers.hpp and
-// scan.cpp): float sums in the compute type, float products in double, f32
+// partial folds in a fixed tree; a scan runs one thread per line. The folds
+// are flex's (backends/flex/reducers.hpp and scan.cpp): float sums in the compute type, float products in double, f32
 // running sums and products in double, integer sums and products wrapping,
 // max/min and their positions with NaN winning (first NaN, first of equal
 // values), any/all with NaN counting as true.
