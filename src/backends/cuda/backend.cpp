@@ -224,6 +224,11 @@ CudaBackend::CudaBackend(std::size_t index) : index_(index) {
   }
   error_word_ = allocator_->allocate(sizeof(std::uint32_t), op);
   check(api.memset_d32_async(static_cast<CUdeviceptr>(error_word_->address()), 0, 1, stream_), op, "cuMemsetD32Async");
+  // Where pinned memory cannot be had, sync copies the word from pageable
+  // memory after the wait instead (a second wait).
+  void* pinned = nullptr;
+  if (api.mem_host_alloc(&pinned, sizeof(std::uint32_t), 0) == CUDA_SUCCESS)
+    error_host_ = static_cast<std::uint32_t*>(pinned);
 }
 
 CudaBackend::~CudaBackend() {
@@ -237,6 +242,7 @@ CudaBackend::~CudaBackend() {
     staging_device_.reset();
     for (CUmodule m : modules_) (void)api.module_unload(m);
     (void)api.stream_destroy(stream_);
+    if (error_host_ != nullptr) (void)api.mem_free_host(error_host_);
   }
   error_word_.reset();
   // Tensors still alive keep the allocator (and their memory) until they go.
@@ -357,13 +363,22 @@ void CudaBackend::sync_locked(std::string_view op) {
   // A kernel that faulted poisons the context: every later call fails too,
   // and the message says so.
   owed_since_.reset();  // a window opened from now on begins at the next work
+  const auto word = static_cast<CUdeviceptr>(error_word_->address());
+  // The error word's copy into pinned memory is queued behind the work, so
+  // one wait covers both (a wait per sync is what a synchronising loop pays).
+  const CUresult queued =
+      error_host_ != nullptr ? api.memcpy_dtoh_async(error_host_, word, sizeof(std::uint32_t), stream_) : CUDA_SUCCESS;
   if (const CUresult r = api.stream_synchronize(stream_); r != CUDA_SUCCESS)
     throw ExecutionError(
         op, fmt::format("the CUDA device {} failed while running queued work: {}", index_, describe(api, r)));
+  check(queued, op, "cuMemcpyDtoHAsync");
   std::uint32_t bits = 0;
-  const auto word = static_cast<CUdeviceptr>(error_word_->address());
-  check(api.memcpy_dtoh_async(&bits, word, sizeof(bits), stream_), op, "cuMemcpyDtoHAsync");
-  check(api.stream_synchronize(stream_), op, "cuStreamSynchronize");
+  if (error_host_ != nullptr) {
+    bits = *error_host_;
+  } else {
+    check(api.memcpy_dtoh_async(&bits, word, sizeof(bits), stream_), op, "cuMemcpyDtoHAsync");
+    check(api.stream_synchronize(stream_), op, "cuStreamSynchronize");
+  }
   if (bits == 0) return;
   check(api.memset_d32_async(word, 0, 1, stream_), op, "cuMemsetD32Async");
   throw device_error(bits, fmt::format("cuda:{}", index_));

@@ -115,6 +115,8 @@ class CudaBackend final : public backend::Backend,
   std::string pci_bus_id_;
   std::shared_ptr<CachingAllocator> allocator_;
   std::shared_ptr<CachingAllocator::Block> error_word_;
+  /// Pinned host memory sync reads the error word into (null: pageable).
+  std::uint32_t* error_host_ = nullptr;
   /// Recorded on the stream before the first work queued since the last
   /// sync; null while nothing is owed.
   std::shared_ptr<CudaEvent> owed_since_;
