@@ -301,6 +301,8 @@ inline std::vector<Case> all_cases() {
                       "batch_norm_rank2_" + dn));
         add(make_case(ir::BatchNorm{1e-5}, {data(Shape{0, 3, 4}), data(Shape{3}), data(Shape{3})},
                       "batch_norm_empty_" + dn));
+        add(make_case(ir::BatchNorm{1e-5}, {data(Shape{2, 3, 0}), data(Shape{3}), data(Shape{3})},
+                      "batch_norm_no_positions_" + dn));
       }
       // Stable sorts along each dim, both directions, with the ties, NaNs
       // and signed zeros of the wild inputs, and a length-1 line.

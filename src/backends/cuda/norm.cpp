@@ -6,7 +6,7 @@
 // and then writes the channel's normalised values; thread 0 writes the
 // mean and the biased variance. Statistics and the affine map are computed
 // in double for every float dtype, as the reference backend computes them.
-// An empty batch gives NaN statistics (0 / 0) and no values.
+// An empty batch gives NaN statistics and no values.
 #include <bit>
 #include <variant>
 
@@ -27,12 +27,27 @@ std::string batch_norm_source(DType d) {
   const auto element = [&](const char* pointer, const char* at) {
     return fmt::format("(double){}", text.load(d, fmt::format("((const {}*)p.{})[{}]", storage, pointer, at)));
   };
-  // Element e of channel i: sample e / len, position e % len.
-  const char* at = "((e / p.len) * p.n + i) * p.len + e % p.len";
+  // Element e of channel i is position e % len of sample e / len. A thread
+  // steps BURN_BLOCK elements at a time, so it carries (sample, position)
+  // along instead of dividing by len for every element.
+  const char* at = "(sample * p.n + i) * p.len + pos";
+  const std::string loop =
+      "    for (unsigned long long e = t, sample = t / p.len, pos = t % p.len; e < count;\n"
+      "         e += BURN_BLOCK, sample += jump_samples, pos += jump_positions,\n"
+      "         sample += pos >= p.len ? 1 : 0, pos -= pos >= p.len ? p.len : 0) {\n";
   const LineFold sum = line_fold(ir::ReduceOp::Sum, DType::F64, DType::F64, "s", "v", "e", "count");
   const LineFold squares = line_fold(ir::ReduceOp::Sum, DType::F64, DType::F64, "q", "dv * dv", "e", "count");
-  const std::string loop = "    for (unsigned long long e = t; e < count; e += BURN_BLOCK) {\n";
-  std::string body = "    const unsigned long long count = p.batch * p.len;\n";
+  std::string body =
+      "    const unsigned long long count = p.batch * p.len;\n"
+      "    if (count == 0) {\n"  // an empty batch: NaN statistics, no values
+      "      if (t == 0) {\n";
+  body += fmt::format("        (({0}*)p.mean)[i] = {1};\n        (({0}*)p.var)[i] = {1};\n", storage,
+                      text.store(d, fmt::format("({})__longlong_as_double(0x7ff8000000000000ll)", T)));
+  body +=
+      "      }\n"
+      "      continue;\n"
+      "    }\n"
+      "    const unsigned long long jump_samples = BURN_BLOCK / p.len, jump_positions = BURN_BLOCK % p.len;\n";
   body += sum.declare + loop + fmt::format("      const double v = {};\n", element("x", at)) + sum.step + "    }\n";
   body += block_fold(sum);
   body += "    const double mean = s / (double)count;\n";
