@@ -39,6 +39,7 @@ inline constexpr unsigned kEmulatedBlock = 8;
 
 inline constexpr const char* kHostShim = R"(#include <math.h>
 #include <string.h>
+#include <pthread.h>
 #include <barrier>
 #include <thread>
 #include <vector>
@@ -48,15 +49,29 @@ inline constexpr const char* kHostShim = R"(#include <math.h>
 #define __shared__ static
 struct BurnDim3 { unsigned int x; };
 static const BurnDim3 blockIdx{0}, blockDim{1}, gridDim{1};
-static thread_local BurnDim3 threadIdx{0};
+/* A thread's index in the running block, by its pthread id: no thread_local
+   (LeakSanitizer trips over the TLS of a library dlclose'd before exit). */
+static pthread_t burn_host_team[64];
+static unsigned burn_host_team_size = 0;
+static inline BurnDim3 burn_host_thread_index() {
+  const pthread_t self = pthread_self();
+  for (unsigned t = 0; t < burn_host_team_size; ++t)
+    if (pthread_equal(burn_host_team[t], self)) return {t};
+  return {0};
+}
+#define threadIdx (burn_host_thread_index())
 static std::barrier<>* burn_host_block = nullptr;
 static inline void __syncthreads() { burn_host_block->arrive_and_wait(); }
 template <class F> static void burn_host_run_block(unsigned threads, F kernel) {
   std::barrier<> block(threads);
   burn_host_block = &block;
+  burn_host_team_size = threads;
   std::vector<std::thread> team;
-  for (unsigned t = 0; t < threads; ++t) team.emplace_back([=] { threadIdx.x = t; kernel(); });
+  // Each thread names itself, and all have before any runs the kernel.
+  for (unsigned t = 0; t < threads; ++t)
+    team.emplace_back([=, &block] { burn_host_team[t] = pthread_self(); block.arrive_and_wait(); kernel(); });
   for (auto& member : team) member.join();
+  burn_host_team_size = 0;
   burn_host_block = nullptr;
 }
 static inline unsigned int atomicOr(unsigned int* p, unsigned int v) { unsigned int o = *p; *p |= v; return o; }
