@@ -20,6 +20,11 @@ void expect_affine_params(std::string_view op, Inputs in, std::size_t n, std::st
   }
 }
 
+/// A positive, finite epsilon (added to the variance before its root).
+void expect_epsilon(std::string_view op, double epsilon) {
+  if (!(epsilon > 0.0) || !std::isfinite(epsilon)) fail(op, "epsilon must be positive and finite, got {}", epsilon);
+}
+
 }  // namespace
 
 std::string_view name(const LayerNorm&) { return "layer_norm"; }
@@ -32,8 +37,7 @@ SpecList infer(const LayerNorm& p, std::string_view op, Inputs in) {
   const TensorSpec& x = in[0];
   expect_float(op, x.dtype);
   if (x.shape.rank() == 0) fail(op, "needs an input of rank at least 1 (it normalises the last dim)");
-  if (!(p.epsilon > 0.0) || !std::isfinite(p.epsilon))
-    fail(op, "epsilon must be positive and finite, got {}", p.epsilon);
+  expect_epsilon(op, p.epsilon);
   expect_affine_params(op, in, x.shape.dims().back(), "the size of the input's last dim");
   return {x};
 }
@@ -48,8 +52,7 @@ SpecList infer(const BatchNorm& p, std::string_view op, Inputs in) {
   const TensorSpec& x = in[0];
   expect_float(op, x.dtype);
   if (x.shape.rank() < 2) fail(op, "needs an input of rank at least 2 ([N, C, ...]), got {}", x.shape.to_string());
-  if (!(p.epsilon > 0.0) || !std::isfinite(p.epsilon))
-    fail(op, "epsilon must be positive and finite, got {}", p.epsilon);
+  expect_epsilon(op, p.epsilon);
   const std::size_t c = x.shape.dims()[1];
   // An empty batch gives an empty y and NaN statistics (the mean of nothing).
   if (x.shape.num_elements() != 0 && x.shape.num_elements() / c < 2)
