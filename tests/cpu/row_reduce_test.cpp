@@ -6,6 +6,7 @@
 #include <cmath>
 #include <vector>
 
+#include "device/runtime.hpp"
 #include "fusion_support.hpp"
 
 namespace burn::fusion_test {
@@ -104,6 +105,44 @@ TEST(RowReduce, NnLayerNormForwardAndBackwardMatchFlex) {
   const auto [loss_f, grad_f] = run(fused_device());
   EXPECT_EQ(bitwise_diff(loss_f, loss_e), "");
   EXPECT_EQ(bitwise_diff(grad_f, grad_e), "");
+}
+
+// Batch norm's backward rule recomputes x - mean inside each fused pass on
+// Device::cpu() and stores it once on flex: the same ops on the same
+// values, so the gradients are the same bits. On cpu both per-channel line
+// sums (of g and of g * xhat) fold in one pass, and nothing the size of x
+// runs alone.
+TEST(RowReduce, BatchNormBackwardRecomputesInsteadOfStoringAndMatchesFlex) {
+  ASSERT_TRUE(fused_device().runtime().backend().fuses_elementwise());
+  ASSERT_FALSE(eager_device().runtime().backend().fuses_elementwise());
+  const Shape shape{4, 6, 5, 7};
+  auto run = [&](const Device& d, fusion::FusionStats* backward_stats) {
+    const Device ad = d.autodiff();
+    auto bn = burn::nn::BatchNormConfig{6}.init(ad);
+    auto x = Tensor<4>::from_data(wave({4, 6, 5, 7}, 2.0f), ad).require_grad();
+    // A weighted sum, so each element's cotangent differs.
+    auto loss = (bn.forward(x) * Tensor<4>::from_data(wave({4, 6, 5, 7}, 1.5f), ad)).sum();
+    loss.to_data();
+    if (backward_stats) fusion::reset_stats(d);
+    auto grads = loss.backward();
+    std::vector<TensorData> out{x.grad(grads)->to_data(), bn.weight.grad(grads)->to_data(),
+                                bn.bias.grad(grads)->to_data()};
+    if (backward_stats) *backward_stats = fusion::stats(d);
+    return out;
+  };
+  fusion::FusionStats s;
+  const auto eager = run(eager_device(), nullptr);
+  const auto fused = run(fused_device(), &s);
+  for (std::size_t i = 0; i < eager.size(); ++i) {
+    SCOPED_TRACE(i == 0 ? "dx" : i == 1 ? "dweight" : "dbias");
+    EXPECT_EQ(bitwise_diff(fused[i], eager[i]), "");
+  }
+  EXPECT_EQ(fused[0].shape(), shape);
+  // Four fused kernels: the weighted sum's cotangent, both line sums in one
+  // pass over g and x, the per-channel scales, and dx. Summing g and g *
+  // xhat in separate passes (after storing xhat) made five.
+  EXPECT_GE(s.fused_groups, 2u);
+  EXPECT_LE(s.fused_groups, 4u);
 }
 
 TEST(RowReduce, StatisticsKeptByTheUserAreMaterialised) {

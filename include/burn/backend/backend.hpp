@@ -181,6 +181,11 @@ class Backend {
   /// Backends built on the kernel convention derive it
   /// (<burn/backend/kernel_dispatch.hpp>).
   virtual bool supports_op(const ir::Op& op) const = 0;
+  /// Whether chains of elementwise ops, and the row reductions they feed,
+  /// run as one kernel each (the fusion layer). A value such a chain can
+  /// recompute from tensors it reads anyway is then cheaper recomputed in
+  /// each chain than stored once and read back (autodiff rules use this).
+  virtual bool fuses_elementwise() const { return false; }
   virtual DeviceSettings default_settings() const { return {}; }
   /// What Device::to_string() says for a device of a family that lives on
   /// another machine (a remote device: "remote:host:port/flex:0"); local

@@ -14,6 +14,7 @@
 #include <algorithm>
 
 #include "autodiff/rules/math_helpers.hpp"
+#include "device/runtime.hpp"
 
 namespace burn::autodiff {
 
@@ -79,10 +80,9 @@ TensorRef as_lines(const TensorRef& t) {
 /// A [C] tensor as [1, C, 1], to broadcast over the [N, C, L] view.
 TensorRef as_channels(const TensorRef& t) { return detail::reshape_exact(t, Shape{1, t->spec.shape[0], 1}); }
 
-/// t [N, C, L] summed over N and L, as a [C] tensor.
-TensorRef sum_to_channels(const TensorRef& t) {
-  const TensorRef lines = detail::reduce_dim(ir::ReduceOp::Sum, t, 2);
-  return detail::reshape_exact(detail::reduce_dim(ir::ReduceOp::Sum, lines, 0), Shape{t->spec.shape[1]});
+/// Line sums [N, C, 1] summed over N, as a [C] tensor.
+TensorRef sum_lines(const TensorRef& lines) {
+  return detail::reshape_exact(detail::reduce_dim(ir::ReduceOp::Sum, lines, 0), Shape{lines->spec.shape[1]});
 }
 
 }  // namespace
@@ -97,18 +97,37 @@ Grads rule(const ir::BatchNorm& op, const VjpArgs& a) {
   const double count = static_cast<double>(x->spec.shape[0] * x->spec.shape[2]);
   const TensorRef mean = as_channels(a.outputs[1]);
   const TensorRef rstd = as_channels(detail::unary(UnaryOp::Rsqrt, add(a.outputs[2], op.epsilon)));
-  const TensorRef centered = sub(x, mean);
+  // x - mean, and xhat, feed both the sums and dx. Where elementwise chains
+  // fuse, each pass recomputes them from x (read anyway) instead of writing
+  // a tensor of x's size and reading it back twice; elsewhere they are
+  // computed once. Both give the same values. The two line sums are asked
+  // for before either is summed over N, so a fusion device folds both in
+  // one pass over g and x.
+  const bool recompute = x->device.runtime().backend().fuses_elementwise();
+  std::optional<TensorRef> stored_centered;
+  auto centered = [&] {
+    if (recompute) return sub(x, mean);
+    if (!stored_centered) stored_centered = sub(x, mean);
+    return *stored_centered;
+  };
   std::optional<TensorRef> dbias, dweight, dx;
   if (a.cotangents[0]) {
     const TensorRef g = as_lines(*a.cotangents[0]);
-    const TensorRef xhat = mul(centered, rstd);
-    dbias = sum_to_channels(g);
-    dweight = sum_to_channels(mul(g, xhat));
+    std::optional<TensorRef> stored_xhat;
+    auto xhat = [&] {
+      if (recompute) return mul(centered(), rstd);
+      if (!stored_xhat) stored_xhat = mul(centered(), rstd);
+      return *stored_xhat;
+    };
+    const TensorRef lines_g = detail::reduce_dim(ir::ReduceOp::Sum, g, 2);
+    const TensorRef lines_gx = detail::reduce_dim(ir::ReduceOp::Sum, mul(g, xhat()), 2);
+    dbias = sum_lines(lines_g);
+    dweight = sum_lines(lines_gx);
     if (wants(a, 0)) {
       const TensorRef scale = mul(as_channels(a.inputs[1]), rstd);
       const TensorRef mean_g = mul(as_channels(*dbias), 1.0 / count);
       const TensorRef mean_gx = mul(as_channels(*dweight), 1.0 / count);
-      dx = mul(sub(sub(g, mean_g), mul(xhat, mean_gx)), scale);
+      dx = mul(sub(sub(g, mean_g), mul(xhat(), mean_gx)), scale);
     }
   }
   if (wants(a, 0)) {
@@ -118,7 +137,7 @@ Grads rule(const ir::BatchNorm& op, const VjpArgs& a) {
       dx = dx ? add(*dx, d) : d;
     }
     if (a.cotangents[2]) {
-      const TensorRef d = mul(centered, mul(as_channels(*a.cotangents[2]), 2.0 / count));
+      const TensorRef d = mul(centered(), mul(as_channels(*a.cotangents[2]), 2.0 / count));
       dx = dx ? add(*dx, d) : d;
     }
     out[0] = dx ? detail::reshape_exact(*dx, x_in->spec.shape) : zeros_like(x_in);

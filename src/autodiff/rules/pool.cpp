@@ -5,6 +5,7 @@
 //   window by a depthwise transposed conv with a ones kernel;
 // - adaptive average: separable, so the transposed per-axis pooling matrices.
 #include <algorithm>
+#include <array>
 #include <cstdint>
 
 #include "autodiff/rules/module_util.hpp"
@@ -95,8 +96,12 @@ Grads rule(const ir::MaxPool& op, const VjpArgs& a) {
   const Shape flat_out{xs[0], xs[1], out_vol};
   // Overlapping windows may pick the same element: their cotangents add.
   const TensorRef idx = detail::reshape_exact(max_pool_indices(op, a), flat_out);
-  const TensorRef zeros = detail::create(ir::Full{Shape{xs[0], xs[1], in_vol}, 0.0, x->spec.dtype}, x->device);
-  const TensorRef dx = detail::scatter(zeros, 2, idx, detail::reshape_exact(g, flat_out), ir::IndexReduce::Add);
+  // The zeros are handed to the scatter (no other handle), which then adds
+  // into them in place instead of into a copy.
+  const std::array<TensorRef, 3> scatter_args{
+      detail::create(ir::Full{Shape{xs[0], xs[1], in_vol}, 0.0, x->spec.dtype}, x->device), idx,
+      detail::reshape_exact(g, flat_out)};
+  const TensorRef dx = detail::execute1(ir::Scatter{2, ir::IndexReduce::Add}, scatter_args);
   out[0] = detail::reshape_exact(dx, xs);
   return out;
 }

@@ -155,22 +155,32 @@ Result kernel(const Context& ctx, const ir::Select& op, Inputs in, Outputs out) 
   return {y};
 }
 
-Result kernel(const Context& ctx, const ir::Scatter& op, Inputs in, Outputs) {
+/// The tensor a scatter writes into: t's own storage when nobody else can
+/// observe it (max pooling's backward scatters into zeros it made for the
+/// purpose), else a contiguous copy of t.
+host::CpuTensorPtr scatter_target(const Context& ctx, Inputs in, Outputs out) {
+  const auto& t = host::as_cpu(in[0].primitive);
+  auto y = ctx.output_reusing(out[0], in, {0});
+  if (y->buffer != t.buffer) copy_into(*y, t);
+  return y;
+}
+
+Result kernel(const Context& ctx, const ir::Scatter& op, Inputs in, Outputs out) {
   const auto& t = host::as_cpu(in[0].primitive);
   const auto idx = checked_indices(ctx, in[1], t.shape[op.dim], "scatter", op.dim);
   const auto& values = host::as_cpu(in[2].primitive);
-  auto y = contiguous_copy(ctx, t);
+  auto y = scatter_target(ctx, in, out);
   Operand io = operand(*idx);
   io.strides[op.dim] = 0;
   scatter_into(*y, io, idx->strides[op.dim], values, idx->shape, op.dim, op.reduce == ir::IndexReduce::Add);
   return {y};
 }
 
-Result kernel(const Context& ctx, const ir::SelectAssign& op, Inputs in, Outputs) {
+Result kernel(const Context& ctx, const ir::SelectAssign& op, Inputs in, Outputs out) {
   const auto& t = host::as_cpu(in[0].primitive);
   const auto idx = checked_indices(ctx, in[1], t.shape[op.dim], "select_assign", op.dim);
   const auto& values = host::as_cpu(in[2].primitive);
-  auto y = contiguous_copy(ctx, t);
+  auto y = scatter_target(ctx, in, out);
   Operand io{idx->base(), sizeof(std::int64_t), host::Strides(y->rank(), 0)};
   scatter_into(*y, io, idx->strides[0], values, values.shape, op.dim, op.reduce == ir::IndexReduce::Add);
   return {y};
