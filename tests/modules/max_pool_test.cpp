@@ -226,36 +226,48 @@ TEST_P(MaxPool2dTest, NonContiguousInput) {
 }
 TEST_P(MaxPool2dTest, TwoByTwoStrideTwoRowsFollowTheRule) {
   // The common 2x2 / stride 2 pool on rows long enough for vector lanes and a
-  // remainder (20 outputs): ties keep the first maximum, a NaN wins and the
-  // last NaN's position is reported, -inf windows report their first
-  // position, and rows without NaN sit next to rows with one.
-  const std::size_t H = 4, W = 40;
-  std::vector<double> x(H * W);
-  for (std::size_t i = 0; i < x.size(); ++i) x[i] = static_cast<double>((i * 37) % 11) - 5.0;
-  const double inf = std::numeric_limits<double>::infinity();
-  x[2] = x[3] = x[W + 2] = x[W + 3] = 4.0;   // four-way tie
-  x[4] = x[5] = x[W + 4] = x[W + 5] = -inf;  // all -inf
-  x[6] = kNaN;                               // first position NaN
-  x[8 + 1] = kNaN, x[W + 8] = kNaN;          // two NaNs: the last wins
-  x[2 * W + 30 + W + 1] = kNaN;              // second output row, last position
-  x[2 * W + 10] = 7.0, x[2 * W + 11] = 7.0;  // a tie on the top row
-  std::vector<double> want_v, want_i;
-  for (std::size_t oh = 0; oh < H / 2; ++oh)
-    for (std::size_t ow = 0; ow < W / 2; ++ow) {
-      double best = -inf;
-      std::size_t at = 2 * oh * W + 2 * ow;
-      for (std::size_t dh = 0; dh < 2; ++dh)
-        for (std::size_t dw = 0; dw < 2; ++dw) {
-          const std::size_t p = (2 * oh + dh) * W + 2 * ow + dw;
-          if (x[p] > best || std::isnan(x[p])) best = x[p], at = p;
+  // remainder (20 outputs), and on short rows of planes with an odd row and
+  // column left over (7 outputs, three planes, as a small CNN's): ties keep
+  // the first maximum, a NaN wins and the last NaN's position is reported,
+  // -inf windows report their first position, and rows without NaN sit next
+  // to rows with one.
+  struct Case {
+    std::size_t planes, H, W;
+  };
+  for (const Case c : {Case{1, 4, 40}, Case{3, 5, 15}}) {
+    const std::size_t H = c.H, W = c.W, OH = H / 2, OW = W / 2;
+    SCOPED_TRACE(std::to_string(c.planes) + " planes of " + std::to_string(H) + " x " + std::to_string(W));
+    std::vector<double> x(c.planes * H * W);
+    for (std::size_t i = 0; i < x.size(); ++i) x[i] = static_cast<double>((i * 37) % 11) - 5.0;
+    const double inf = std::numeric_limits<double>::infinity();
+    x[2] = x[3] = x[W + 2] = x[W + 3] = 4.0;   // four-way tie
+    x[4] = x[5] = x[W + 4] = x[W + 5] = -inf;  // all -inf
+    x[6] = kNaN;                               // first position NaN
+    x[8 + 1] = kNaN, x[W + 8] = kNaN;          // two NaNs: the last wins
+    x[2 * W + 2 * (OW - 1) + W + 1] = kNaN;    // second output row, last window's last position
+    x[2 * W + 10] = 7.0, x[2 * W + 11] = 7.0;  // a tie on the top row
+    x[x.size() - W - 1] = kNaN;                // the last plane's leftover column
+    std::vector<double> want_v, want_i;
+    for (std::size_t plane = 0; plane < c.planes; ++plane)
+      for (std::size_t oh = 0; oh < OH; ++oh)
+        for (std::size_t ow = 0; ow < OW; ++ow) {
+          double best = -inf;
+          std::size_t at = 2 * oh * W + 2 * ow;
+          for (std::size_t dh = 0; dh < 2; ++dh)
+            for (std::size_t dw = 0; dw < 2; ++dw) {
+              const std::size_t p = (2 * oh + dh) * W + 2 * ow + dw;
+              const double v = x[plane * H * W + p];
+              if (v > best || std::isnan(v)) best = v, at = p;
+            }
+          want_v.push_back(best);
+          want_i.push_back(static_cast<double>(at));
         }
-      want_v.push_back(best);
-      want_i.push_back(static_cast<double>(at));
-    }
-  auto [out, idx] = module::max_pool2d_with_indices(tensor<4>(x, {1, 1, H, W}), {2, 2}, {2, 2});
-  expect_tensor(out, want_v, {1, 1, H / 2, W / 2});
-  expect_tensor(idx, want_i, {1, 1, H / 2, W / 2});
-  expect_tensor(module::max_pool2d(tensor<4>(x, {1, 1, H, W}), {2, 2}, {2, 2}), want_v, {1, 1, H / 2, W / 2});
+    const Shape in{1, c.planes, H, W}, out{1, c.planes, OH, OW};
+    auto [values, idx] = module::max_pool2d_with_indices(tensor<4>(x, in), {2, 2}, {2, 2});
+    expect_tensor(values, want_v, out);
+    expect_tensor(idx, want_i, out);
+    expect_tensor(module::max_pool2d(tensor<4>(x, in), {2, 2}, {2, 2}), want_v, out);
+  }
 }
 TEST_P(MaxPool2dTest, EmptyBatch) {
   auto [out, idx] = module::max_pool2d_with_indices(tensor<4>({}, {0, 3, 4, 4}), {2, 2}, {2, 2});

@@ -7,10 +7,12 @@
 
 #include <algorithm>
 #include <limits>
+#include <type_traits>
 
 #include "backends/flex/blocked_layout.hpp"
 #include "backends/flex/element.hpp"
 #include "backends/flex/parallel.hpp"
+#include "backends/flex/simd/pool_2x2.hpp"
 #include "backends/flex/window.hpp"
 
 namespace burn::flex {
@@ -253,6 +255,21 @@ void max_pool_2x2(const CpuTensor& x, CpuTensor& y, std::int64_t* indices, const
 
 template <class T>
 void max_pool_2x2(const CpuTensor& x, CpuTensor& y, std::int64_t* indices, const dnn::Window3& w) {
+  if constexpr (std::is_same_v<T, float>) {
+    // Whole vectors of output columns (simd/pool_2x2.hpp): the loop above
+    // runs rows of 14 or 7 outputs (a small CNN's) one output at a time.
+    const std::size_t OH = w.out[1];
+    const simd::Pool2x2Shape shape{w.in[1], w.in[2], OH, w.out[2]};
+    if (w.in_volume() < (std::size_t(1) << 31)) {
+      parallel_for(
+          x.shape[0] * x.shape[1] * OH,
+          [&](std::size_t begin, std::size_t end) {
+            simd::pool_2x2_rows(x.data<float>(), y.data<float>(), indices, shape, begin, end);
+          },
+          std::max<std::size_t>(1, kGrainSize / std::max<std::size_t>(1, 4 * w.out[2])));
+      return;
+    }
+  }
   if (indices) max_pool_2x2<T, true>(x, y, indices, w);
   else max_pool_2x2<T, false>(x, y, indices, w);
 }
