@@ -48,6 +48,7 @@ expect 2 "the directory '$dir/missing' does not exist" --summary-json "$dir/miss
 expect 2 "--summary-json $dir is a directory" --summary-json "$dir"
 expect 2 "--precision must be f32, bf16 or f16, got 'int8'" --precision int8
 expect 2 "--quantize must be int8, got 'int4'" --quantize int4
+expect 2 "--denormals must be flush or keep, got 'zero'" --denormals zero
 expect 2 "--quantized-model needs --quantize int8" --quantized-model "$dir/q.safetensors"
 expect 2 "--quantized-model $dir is a directory" --quantize int8 --quantized-model "$dir"
 

@@ -18,7 +18,28 @@
 #include "options.hpp"
 #include "trainer.hpp"
 
+#if defined(__SSE__) || defined(__x86_64__)
+#include <xmmintrin.h>
+#endif
+
 namespace {
+
+// --denormals flush (the default): floats below 2^-126 (denormals) are
+// flushed to zero when produced and read as zero (FTZ and DAZ), on this
+// thread and on every thread it starts later (the compute pool's, the data
+// loaders': a new thread inherits the mode), as TensorFlow and XLA compute
+// on the CPU. Adam's first moment of a weight whose gradient stays zero (a
+// dead unit's) decays through the denormal range over a few hundred steps,
+// and arithmetic on denormals takes a slow microcode path: a full
+// Fashion-MNIST epoch on `cpu` went from 16.4 s (first) and 19.2 s (second)
+// to 16.1 s and 17.1 s, with the same test accuracy. A library setting
+// would change the numbers of every program; a training job may choose it.
+// A remote device computes in its server, which keeps denormals.
+void flush_denormals() {
+#if defined(__SSE__) || defined(__x86_64__)
+  _mm_setcsr(_mm_getcsr() | 0x8040);  // FTZ (bit 15) | DAZ (bit 6)
+#endif
+}
 
 // burn-run next to this executable (installed: both in bin/; a build tree:
 // apps/burn-run/), else the one on PATH.
@@ -72,6 +93,7 @@ int main(int argc, char** argv) {
     return kUsageError;
   }
   if (!options) return kSuccess;  // --help
+  if (options->denormals == "flush") flush_denormals();
   if (options->nproc > 1) {
     if (std::getenv("RANK") != nullptr) {
       fmt::print(stderr,

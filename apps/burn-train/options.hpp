@@ -46,6 +46,8 @@ struct Options {
   /// "f32", or "bf16"/"f16": forward and loss under autocast in that dtype
   /// (f32 master weights; f16 with a gradient scaler).
   std::string precision = "f32";
+  /// "flush" (FTZ and DAZ on every thread of the process) or "keep" (IEEE denormals).
+  std::string denormals = "flush";
   /// "int8": after training, quantize the model's Linear and Conv2d layers
   /// (post-training, calibrated on training images) and test it; empty: not.
   std::string quantize;

@@ -19,7 +19,9 @@ dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 source "$(dirname "${BASH_SOURCE[0]}")/test_lib.sh"
 
-common=(--epochs 1 --limit-batches 8 --eval-batch-size 200 --workers 0 --progress none --seed 7)
+# --denormals keep: the server computes with IEEE denormals, so the local run
+# must too (burn-train flushes them on its own threads by default).
+common=(--epochs 1 --limit-batches 8 --eval-batch-size 200 --workers 0 --progress none --seed 7 --denormals keep)
 "$train" "${common[@]}" --device flex --checkpoint-dir "$dir/local" --summary-json "$dir/local.json" \
   >"$dir/local.log" 2>&1
 status=$?
