@@ -211,28 +211,6 @@ BURN_FLEX_ROW_CLONES bool pool_2x2_row(const T* __restrict r0, const T* __restri
   return nan != 0;
 }
 
-// The same row under the full rule (a NaN always wins: the last NaN).
-template <class T>
-void pool_2x2_row_exact(const T* r0, const T* r1, T* out, std::int64_t* at, std::size_t ow_count, std::int64_t at0,
-                        std::int64_t width) {
-  for (std::size_t ow = 0; ow < ow_count; ++ow) {
-    const auto c = static_cast<std::int64_t>(2 * ow);
-    T best = r0[c];
-    std::int64_t pos = at0 + c;
-    auto step = [&](T v, std::int64_t p) {
-      if (v > best || v != v) {
-        best = v;
-        pos = p;
-      }
-    };
-    step(r0[c + 1], at0 + c + 1);
-    step(r1[c], at0 + width + c);
-    step(r1[c + 1], at0 + width + c + 1);
-    out[ow] = best;
-    if (at) at[ow] = pos;
-  }
-}
-
 template <class T, bool kIndices>
 void max_pool_2x2(const CpuTensor& x, CpuTensor& y, std::int64_t* indices, const dnn::Window3& w) {
   const std::size_t H = w.in[1], W = w.in[2], OH = w.out[1], OW = w.out[2];
@@ -247,7 +225,7 @@ void max_pool_2x2(const CpuTensor& x, CpuTensor& y, std::int64_t* indices, const
           const auto at0 = static_cast<std::int64_t>(2 * oh * W), width = static_cast<std::int64_t>(W);
           std::int64_t* at = kIndices ? indices + row * OW : nullptr;
           if (pool_2x2_row<T, kIndices>(r0, r0 + W, dst + row * OW, at, OW, at0, width))
-            pool_2x2_row_exact<T>(r0, r0 + W, dst + row * OW, at, OW, at0, width);
+            simd::pool_2x2_row_exact<T>(r0, r0 + W, dst + row * OW, at, OW, at0, width);
         }
       },
       std::max<std::size_t>(1, kGrainSize / std::max<std::size_t>(1, 4 * OW)));

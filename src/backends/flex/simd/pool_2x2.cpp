@@ -16,28 +16,15 @@ namespace burn::flex::simd::HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
 #if HWY_TARGET == HWY_SCALAR
-// One lane: the window's values one output at a time, by the same rule.
+// One lane: a value at a time, by the same rule.
 void pool_2x2_rows_f32(const float* x, float* out, std::int64_t* at, const Pool2x2Shape& shape, std::size_t row_begin,
                        std::size_t row_end) {
   const std::size_t in_w = shape.in_w, ow_count = shape.out_w;
   for (std::size_t row = row_begin; row < row_end; ++row) {
     const std::size_t plane = row / shape.out_h, oh = row % shape.out_h;
     const float* r0 = x + plane * shape.in_h * in_w + 2 * oh * in_w;
-    for (std::size_t ow = 0; ow < ow_count; ++ow) {
-      const std::size_t offsets[4] = {0, 1, in_w, in_w + 1};
-      const float* corner = r0 + 2 * ow;
-      float best = corner[0];
-      std::size_t pos = 0;
-      for (std::size_t k = 1; k < 4; ++k) {
-        const float v = corner[offsets[k]];
-        if (v > best || v != v) {
-          best = v;
-          pos = offsets[k];
-        }
-      }
-      out[row * ow_count + ow] = best;
-      if (at) at[row * ow_count + ow] = static_cast<std::int64_t>(2 * oh * in_w + 2 * ow + pos);
-    }
+    pool_2x2_row_exact(r0, r0 + in_w, out + row * ow_count, at ? at + row * ow_count : nullptr, ow_count,
+                       static_cast<std::int64_t>(2 * oh * in_w), static_cast<std::int64_t>(in_w));
   }
 }
 #else
