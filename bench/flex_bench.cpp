@@ -398,6 +398,33 @@ void linear_int8(benchmark::State& state) {
   });
 }
 
+// Three 4096 x 4096 Linear layers (192 MiB of f32 weights) quantized after
+// training: quantize_model with per-channel int8 weights (calibration,
+// untimed, before), against PyTorch's quantize_dynamic of the same model.
+// Its peak memory (bench/run.sh, a fresh process) is the model plus what
+// quantizing costs.
+struct ThreeLinear {
+  burn::nn::Linear fc1, fc2, fc3;
+  BURN_MODULE(fc1, fc2, fc3)
+  Tensor<2> forward(const Tensor<2>& x) const { return fc3.forward(fc2.forward(fc1.forward(x))); }
+};
+
+void quantize_three_linear(benchmark::State& state) {
+  time_row(state, [] {
+    auto device = flex();
+    const burn::nn::LinearConfig config{4096, 4096};
+    const ThreeLinear model{config.init(device), config.init(device), config.init(device)};
+    auto x = randn<2>({64, 4096}, device);
+    const auto calibration = burn::quant::calibrate(model, [&](const ThreeLinear& m) { (void)m.forward(x); });
+    device.sync();
+    return [=] {
+      auto quantized = burn::quant::quantize_model(model, calibration);
+      device.sync();
+      benchmark::DoNotOptimize(quantized);
+    };
+  });
+}
+
 // Four conv + bias + relu layers with a 2x2 max pool after the second (two
 // VGG stages), then the sum of the result: activations stay in oneDNN's
 // blocked layout from one convolution to the next where the layers allow it
@@ -579,6 +606,7 @@ BENCHMARK(square_matmul<burn::DType::BF16>)->Name("bf16_matmul_2048")->Arg(2048)
 BENCHMARK(bf16_conv2d_forward)->Name("bf16_conv2d_fwd")->Apply([](auto* b) { big(b, 2, 3); });
 BENCHMARK(linear_f32)->Name("linear_4096_b64")->Apply([](auto* b) { big(b, 10, 3); });
 BENCHMARK(linear_int8)->Name("int8_linear_4096_b64")->Apply([](auto* b) { big(b, 10, 3); });
+BENCHMARK(quantize_three_linear)->Name("quantize_3x4096")->Apply([](auto* b) { big(b, 1, 3); });
 // A row's cpu variant runs right after its flex variant: this machine's
 // speed drifts by several per cent within minutes, and the pair's ratio is
 // the number the cpu targets are about.

@@ -167,6 +167,19 @@ def bench_int8_linear_4096():
     return timed(call(jax.jit(layer), randn(64, 4096), w_q, w_scale, jnp.zeros(4096)), 10, 3)
 
 
+def bench_quantize_3x4096():
+    # No quantization API of its own: the same per-channel int8 weights
+    # (max |w| per output column, divide, round, clamp, cast), jit-compiled.
+    ws = [randn(4096, 4096) * 0.015 for _ in range(3)]
+
+    def quantize(w):
+        scale = jnp.maximum(jnp.max(jnp.abs(w), axis=0) / 127.0, jnp.finfo(jnp.float32).tiny)
+        return jnp.clip(jnp.round(w / scale), -127, 127).astype(jnp.int8), scale
+
+    q = jax.jit(lambda ws: [quantize(w) for w in ws])
+    return timed(lambda: jax.block_until_ready(q(ws)), 1, 3)
+
+
 def bench_conv_chain_4():
     def chain(x, ws, b):
         h = x

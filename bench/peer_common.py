@@ -80,6 +80,7 @@ WORKLOADS = [
     ("bf16_conv2d_fwd", "bf16_conv_fwd", ()),
     ("linear_4096_b64", "linear_4096", ()),  # batch 64, 4096 -> 4096 with bias, 10 iterations x 3
     ("int8_linear_4096_b64", "int8_linear_4096", ()),  # the same, int8 weights, activations quantized per batch
+    ("quantize_3x4096", "quantize_3x4096", ()),  # three 4096x4096 Linear weights to int8 per channel, 1 iteration x 3
     ("conv_chain_4", "conv_chain_4", ()),
     ("conv2d_fwd_bwd", "conv_fwd_bwd", ()),
     ("max_pool2d_k5s2", "max_pool", ()),

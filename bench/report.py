@@ -26,7 +26,7 @@ UNIT_TO_MS = {"ns": 1e-6, "us": 1e-3, "ms": 1.0, "s": 1e3}
 CPU_SUFFIX = "@cpu"
 PEERS = ("torch", "jax")
 PEER_TITLES = {"torch": "PyTorch", "jax": "JAX"}
-TRAINING_ROWS = ("mlp_train_step", "mlp_small_step", "bf16_mlp_train_step")
+RSS_ROWS = ("mlp_train_step", "mlp_small_step", "bf16_mlp_train_step", "quantize_3x4096")
 
 # Targets against the best modern peer of the same run: (our side, minimum
 # ratio, against). "best" as our side means the faster of flex and cpu;
@@ -172,10 +172,10 @@ def main(argv):
         if p not in peers:
             problems.append(f"no {PEER_TITLES[p]} results in {out}")
 
-    rss_rows = [r for r in TRAINING_ROWS if r in rows]
+    rss_rows = [r for r in RSS_ROWS if r in rows]
     if rss_rows:
         print()
-        print("Peak resident memory of the training rows, each run alone in a fresh process (MiB):")
+        print("Peak resident memory of the training rows and of quantize_3x4096, each run alone in a fresh process (MiB):")
         print()
         sides = ["flex", "cpu"] + list(PEERS)
         print("| row | ours flex | ours cpu | PyTorch | JAX |")

@@ -96,8 +96,9 @@ for ((r = 1; r <= rounds; r++)); do
   "${jax_cmd[@]}" --filter "$filter" >"$out/jax.$r.json"
 done
 
-# Peak resident memory of the training rows: each alone, in a fresh process.
-for row in mlp_train_step mlp_small_step bf16_mlp_train_step; do
+# Peak resident memory of the training rows and of quantizing a model: each
+# alone, in a fresh process.
+for row in mlp_train_step mlp_small_step bf16_mlp_train_step quantize_3x4096; do
   [[ $row =~ $filter ]] || continue
   echo "[run.sh] peak memory of $row ..." >&2
   "$python" "$here/peak_rss.py" "$out/rss.$row.flex.json" "${ours_cmd[@]}" --benchmark_filter="^$row(/|\$)" >/dev/null

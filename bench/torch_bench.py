@@ -176,6 +176,15 @@ def bench_int8_linear_4096():
         return timed(lambda: model(x), 10, 3)
 
 
+def bench_quantize_3x4096():
+    # quantize_dynamic with per-channel int8 weights: what burn's
+    # quantize_model does for Linear layers (no calibration pass needed).
+    from torch.ao.quantization import per_channel_dynamic_qconfig, quantize_dynamic
+    model = torch.nn.Sequential(*(torch.nn.Linear(4096, 4096) for _ in range(3)))
+    return timed(lambda: quantize_dynamic(model, {torch.nn.Linear: per_channel_dynamic_qconfig}, dtype=torch.qint8),
+                 1, 3)
+
+
 def bench_conv_chain_4():
     x = torch.randn(16, 64, 56, 56)
     ws = [torch.randn(64, 64, 3, 3) * 0.05 for _ in range(4)]

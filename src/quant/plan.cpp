@@ -10,10 +10,8 @@
 
 #include <fmt/format.h>
 
-#include <burn/backend/backend.hpp>
-
-#include "device/runtime.hpp"
 #include "quant/hooks.hpp"
+#include "quant/host_tensors.hpp"
 #include "quant/int8_gemm.hpp"
 #include "quant/layer.hpp"
 
@@ -46,62 +44,6 @@ float host_abs_max(std::span<const float> values) {
   return amax;
 }
 
-/// A host-memory tensor's f32 values, read where its backend keeps them
-/// (HostAccess) instead of copied out; a copy where that is not offered.
-class HostInput {
- public:
-  explicit HostInput(const TensorRef& x) {
-    auto* host = x->device.runtime().backend().host_access();
-    if (auto in_place = host ? host->host_bytes(x->primitive, x->spec) : std::nullopt) {
-      owner_ = x;
-      bytes_ = *in_place;
-      return;
-    }
-    copy_ = burn::detail::to_data(x);
-    bytes_ = copy_.bytes();
-  }
-  std::span<const float> values() const {
-    return {reinterpret_cast<const float*>(bytes_.data()), bytes_.size() / sizeof(float)};
-  }
-
- private:
-  TensorRef owner_;  // keeps the bytes read in place alive
-  TensorData copy_;
-  std::span<const std::byte> bytes_;
-};
-
-/// A layer's f32 output, written straight into a new tensor of the device
-/// where its backend allows (HostAccess), else into host data handed over.
-class HostOutput {
- public:
-  HostOutput(const Device& device, Shape shape) : device_(device), spec_{std::move(shape), DType::F32} {
-    const std::size_t bytes = spec_.shape.num_elements() * sizeof(float);
-    if (auto* host = device.runtime().backend().host_access()) {
-      auto target = host->allocate_host(spec_);
-      primitive_ = std::move(target.primitive);
-      data_ = reinterpret_cast<float*>(target.bytes.data());
-    } else {
-      fallback_.resize(bytes);
-      data_ = reinterpret_cast<float*>(fallback_.data());
-    }
-  }
-  float* data() const { return data_; }
-  TensorRef finish() && {
-    if (!primitive_)
-      return burn::detail::from_data(TensorData(std::move(fallback_), spec_.shape, DType::F32),
-                                     TensorCreationOptions(device_), TensorKind::Float);
-    device_.runtime().count_op();
-    return std::make_shared<const TensorImpl>(TensorImpl{spec_, device_, std::move(primitive_)});
-  }
-
- private:
-  Device device_;
-  ir::TensorSpec spec_;
-  backend::PrimitivePtr primitive_;
-  std::vector<std::byte> fallback_;
-  float* data_ = nullptr;
-};
-
 float activation_scale(float amax) {
   return std::max(amax / static_cast<float>(kernels::exact_activation_qmax()), std::numeric_limits<float>::min());
 }
@@ -115,7 +57,7 @@ struct Int8Input {
 
 Int8Input quantize_host_input(const QuantizedLayer& layer, const TensorRef& x) {
   const HostInput input(x);
-  const std::span<const float> values = input.values();
+  const std::span<const float> values = input.floats();
   Int8Input q;
   q.scale = activation_scale(layer.input_amax ? *layer.input_amax : host_abs_max(values));
   q.values.resize(values.size());
@@ -268,7 +210,7 @@ std::optional<TensorRef> linear_hook(const TensorRef& x, const TensorRef& weight
   std::shared_ptr<const std::vector<float>> b;
   if (bias) b = layer->bias_values(*bias);
   kernels::int8_matmul(q.values.data(), m, q.scale, layer->int8_weights(),
-                       kernels::Int8Output{out.data(), n, 1, b ? b->data() : nullptr});
+                       kernels::Int8Output{out.data<float>(), n, 1, b ? b->data() : nullptr});
   layer->release_values();
   return std::move(out).finish();
 }
@@ -309,7 +251,7 @@ std::optional<TensorRef> conv2d_hook(const TensorRef& x, const TensorRef& weight
   std::shared_ptr<const std::vector<float>> b;
   if (bias) b = layer->bias_values(*bias);
   kernels::int8_conv2d(q.values.data(), x_shape[0], q.scale, g, layer->int8_conv_weights(g), b ? b->data() : nullptr,
-                       out.data());
+                       out.data<float>());
   layer->release_values();
   return std::move(out).finish();
 }

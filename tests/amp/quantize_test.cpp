@@ -2,8 +2,10 @@
 // device, the checks on bad schemes, and int8 matmul against integer sums.
 #include <burn/quant.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <random>
 
 #include "burn_test.hpp"
@@ -109,6 +111,64 @@ TEST(Quantize, ThreeDimensionalChannelAxisKeepsTheLayout) {
         const std::size_t i = (b * 3 + c) * 4 + k;
         EXPECT_LE(std::abs(values[i] - back[i]), scales[c] / 2 + 1e-7f);
       }
+  }
+}
+
+TEST(Quantize, HostPassesMatchTheOperationsBitForBit) {
+  // On cpu, flex and ndarray an f32 tensor is quantized by two passes of
+  // host code; elsewhere (and as the reference here) by tensor operations.
+  // Both must give the same bytes, ties included: a group whose max |x| is
+  // exactly qmax has scale 1, so its x.5 values round half to even.
+  auto values = random_floats(4 * 6 * 8, 23, 2.0f);
+  const std::vector<float> ties{127.0f, 2.5f, -3.5f, 0.5f, -0.5f, 126.5f, -126.5f, 7.0f, 6.5f, -5.5f, 1.5f, 0.0f};
+  std::copy(ties.begin(), ties.end(), values.begin());
+  std::vector<QuantScheme> cases = schemes();
+  cases.push_back(QuantScheme::int8_block(12));
+  for (const Device& device : all_devices()) {
+    if (device.type() != DeviceType::Cpu && device.type() != DeviceType::Flex && device.type() != DeviceType::NdArray)
+      continue;
+    const auto matrix = Tensor<2>::from_data(TensorData(values, Shape{24, 8}), device);
+    const auto cube = Tensor<3>::from_data(TensorData(values, Shape{4, 6, 8}), device);
+    for (const auto& ref : {matrix.ref(), cube.ref()}) {
+      const Shape& shape = ref->spec.shape;
+      for (const QuantScheme& scheme : cases) {
+        SCOPED_TRACE(device.to_string() + " " + shape.to_string() + " " + scheme.to_string());
+        if (scheme.level == quant::QuantLevel::Channel && scheme.axis >= shape.rank()) continue;
+        const auto fast = quant::detail::quantize(ref, scheme);
+        const auto ops = quant::detail::quantize_with_operations(ref, scheme);
+        ASSERT_EQ(fast.values->spec, ops.values->spec);
+        ASSERT_EQ(fast.scales->spec, ops.scales->spec);
+        EXPECT_EQ(detail::to_data(fast.values).to_vec<std::int8_t>(),
+                  detail::to_data(ops.values).to_vec<std::int8_t>());
+        EXPECT_EQ(detail::to_data(fast.scales).to_vec<float>(), detail::to_data(ops.scales).to_vec<float>());
+      }
+    }
+    // Long enough that the threads share one group's run (pieces of 2^16).
+    const auto long_values = random_floats(3 * 65536 + 12, 29, 1.0f);
+    const auto long_row = Tensor<1>::from_data(TensorData(long_values, Shape{long_values.size()}), device);
+    for (const QuantScheme& scheme : {QuantScheme::int8_per_tensor(), QuantScheme::int8_block(12)}) {
+      SCOPED_TRACE(device.to_string() + " long " + scheme.to_string());
+      const auto fast = quant::detail::quantize(long_row.ref(), scheme);
+      const auto ops = quant::detail::quantize_with_operations(long_row.ref(), scheme);
+      EXPECT_EQ(detail::to_data(fast.values).to_vec<std::int8_t>(), detail::to_data(ops.values).to_vec<std::int8_t>());
+      EXPECT_EQ(detail::to_data(fast.scales).to_vec<float>(), detail::to_data(ops.scales).to_vec<float>());
+    }
+    // The tie group itself, checked by hand: scale 1, halves to even.
+    const auto q = quant::quantize(Tensor<1>::from_data(TensorData(ties, Shape{ties.size()}), device),
+                                   QuantScheme::int8_per_tensor());
+    EXPECT_EQ(q.scales().to_data().to_vec<float>(), std::vector<float>{1.0f});
+    EXPECT_EQ(q.values().to_data().to_vec<std::int8_t>(),
+              (std::vector<std::int8_t>{127, 2, -4, 0, 0, 126, -126, 7, 6, -6, 2, 0}));
+  }
+}
+
+TEST(Quantize, NonFiniteValuesAreAClearErrorOnTheHost) {
+  for (const float bad : {std::numeric_limits<float>::quiet_NaN(), std::numeric_limits<float>::infinity()}) {
+    std::vector<float> values{1.0f, -2.0f, 3.0f, 4.0f, 5.0f, 6.0f};
+    values[4] = bad;
+    auto x = Tensor<2>::from_data(TensorData(values, Shape{2, 3}), Device::flex());
+    expect_quant_error([&] { (void)quant::quantize(x, QuantScheme::int8_per_channel(0)); },
+                       "scale group 1 of the [2, 3] tensor holds a NaN or infinite value");
   }
 }
 

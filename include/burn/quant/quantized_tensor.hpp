@@ -30,7 +30,12 @@ struct QuantizedRefs {
 /// The number of scales `scheme` gives a tensor of `shape`; throws
 /// burn::Error naming `op` when the scheme does not fit the shape.
 std::size_t scale_count(const Shape& shape, const QuantScheme& scheme, const char* op);
+/// On the host-memory devices an f32 tensor is quantized in two passes over
+/// its bytes; elsewhere, and for f16/bf16, by quantize_with_operations.
 QuantizedRefs quantize(const burn::detail::TensorRef& x, const QuantScheme& scheme);
+/// quantize as tensor operations on the tensor's device (|x|, max, divide,
+/// round, clamp, cast): the same values and scales, bit for bit.
+QuantizedRefs quantize_with_operations(const burn::detail::TensorRef& x, const QuantScheme& scheme);
 burn::detail::TensorRef dequantize(const QuantizedRefs& q, const QuantScheme& scheme);
 /// Checks a values/scales pair against the scheme (dtypes, shapes, device).
 void check_quantized(const QuantizedRefs& q, const QuantScheme& scheme);
