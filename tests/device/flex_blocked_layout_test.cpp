@@ -14,6 +14,7 @@
 #include <thread>
 #include <vector>
 
+#include "backends/flex/dnnl_engine.hpp"
 #include "backends/flex/layout_elementwise.hpp"
 #include "backends/flex/packed_weights.hpp"
 #include "backends/host/allocator.hpp"
@@ -551,6 +552,32 @@ TEST(FlexPackedWeights, ABufferPackedInTwoLayoutsLeavesWithItsWeights) {
     EXPECT_EQ(flex::dnn::packed_weights_bytes(), 3 * kBytes);
   }
   EXPECT_EQ(flex::dnn::packed_weights_bytes(), kBytes) << "only the live buffer's copy stays";
+}
+
+// flex's reorder from channels-last to plain f32 activations: burn's own
+// transpose where it is faster than oneDNN's (large, at most 64 channels),
+// oneDNN's elsewhere. Both must give oneDNN's bytes.
+TEST(FlexReorder, ChannelsLastToPlainMatchesOneDnnOnEveryPath) {
+  using tag = dnnl::memory::format_tag;
+  const dnnl::engine& engine = flex::dnn::engine();
+  // Above the transpose's million values with 48, 64 and 1 channels (odd
+  // strips, one channel), and below it or with more channels (oneDNN).
+  for (const auto& dims : std::vector<dnnl::memory::dims>{{2, 48, 110, 100},
+                                                          {1, 64, 128, 130},
+                                                          {3, 1, 600, 600},
+                                                          {2, 24, 9, 11},
+                                                          {1, 128, 90, 100}}) {
+    SCOPED_TRACE(::testing::PrintToString(dims));
+    const dnnl::memory::desc nhwc(dims, dnnl::memory::data_type::f32, tag::nhwc);
+    const dnnl::memory::desc nchw(dims, dnnl::memory::data_type::f32, tag::nchw);
+    const std::size_t n = nhwc.get_size() / sizeof(float);
+    std::vector<float> src(n), ours(n, -1.0f), theirs(n, -2.0f);
+    for (std::size_t i = 0; i < n; ++i) src[i] = static_cast<float>(i % 10007) * 0.5f - 7.0f;
+    dnnl::memory from(nhwc, engine, src.data()), to(nchw, engine, ours.data()), reference(nchw, engine, theirs.data());
+    flex::dnn::reorder(from, to);
+    flex::dnn::execute(dnnl::reorder(from, reference), {{DNNL_ARG_FROM, from}, {DNNL_ARG_TO, reference}});
+    EXPECT_EQ(ours, theirs);
+  }
 }
 
 }  // namespace

@@ -27,7 +27,7 @@ std::shared_ptr<host::Buffer> BlockedLayout::to_plain(const host::CpuTensor& t,
   const dnnl::memory::desc plain_md = plain_desc(dims, md_.data_type());
   dnnl::memory from(md_, engine(), static_cast<void*>(blocked->data()));
   dnnl::memory to(plain_md, engine(), static_cast<void*>(plain->data()));
-  execute(dnnl::reorder(from, to), {{DNNL_ARG_FROM, from}, {DNNL_ARG_TO, to}});
+  reorder(from, to);
   return plain;
 }
 

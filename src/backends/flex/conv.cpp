@@ -149,7 +149,7 @@ void own_winograd(const Context& ctx, const ConvTensors& t, CpuTensor& y, const 
   if (x_md != x8) {
     x_reordered = ctx.output({Shape{x8.get_size()}, DType::U8});
     dnnl::memory from = dnn::wrap(x_md, x_bytes), to = dnn::wrap(x8, *x_reordered);
-    dnn::execute(dnnl::reorder(from, to), {{DNNL_ARG_FROM, from}, {DNNL_ARG_TO, to}});
+    dnn::reorder(from, to);
     x = x_reordered->data<float>();
   }
   const std::size_t u_floats = winograd::transformed_weight_floats(p.in_channels, p.out_channels);
@@ -201,7 +201,7 @@ void load_residual(const Context& ctx, const SumOperand& sum, const std::vector<
     source = r.is_contiguous() ? r.view(r.shape, r.strides, r.offset) : contiguous_copy(ctx, r);
   }
   dnnl::memory from = dnn::wrap(source_md, *source), to = dnn::wrap(dst_md, dst);
-  dnn::execute(dnnl::reorder(from, to), {{DNNL_ARG_FROM, from}, {DNNL_ARG_TO, to}});
+  dnn::reorder(from, to);
 }
 
 /// oneDNN's convolution. The input may be in the blocked layout a previous

@@ -143,9 +143,9 @@ void execute_with_layouts(const Context& ctx, const dnnl::primitive& prim, const
     if (a.is_output) after.emplace_back(blocked, plain);
     else before.emplace_back(plain, blocked);
   }
-  for (auto& [from, to] : before) execute(dnnl::reorder(from, to), {{DNNL_ARG_FROM, from}, {DNNL_ARG_TO, to}});
+  for (auto& [from, to] : before) reorder(from, to);
   execute(prim, exec_args);
-  for (auto& [from, to] : after) execute(dnnl::reorder(from, to), {{DNNL_ARG_FROM, from}, {DNNL_ARG_TO, to}});
+  for (auto& [from, to] : after) reorder(from, to);
 }
 
 host::CpuTensorPtr to_f32(const Context& ctx, const host::CpuTensor& t) {

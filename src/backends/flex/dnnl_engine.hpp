@@ -36,6 +36,11 @@ dnnl::memory wrap(const dnnl::memory::desc& md, const host::CpuTensor& t);
 /// threads at once and a oneDNN stream must not be shared between them.
 void execute(const dnnl::primitive& prim, const std::unordered_map<int, dnnl::memory>& args);
 
+/// Copies the tensor `from` holds into `to`, which describes the same dims
+/// in another layout (oneDNN's reorder, or burn's own transpose between
+/// plain and channels-last f32 activations: reorder.cpp).
+void reorder(const dnnl::memory& from, const dnnl::memory& to);
+
 /// A primitive argument held by the caller in a plain (row-major or
 /// explicitly strided) layout.
 struct PlainArg {

@@ -156,7 +156,7 @@ host::CpuTensorPtr physical_view(const Context& ctx, ActivationLayout layout, co
       auto converted = ctx.output({Shape{want.get_size()}, DType::U8});
       dnnl::memory from(md, engine(), static_cast<void*>(opaque.buffer->data()));
       dnnl::memory to(want, engine(), static_cast<void*>(converted->base()));
-      execute(dnnl::reorder(from, to), {{DNNL_ARG_FROM, from}, {DNNL_ARG_TO, to}});
+      reorder(from, to);
       view->buffer = converted->buffer;
     }
     view->strides = host::contiguous_strides(view->shape);

@@ -143,7 +143,7 @@ host::CpuTensorPtr packed_weights(const Context& ctx, const host::CpuTensor& t, 
   auto out = ctx.output({Shape{packed.get_size()}, DType::U8});
   dnnl::memory from = wrap(plain, t);
   dnnl::memory to(packed, engine(), static_cast<void*>(out->base()));
-  execute(dnnl::reorder(from, to), {{DNNL_ARG_FROM, from}, {DNNL_ARG_TO, to}});
+  reorder(from, to);
   return cache().insert({key, t.buffer, std::move(out), packed.get_size(), 0});
 }
 
