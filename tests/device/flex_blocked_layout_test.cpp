@@ -554,6 +554,35 @@ TEST(FlexPackedWeights, ABufferPackedInTwoLayoutsLeavesWithItsWeights) {
   EXPECT_EQ(flex::dnn::packed_weights_bytes(), kBytes) << "only the live buffer's copy stays";
 }
 
+// A network's first convolution (3 input channels) writes channel blocks;
+// the pool after it writes channels-last where the next convolutions read
+// that (oneDNN's brgconv, AVX-512), so neither the next layer's input nor
+// its residual needs a reorder. Values as the reference's either way.
+TEST(FlexBlockedLayout, PoolAfterAFirstLayerWritesWhatTheNextConvolutionReads) {
+  const TensorData x = wave({2, 3, 20, 18}, 1.0, 0.3);
+  const TensorData w1 = wave({32, 3, 3, 3}, 0.3, 0.7), w2 = wave({32, 32, 3, 3}, 0.1, 1.1);
+  const module::ConvOptions<2> pad1{{1, 1}, {1, 1}, {1, 1}};
+  auto run = [&](const Device& d) {
+    auto h =
+        activation::relu(module::conv2d(Tensor<4>::from_data(x, d), Tensor<4>::from_data(w1, d), std::nullopt, pad1));
+    auto p = module::max_pool2d(h, {3, 3}, {2, 2}, {1, 1});
+    auto y = activation::relu(module::conv2d(p, Tensor<4>::from_data(w2, d), std::nullopt, pad1) + p);
+    d.sync();
+    return std::tuple{h, p, y};
+  };
+  const auto [h_ref, p_ref, y_ref] = run(Device::ndarray());
+  const auto [h, p, y] = run(Device::flex());
+  const auto first = flex::dnn::activation_layout(storage(h));
+  const auto next = conv_layout(
+      [&](const Tensor<4>& t) { return module::conv2d(t, Tensor<4>::from_data(w2, t.device()), std::nullopt, pad1); },
+      p_ref.to_data());
+  if (first == flex::dnn::ActivationLayout::Blocked16 && next == flex::dnn::ActivationLayout::ChannelsLast)
+    EXPECT_TRUE(is_channels_last(p)) << "the pool converted the first layer's blocks";
+  else if (first) EXPECT_EQ(flex::dnn::activation_layout(storage(p)), first) << "the pool kept the layout it read";
+  p.to_data().assert_approx_eq(p_ref.to_data(), kConvTol);
+  y.to_data().assert_approx_eq(y_ref.to_data(), kConvTol);
+}
+
 // flex's reorder from channels-last to plain f32 activations: burn's own
 // transpose where it is faster than oneDNN's (large, at most 64 channels),
 // oneDNN's elsewhere. Both must give oneDNN's bytes.

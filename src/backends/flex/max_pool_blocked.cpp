@@ -41,12 +41,22 @@ ChannelGrouping channel_grouping(const dnnl::memory::desc& md) {
   return {};
 }
 
+/// Where pool_grouped writes: output position p of channel group g of
+/// image n starts at n * image + g * group + p * pixel (floats). The input's
+/// own layout (group = out_vol * lanes, pixel = lanes), or channels-last
+/// (group = lanes, pixel = channels).
+struct OutputStrides {
+  std::size_t image, group, pixel;
+};
+
 /// Pools `planes` (image, channel group) planes of `lanes` interleaved
-/// channels each: per output position, the window's taps as pointers to
-/// their `lanes` channels, reduced one vector of channels at a time.
-void pool_grouped(const float* src, float* dst, std::size_t planes, std::size_t lanes, const Window3& w) {
+/// channels each (`groups` per image): per output position, the window's
+/// taps as pointers to their `lanes` channels, reduced one vector of
+/// channels at a time.
+void pool_grouped(const float* src, float* dst, std::size_t planes, std::size_t groups, std::size_t lanes,
+                  const Window3& w, const OutputStrides& o) {
   const AxisWindows wd = axis_windows(w, 0), wh = axis_windows(w, 1), ww = axis_windows(w, 2);
-  const std::size_t in_vol = w.in_volume(), out_vol = w.out_volume();
+  const std::size_t in_vol = w.in_volume();
   parallel_for(
       planes * w.out[0] * w.out[1],
       [&](std::size_t begin, std::size_t end) {
@@ -55,18 +65,34 @@ void pool_grouped(const float* src, float* dst, std::size_t planes, std::size_t 
         for (std::size_t row = begin; row < end; ++row) {
           const std::size_t oh = row % w.out[1], od = (row / w.out[1]) % w.out[0], plane = row / (w.out[0] * w.out[1]);
           const float* xp = src + plane * in_vol * lanes;
-          float* yp = dst + (plane * out_vol + (od * w.out[1] + oh) * w.out[2]) * lanes;
+          float* yp =
+              dst + plane / groups * o.image + plane % groups * o.group + (od * w.out[1] + oh) * w.out[2] * o.pixel;
           for (std::size_t ow = 0; ow < w.out[2]; ++ow) {
             taps.clear();
             for (std::size_t id = wd.first[od]; id < wd.end[od]; id += w.d[0])
               for (std::size_t ih = wh.first[oh]; ih < wh.end[oh]; ih += w.d[1])
                 for (std::size_t iw = ww.first[ow]; iw < ww.end[ow]; iw += w.d[2])
                   taps.push_back(xp + ((id * w.in[1] + ih) * w.in[2] + iw) * lanes);
-            simd::window_max(taps.data(), taps.size(), lanes, yp + ow * lanes);
+            simd::window_max(taps.data(), taps.size(), lanes, yp + ow * o.pixel);
           }
         }
       },
       std::max<std::size_t>(1, kGrainSize / std::max<std::size_t>(1, w.out[2] * w.k_volume() * lanes)));
+}
+
+/// Whether oneDNN's convolutions on this CPU read activations
+/// channels-last when left to choose (its brgconv kernels, AVX-512), asked
+/// once of a typical 3x3 layer.
+bool convolutions_read_channels_last() {
+  static const bool yes = [] {
+    using dt = dnnl::memory::data_type;
+    const dnnl::memory::desc x({1, 64, 56, 56}, dt::f32, tag::any), w({64, 64, 3, 3}, dt::f32, tag::any);
+    const dnnl::convolution_forward::desc d(dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct, x,
+                                            w, x, {1, 1}, {0, 0}, {1, 1}, {1, 1});
+    const auto pd = try_create<dnnl::convolution_forward::primitive_desc>(d, engine());
+    return pd && pd->src_desc() == dnnl::memory::desc({1, 64, 56, 56}, dt::f32, tag::nhwc);
+  }();
+  return yes;
 }
 
 }  // namespace
@@ -83,12 +109,24 @@ host::CpuTensorPtr max_pool_blocked(const Context& ctx, const ir::MaxPool& op, c
   const Window3 w = make_window(ir::op_name(ir::Op(op)), std::span(x.shape).subspan(2),
                                 std::span(out.shape.dims()).subspan(2), op.kernel, op.stride, op.padding, op.dilation);
   const auto out_dims = to_dims(std::vector<std::size_t>(out.shape.dims().begin(), out.shape.dims().end()));
-  const dnnl::memory::desc out_md(out_dims, dnnl::memory::data_type::f32, g.format);
+  const std::size_t channels = x.shape[1], out_vol = w.out_volume();
+  // Channel blocks (a network's first convolution writes them) become
+  // channels-last where that is what the next convolutions read: the pool
+  // writes each block's vector at its channels-last place for free, where
+  // a reorder would be a pass over the output (ResNet-18 at batch 32: two,
+  // 2.4 ms each, one for the next layer's input and one for its residual).
+  // Not at Float32Precision::High: Winograd convolutions read the blocks.
+  const bool to_channels_last = g.groups > 1 && channels % g.lanes == 0 && op.kernel.size() == 2 && !ctx.fast_f32() &&
+                                convolutions_read_channels_last();
+  const dnnl::memory::desc out_md(out_dims, dnnl::memory::data_type::f32, to_channels_last ? tag::nhwc : g.format);
+  const OutputStrides strides = to_channels_last
+                                    ? OutputStrides{out_vol * channels, g.lanes, channels}
+                                    : OutputStrides{g.groups * out_vol * g.lanes, out_vol * g.lanes, g.lanes};
   auto blocked = ctx.output({Shape{out_md.get_size()}, DType::U8});
   // A last channel block past C is zero padding; max of zeros keeps it zero,
   // as oneDNN expects of it.
   pool_grouped(reinterpret_cast<const float*>(view.buffer->data()), reinterpret_cast<float*>(blocked->base()),
-               x.shape[0] * g.groups, g.lanes, w);
+               x.shape[0] * g.groups, g.groups, g.lanes, w, strides);
 
   auto y = ctx.output(out);
   y->set_opaque(std::make_shared<BlockedLayout>(out_md, ctx.alloc), blocked->buffer);
