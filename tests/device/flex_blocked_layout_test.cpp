@@ -576,9 +576,11 @@ TEST(FlexBlockedLayout, PoolAfterAFirstLayerWritesWhatTheNextConvolutionReads) {
   const auto next = conv_layout(
       [&](const Tensor<4>& t) { return module::conv2d(t, Tensor<4>::from_data(w2, t.device()), std::nullopt, pad1); },
       p_ref.to_data());
-  if (first == flex::dnn::ActivationLayout::Blocked16 && next == flex::dnn::ActivationLayout::ChannelsLast)
+  if (first == flex::dnn::ActivationLayout::Blocked16 && next == flex::dnn::ActivationLayout::ChannelsLast) {
     EXPECT_TRUE(is_channels_last(p)) << "the pool converted the first layer's blocks";
-  else if (first) EXPECT_EQ(flex::dnn::activation_layout(storage(p)), first) << "the pool kept the layout it read";
+  } else if (first) {
+    EXPECT_EQ(flex::dnn::activation_layout(storage(p)), first) << "the pool kept the layout it read";
+  }
   p.to_data().assert_approx_eq(p_ref.to_data(), kConvTol);
   y.to_data().assert_approx_eq(y_ref.to_data(), kConvTol);
 }
