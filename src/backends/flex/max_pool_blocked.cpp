@@ -116,8 +116,10 @@ host::CpuTensorPtr max_pool_blocked(const Context& ctx, const ir::MaxPool& op, c
   // a reorder would be a pass over the output (ResNet-18 at batch 32: two,
   // 2.4 ms each, one for the next layer's input and one for its residual).
   // Not at Float32Precision::High: Winograd convolutions read the blocks.
-  const bool to_channels_last = g.groups > 1 && channels % g.lanes == 0 && op.kernel.size() == 2 && !ctx.fast_f32() &&
-                                convolutions_read_channels_last();
+  // (A single block of all the channels is channels-last already: the
+  // same bytes, relabelled.)
+  const bool to_channels_last =
+      channels % g.lanes == 0 && op.kernel.size() == 2 && !ctx.fast_f32() && convolutions_read_channels_last();
   const dnnl::memory::desc out_md(out_dims, dnnl::memory::data_type::f32, to_channels_last ? tag::nhwc : g.format);
   const OutputStrides strides = to_channels_last
                                     ? OutputStrides{out_vol * channels, g.lanes, channels}
