@@ -29,6 +29,8 @@ rounds=${ROUNDS:-3}
 venv=$build/onnxruntime-venv
 out=${OUT_DIR:-$build/bench-results/onnx}
 mkdir -p "$out"
+source "$here/out_lock.sh"
+lock_out_dir "$out" onnx_compare.sh
 
 ninja -C "$build" burn-onnx-bench >/dev/null
 if ! "$venv/bin/python" -c 'import onnxruntime, numpy' 2>/dev/null; then

@@ -56,13 +56,8 @@ if ! [[ $threads =~ ^[1-9][0-9]{0,3}$ && $rounds =~ ^[1-9]$ ]]; then
   exit 2
 fi
 mkdir -p "$out"
-# One run per output directory: two at once (two ctest runs, say) would
-# write into each other's JSON files. OUT_DIR gives each its own.
-exec {lock}>"$out/.lock"
-if ! flock -n "$lock"; then
-  echo "[run.sh] another bench/run.sh is writing to $out; wait for it to finish or set OUT_DIR" >&2
-  exit 2
-fi
+source "$here/out_lock.sh"
+lock_out_dir "$out" run.sh
 rm -f "$out"/*.json "$out/table.md"
 
 if ((build_it)); then

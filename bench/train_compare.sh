@@ -42,6 +42,8 @@ workers=${WORKERS:-1}
 limit=()
 [[ -n ${LIMIT_BATCHES:-} ]] && limit=(--limit-batches "$LIMIT_BATCHES")
 mkdir -p "$out"
+source "$here/out_lock.sh"
+lock_out_dir "$out" train_compare.sh
 
 if [[ -n ${TORCH_PYTHON:-} ]]; then
   python=$TORCH_PYTHON
