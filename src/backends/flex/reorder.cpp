@@ -7,6 +7,7 @@
 // pay that reorder for every consumer that needs plain data (batch norm,
 // reductions, a slice).
 #include <algorithm>
+#include <optional>
 
 #include "backends/flex/dnnl_engine.hpp"
 #include "backends/flex/parallel.hpp"
@@ -14,43 +15,29 @@
 namespace burn::flex::dnn {
 namespace {
 
-/// The layout of a dense f32 activation [N, C, spatial...] as a batch of
-/// matrices: plain is [N][C][S], channels-last [N][S][C] (S the product of
-/// the spatial dims).
-enum class Activation { Plain, ChannelsLast, Other };
-
+/// A dense f32 activation [N, C, spatial...] as a batch of N matrices of
+/// C x S values (S the product of the spatial dims).
 struct ActivationShape {
   std::size_t n = 0, c = 0, s = 0;
 };
 
-Activation activation_layout(const dnnl::memory::desc& md, ActivationShape& shape) {
-  const dnnl_memory_desc_t& d = md.data;
-  if (d.data_type != dnnl_f32 || d.format_kind != dnnl_blocked || d.ndims < 3 || d.offset0 != 0 ||
-      d.format_desc.blocking.inner_nblks != 0)
-    return Activation::Other;
-  const int rank = d.ndims;
-  for (int i = 0; i < rank; ++i)
-    if (d.padded_dims[i] != d.dims[i] || d.padded_offsets[i] != 0 || d.dims[i] <= 0) return Activation::Other;
-  const auto* strides = d.format_desc.blocking.strides;
-  shape.n = static_cast<std::size_t>(d.dims[0]);
-  shape.c = static_cast<std::size_t>(d.dims[1]);
-  shape.s = 1;
-  for (int i = 2; i < rank; ++i) shape.s *= static_cast<std::size_t>(d.dims[i]);
-  // Row-major strides of the spatial dims, times `unit`.
-  const auto spatial_dense = [&](dnnl_dim_t unit) {
-    dnnl_dim_t expect = unit;
-    for (int i = rank - 1; i >= 2; --i) {
-      if (d.dims[i] != 1 && strides[i] != expect) return false;
-      expect *= d.dims[i];
-    }
-    return true;
-  };
-  const auto c = static_cast<dnnl_dim_t>(shape.c), s = static_cast<dnnl_dim_t>(shape.s);
-  const bool batch_dense = shape.n == 1 || strides[0] == c * s;
-  if (!batch_dense) return Activation::Other;
-  if ((shape.c == 1 || strides[1] == s) && spatial_dense(1)) return Activation::Plain;
-  if ((shape.c == 1 || strides[1] == 1) && spatial_dense(c)) return Activation::ChannelsLast;
-  return Activation::Other;
+/// The shape of the activation `from` and `to` describe when `from` is
+/// channels-last (n[d][h]wc) and `to` plain (nc[d][h]w), as the other flex
+/// layout checks tell formats apart (max_pool_blocked.cpp,
+/// layout_elementwise.cpp); nullopt for any other pair.
+std::optional<ActivationShape> channels_last_to_plain(const dnnl::memory::desc& from, const dnnl::memory::desc& to) {
+  using tag = dnnl::memory::format_tag;
+  constexpr auto f32 = dnnl::memory::data_type::f32;
+  const dnnl::memory::dims dims = from.dims();
+  if (from.data_type() != f32 || dims.size() < 3 || dims.size() > 5 || to.dims() != dims) return std::nullopt;
+  static constexpr tag last[] = {tag::nwc, tag::nhwc, tag::ndhwc};
+  static constexpr tag plain[] = {tag::ncw, tag::nchw, tag::ncdhw};
+  const std::size_t r = dims.size() - 3;
+  if (from != dnnl::memory::desc(dims, f32, last[r]) || to != dnnl::memory::desc(dims, f32, plain[r]))
+    return std::nullopt;
+  ActivationShape shape{static_cast<std::size_t>(dims[0]), static_cast<std::size_t>(dims[1]), 1};
+  for (std::size_t d = 2; d < dims.size(); ++d) shape.s *= static_cast<std::size_t>(dims[d]);
+  return shape;
 }
 
 /// dst[b][j][i] = src[b][i][j] for `batch` row-major rows x cols matrices
@@ -87,13 +74,10 @@ bool transpose_wins(const ActivationShape& a) { return a.c <= 64 && a.n * a.c * 
 }  // namespace
 
 void reorder(const dnnl::memory& from, const dnnl::memory& to) {
-  ActivationShape a, b;
-  const dnnl::memory::desc from_md = from.get_desc(), to_md = to.get_desc();
-  if (activation_layout(from_md, a) == Activation::ChannelsLast && activation_layout(to_md, b) == Activation::Plain &&
-      a.n == b.n && a.c == b.c && a.s == b.s && from_md.dims() == to_md.dims() && transpose_wins(a)) {
+  if (const auto a = channels_last_to_plain(from.get_desc(), to.get_desc()); a && transpose_wins(*a)) {
     // Each image's [S][C] matrix becomes [C][S].
-    transpose_narrow(static_cast<const float*>(from.get_data_handle()), static_cast<float*>(to.get_data_handle()), a.n,
-                     a.s, a.c);
+    transpose_narrow(static_cast<const float*>(from.get_data_handle()), static_cast<float*>(to.get_data_handle()), a->n,
+                     a->s, a->c);
     return;
   }
   execute(dnnl::reorder(from, to), {{DNNL_ARG_FROM, from}, {DNNL_ARG_TO, to}});
