@@ -200,6 +200,35 @@ TEST(FlexBlockedLayout, BlockedPoolPropagatesNaNAndIndexedPoolsSeeRowMajorData) 
   i1.assert_eq(i2);
 }
 
+// The blocked pool walks a row of windows at a time, a vector of channels
+// per load, and the channels past the last whole vector one by one: channel
+// counts that leave such a tail in either layout oneDNN writes (24, 40),
+// padding, strides and a dilation along the row. A max is exact, so the
+// values equal the reference's.
+TEST(FlexBlockedLayout, BlockedPoolWindowsEqualTheReference) {
+  const Device flex = Device::flex(), ref = Device::ndarray();
+  for (std::size_t channels : {24, 40}) {
+    const TensorData x = wave({2, channels, 11, 13}, 1.0, 0.2);
+    std::vector<float> eye(channels * channels, 0.0f);
+    for (std::size_t c = 0; c < channels; ++c) eye[c * channels + c] = 1.0f;
+    const TensorData w(eye, {channels, channels, 1, 1});
+    auto run = [&](const Device& d) {
+      auto h = module::conv2d(Tensor<4>::from_data(x, d), Tensor<4>::from_data(w, d), std::nullopt);
+      auto a = module::max_pool2d(h, {3, 3}, {2, 2}, {1, 1}, {1, 2});
+      auto b = module::max_pool2d(h, {2, 3}, {1, 2}, {1, 0});
+      if (d == flex) {
+        EXPECT_TRUE(is_blocked(a) && is_blocked(b)) << "pooled in the convolution's layout";
+      }
+      return std::tuple{a.to_data(), b.to_data()};
+    };
+    SCOPED_TRACE(channels);
+    const auto [a1, b1] = run(flex);
+    const auto [a2, b2] = run(ref);
+    a1.assert_eq(a2);
+    b1.assert_eq(b2);
+  }
+}
+
 #if BURN_HAS_AUTODIFF
 TEST(FlexBlockedLayout, GradientsThroughABlockedChain) {
   const Net net;

@@ -50,9 +50,9 @@ struct OutputStrides {
 };
 
 /// Pools `planes` (image, channel group) planes of `lanes` interleaved
-/// channels each (`groups` per image): per output position, the window's
-/// taps as pointers to their `lanes` channels, reduced one vector of
-/// channels at a time.
+/// channels each (`groups` per image), one output row at a time: the input
+/// rows its windows cover, then every output pixel of the row, a vector of
+/// channels at a time (simd::window_max_row).
 void pool_grouped(const float* src, float* dst, std::size_t planes, std::size_t groups, std::size_t lanes,
                   const Window3& w, const OutputStrides& o) {
   const AxisWindows wd = axis_windows(w, 0), wh = axis_windows(w, 1), ww = axis_windows(w, 2);
@@ -60,21 +60,19 @@ void pool_grouped(const float* src, float* dst, std::size_t planes, std::size_t 
   parallel_for(
       planes * w.out[0] * w.out[1],
       [&](std::size_t begin, std::size_t end) {
-        std::vector<const float*> taps;
-        taps.reserve(w.k_volume());
+        std::vector<const float*> rows;
+        rows.reserve(w.k[0] * w.k[1]);
         for (std::size_t row = begin; row < end; ++row) {
           const std::size_t oh = row % w.out[1], od = (row / w.out[1]) % w.out[0], plane = row / (w.out[0] * w.out[1]);
           const float* xp = src + plane * in_vol * lanes;
+          rows.clear();
+          for (std::size_t id = wd.first[od]; id < wd.end[od]; id += w.d[0])
+            for (std::size_t ih = wh.first[oh]; ih < wh.end[oh]; ih += w.d[1])
+              rows.push_back(xp + (id * w.in[1] + ih) * w.in[2] * lanes);
           float* yp =
               dst + plane / groups * o.image + plane % groups * o.group + (od * w.out[1] + oh) * w.out[2] * o.pixel;
-          for (std::size_t ow = 0; ow < w.out[2]; ++ow) {
-            taps.clear();
-            for (std::size_t id = wd.first[od]; id < wd.end[od]; id += w.d[0])
-              for (std::size_t ih = wh.first[oh]; ih < wh.end[oh]; ih += w.d[1])
-                for (std::size_t iw = ww.first[ow]; iw < ww.end[ow]; iw += w.d[2])
-                  taps.push_back(xp + ((id * w.in[1] + ih) * w.in[2] + iw) * lanes);
-            simd::window_max(taps.data(), taps.size(), lanes, yp + ow * o.pixel);
-          }
+          simd::window_max_row(
+              {rows.data(), rows.size(), ww.first.data(), ww.end.data(), w.d[2], lanes, w.out[2], lanes, yp, o.pixel});
         }
       },
       std::max<std::size_t>(1, kGrainSize / std::max<std::size_t>(1, w.out[2] * w.k_volume() * lanes)));
