@@ -120,9 +120,13 @@ class Tensor {
   static Tensor random(const Shape& shape, const Distribution& dist, const TensorCreationOptions& o) {
     return Tensor(detail::random(shape, dist, o, kind_of<K>()));
   }
-  // NOLINTNEXTLINE(performance-unnecessary-value-param): moved into detail::from_data, which keeps it
-  static Tensor from_data(TensorData data, const TensorCreationOptions& o) {
+  /// A tensor of the data's values. Data handed over (an rvalue) is moved
+  /// in; data the caller keeps is copied once, into the tensor's storage.
+  static Tensor from_data(TensorData&& data, const TensorCreationOptions& o) {
     return Tensor(detail::from_data(std::move(data), o, kind_of<K>()));
+  }
+  static Tensor from_data(const TensorData& data, const TensorCreationOptions& o) {
+    return Tensor(detail::copy_from_data(data, o, kind_of<K>()));
   }
   static Tensor from_floats(typename detail::nested_list<double, D>::type values,
                             const TensorCreationOptions& o) requires is_float_kind {

@@ -138,11 +138,12 @@ std::vector<Value> run_step(const Model::Program& program, const Model::Program:
     host.push_back(v.host);
     if (!v.tensor && v.host && !all_host) {
       // A host value the device needs: sent once per run.
-      v.tensor = detail::from_data(*v.host, TensorCreationOptions(target, v.host->dtype()), kind_for(v.host->dtype()));
+      v.tensor =
+          detail::copy_from_data(*v.host, TensorCreationOptions(target, v.host->dtype()), kind_for(v.host->dtype()));
     }
     if (all_host && v.host) {
       refs.emplace_back(
-          detail::from_data(*v.host, TensorCreationOptions(target, v.host->dtype()), kind_for(v.host->dtype())));
+          detail::copy_from_data(*v.host, TensorCreationOptions(target, v.host->dtype()), kind_for(v.host->dtype())));
     } else {
       refs.push_back(v.tensor);
     }
@@ -510,7 +511,7 @@ std::vector<TensorRef> Model::forward(const std::vector<TensorRef>& inputs) cons
       results.push_back(*v.tensor);
     } else {
       results.push_back(
-          detail::from_data(*v.host, TensorCreationOptions(device, v.host->dtype()), kind_for(v.host->dtype())));
+          detail::copy_from_data(*v.host, TensorCreationOptions(device, v.host->dtype()), kind_for(v.host->dtype())));
     }
   }
   return results;
@@ -521,7 +522,7 @@ std::vector<TensorData> Model::run(const std::vector<TensorData>& inputs) const 
   std::vector<TensorRef> refs;
   refs.reserve(inputs.size());
   for (const auto& d : inputs)
-    refs.push_back(detail::from_data(d, TensorCreationOptions(device, d.dtype()), kind_for(d.dtype())));
+    refs.push_back(detail::copy_from_data(d, TensorCreationOptions(device, d.dtype()), kind_for(d.dtype())));
   const auto results = forward(refs);
   std::vector<TensorData> out;
   out.reserve(results.size());

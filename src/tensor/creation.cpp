@@ -1,4 +1,6 @@
 // Creation, data transfer, casts and kind conversion.
+#include <cstring>
+
 #include <fmt/format.h>
 
 #include <burn/tensor.hpp>
@@ -113,6 +115,19 @@ TensorRef from_data(TensorData data, const TensorCreationOptions& options, Tenso
   auto prim = runtime.backend().from_data(std::move(data));
   runtime.count_op();
   return std::make_shared<const TensorImpl>(TensorImpl{std::move(spec), device, std::move(prim)});
+}
+
+TensorRef copy_from_data(const TensorData& data, const TensorCreationOptions& options, TensorKind kind) {
+  const DType dtype = creation_dtype(options, kind, "from_data");
+  const Device& device = options.device;
+  auto& runtime = device.runtime();
+  auto* host = runtime.backend().host_access();
+  if (data.dtype() != dtype || !host) return from_data(data, options, kind);
+  ir::TensorSpec spec{data.shape(), dtype};
+  auto target = host->allocate_host(spec);
+  if (!data.bytes().empty()) std::memcpy(target.bytes.data(), data.bytes().data(), data.bytes().size());
+  runtime.count_op();
+  return std::make_shared<const TensorImpl>(TensorImpl{std::move(spec), device, std::move(target.primitive)});
 }
 
 TensorData to_data(const TensorRef& t) {

@@ -70,6 +70,26 @@ TEST_P(CreationFloat, FromDataConvertsToTheRequestedDType) {
   expect_tensor(Tensor<1>::from_data(data, {dev(), dt()}), {2}, {0.5, -1.5});
 }
 
+// Data the caller keeps is copied once, straight into the tensor's storage
+// where the device has host memory; data handed over is moved in. Either
+// way the tensor owns its values: the caller's data stays as it was and
+// later tensors made from it are independent.
+TEST_P(CreationFloat, FromDataCopiesKeptDataAndMovesHandedOverData) {
+  const std::vector<double> values{0.25, -2, 3.5, 7, -0.5, 1};
+  const TensorData kept = TensorData(values, Shape{2, 3}).convert(dt());
+  const TensorData before = kept;
+  auto a = Tensor<2>::from_data(kept, {dev(), dt()});
+  auto b = Tensor<2>::from_data(kept, {dev(), dt()});
+  a = a * 2.0;
+  expect_tensor(a, {2, 3}, {0.5, -4, 7, 14, -1, 2});
+  expect_tensor(b, {2, 3}, values);
+  kept.assert_eq(before);
+  TensorData handed = kept;
+  expect_tensor(Tensor<2>::from_data(std::move(handed), {dev(), dt()}), {2, 3}, values);
+  const TensorData empty(std::vector<float>{}, Shape{0, 3});
+  expect_tensor(Tensor<2>::from_data(empty, {dev(), dt()}), {0, 3}, {});
+}
+
 TEST_P(CreationFloat, RandomIsReproducibleWithASeed) {
   dev().seed(42);
   auto a = Tensor<2>::random({8, 16}, Distribution::Default, {dev(), dt()});

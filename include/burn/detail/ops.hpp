@@ -42,6 +42,10 @@ TensorRef eye(std::size_t n, const TensorCreationOptions& options, TensorKind ki
 TensorRef random(const Shape& shape, const Distribution& dist, const TensorCreationOptions& options, TensorKind kind);
 /// Converts the data to the options' dtype, or to the device default of `kind`.
 TensorRef from_data(TensorData data, const TensorCreationOptions& options, TensorKind kind);
+/// from_data of data the caller keeps: one copy, straight into the new
+/// tensor's storage on a device with host memory (from_data would first
+/// copy the TensorData and then its bytes).
+TensorRef copy_from_data(const TensorData& data, const TensorCreationOptions& options, TensorKind kind);
 TensorData to_data(const TensorRef& t);
 TensorRef to_device(const TensorRef& t, const Device& device);
 TensorRef cast(const TensorRef& t, DType dtype);
