@@ -57,8 +57,19 @@ struct Model::Program {
     /// possible and a fusing device (Device::cpu()) may fuse their
     /// producer with this step, as nothing else can observe them.
     std::vector<std::string> last_reads;
+    /// The same names as indices into a run's table of values (plan_slots):
+    /// the node's inputs and outputs (kNoValue for an absent optional one)
+    /// and last_reads.
+    std::vector<std::size_t> input_slots, output_slots, release_slots;
   };
   std::vector<Step> steps;
+  /// A run keeps its values in a table indexed by slot, one per value name,
+  /// so that it looks nothing up by name: constants, parameters (in
+  /// param_names' order), graph inputs and outputs.
+  static constexpr std::size_t kNoValue = static_cast<std::size_t>(-1);
+  std::size_t n_slots = 0;
+  std::vector<std::pair<std::size_t, const TensorData*>> constant_slots;
+  std::vector<std::size_t> param_slots, input_slots, output_slots;
 };
 
 namespace {
@@ -175,8 +186,8 @@ std::string import_key(const ::onnx::NodeProto& n) {
 
 std::shared_ptr<Model::Program> prepare(::onnx::ModelProto proto, const std::string& source, const Device& device,
                                         std::vector<std::pair<std::string, TensorData>>& float_initializers) {
-  auto program =
-      std::make_shared<Model::Program>(Model::Program{std::move(proto), source, device, 0, {}, {}, {}, {}, {}, {}});
+  auto program = std::make_shared<Model::Program>(
+      Model::Program{std::move(proto), source, device, 0, {}, {}, {}, {}, {}, {}, 0, {}, {}, {}, {}});
   const auto& model = program->proto;
   const auto& graph = model.graph();
 
@@ -287,6 +298,24 @@ void plan_releases(Model::Program& program) {
   }
   for (const auto& name : program.outputs) last.erase(name);
   for (const auto& [name, step] : last) program.steps[step].last_reads.push_back(name);
+}
+
+/// Numbers every value name the run reads or writes (Program's slots).
+void plan_slots(Model::Program& program) {
+  std::unordered_map<std::string, std::size_t> slots;
+  auto slot = [&](const std::string& name) { return slots.try_emplace(name, slots.size()).first->second; };
+  auto slot_or_none = [&](const std::string& name) { return name.empty() ? Model::Program::kNoValue : slot(name); };
+  for (const auto& [name, data] : program.constants) program.constant_slots.emplace_back(slot(name), &data);
+  for (const auto& name : program.param_names) program.param_slots.push_back(slot(name));
+  for (const auto& name : program.inputs) program.input_slots.push_back(slot(name));
+  for (auto& step : program.steps) {
+    if (step.folded) continue;
+    for (const auto& name : step.node->input()) step.input_slots.push_back(slot_or_none(name));
+    for (const auto& name : step.node->output()) step.output_slots.push_back(slot_or_none(name));
+    for (const auto& name : step.last_reads) step.release_slots.push_back(slot(name));
+  }
+  for (const auto& name : program.outputs) program.output_slots.push_back(slot(name));
+  program.n_slots = slots.size();
 }
 
 /// The newest ONNX IR version import reads. PyTorch 2.x's exporter writes 10
@@ -421,6 +450,7 @@ Model load_model(::onnx::ModelProto proto, const std::optional<std::filesystem::
   program->opset = opset;
   fold_constants(*program);
   plan_releases(*program);
+  plan_slots(*program);
   std::vector<module::Param<AnyTensor>> params;
   params.reserve(float_initializers.size());
   for (auto& [name, data] : float_initializers) {
@@ -473,40 +503,52 @@ std::vector<TensorRef> Model::forward(const std::vector<TensorRef>& inputs) cons
   }
   const Device& device = inputs.empty() ? p.device : inputs[0]->device;
 
-  std::unordered_map<std::string, Value> env;
-  for (const auto& [name, data] : p.constants) env[name].host = &data;
-  for (std::size_t i = 0; i < params_.size(); ++i) env[p.param_names[i]].tensor = params_[i].ref();
-  for (std::size_t i = 0; i < inputs.size(); ++i) env[p.inputs[i]] = {inputs[i], nullptr};
+  // The run's values by slot; `defined` tells a value some step (or the
+  // model's constants, parameters and inputs) set from one never set or
+  // already released.
+  std::vector<Value> env(p.n_slots);
+  std::vector<bool> defined(p.n_slots, false);
+  auto set = [&](std::size_t slot, Value v) {
+    env[slot] = std::move(v);
+    defined[slot] = true;
+  };
+  for (const auto& [slot, data] : p.constant_slots) set(slot, {std::nullopt, data});
+  for (std::size_t i = 0; i < params_.size(); ++i) set(p.param_slots[i], {params_[i].ref(), nullptr});
+  for (std::size_t i = 0; i < inputs.size(); ++i) set(p.input_slots[i], {inputs[i], nullptr});
 
   std::vector<std::unique_ptr<TensorData>> host_store;
   for (const auto& step : p.steps) {
     if (step.folded) continue;
     std::vector<Value> in;
-    for (const auto& name : step.node->input()) {
-      if (name.empty()) {
+    in.reserve(step.input_slots.size());
+    for (std::size_t k = 0; k < step.input_slots.size(); ++k) {
+      const std::size_t slot = step.input_slots[k];
+      if (slot == Program::kNoValue) {
         in.emplace_back();
         continue;
       }
-      auto it = env.find(name);
-      if (it == env.end())
+      if (!defined[slot])
         throw Error(kRunOp, fmt::format("{}: node '{}' reads '{}', which nothing before it defines", p.source,
-                                        step.node->name(), name));
-      in.push_back(it->second);
+                                        step.node->name(), step.node->input(static_cast<int>(k))));
+      in.push_back(env[slot]);
     }
     auto out = run_step(p, step, in, device, host_store);
     // Host values sent to the device stay sent for later readers.
-    for (std::size_t i = 0; i < in.size(); ++i)
-      if (in[i].tensor && !step.node->input(static_cast<int>(i)).empty())
-        env[step.node->input(static_cast<int>(i))].tensor = in[i].tensor;
-    for (std::size_t i = 0; i < out.size(); ++i)
-      if (!step.node->output(static_cast<int>(i)).empty()) env[step.node->output(static_cast<int>(i))] = out[i];
-    for (const auto& name : step.last_reads) env.erase(name);
+    for (std::size_t k = 0; k < in.size(); ++k)
+      if (in[k].tensor && step.input_slots[k] != Program::kNoValue) env[step.input_slots[k]].tensor = in[k].tensor;
+    for (std::size_t i = 0; i < out.size() && i < step.output_slots.size(); ++i)
+      if (step.output_slots[i] != Program::kNoValue) set(step.output_slots[i], std::move(out[i]));
+    for (const std::size_t slot : step.release_slots) {
+      env[slot] = {};
+      defined[slot] = false;
+    }
   }
   std::vector<TensorRef> results;
-  for (const auto& name : p.outputs) {
-    auto it = env.find(name);
-    if (it == env.end()) throw Error(kRunOp, fmt::format("{}: the output '{}' is never computed", p.source, name));
-    const Value& v = it->second;
+  for (std::size_t k = 0; k < p.outputs.size(); ++k) {
+    const std::size_t slot = p.output_slots[k];
+    const Value& v = env[slot];
+    if (!defined[slot] || (!v.tensor && !v.host))
+      throw Error(kRunOp, fmt::format("{}: the output '{}' is never computed", p.source, p.outputs[k]));
     if (v.tensor) {
       results.push_back(*v.tensor);
     } else {
