@@ -102,8 +102,11 @@ std::uint64_t op_signature(const ir::Op& op) {
   std::uint64_t h = mix(0x5eed, op.index());
   std::visit(
       [&h](const auto& o) {
-        // Eager ops are never queued: their kind is all a signature needs.
-        if constexpr (kind_of<std::decay_t<decltype(o)>> != OpKind::Eager) h = attributes(h, o);
+        // Eager ops are never queued, and an op that runs alone is planned
+        // the same whatever its attributes (its outputs' specs are in the
+        // key): their kind is all a signature needs.
+        constexpr OpKind k = kind_of<std::decay_t<decltype(o)>>;
+        if constexpr (k != OpKind::Eager && k != OpKind::Alone) h = attributes(h, o);
       },
       op);
   return h;

@@ -180,13 +180,26 @@ void FusionBackend::run_eager(const Batch& batch, std::size_t index, std::size_t
   inner_inputs_.clear();
   for (std::size_t s = 0; s < q.inputs.size(); ++s) {
     const auto& in = q.inputs[s];
-    inner_inputs_.push_back({materialised(*in.tensor, q.op), in.spec, input_reusable(batch, index, s, step)});
+    // Asked before materialised() hands out a second reference to the value,
+    // which input_reusable would count as another holder.
+    const bool reusable = input_reusable(batch, index, s, step);
+    inner_inputs_.push_back({materialised(*in.tensor, q.op), in.spec, reusable});
   }
   out_specs_.clear();
   for (const auto& out : q.outputs) out_specs_.push_back(out.spec);
   std::vector<backend::PrimitivePtr>& values = eager_results_;
   values.assign(q.outputs.size(), nullptr);
   run_inner(q.op, inner_inputs_, out_specs_, values.data());
+  // An input this op read last that nothing outside the queue holds is dead
+  // now: dropped at once, as after a fused group (drain_locked), so that a
+  // batch of several groups holds no more at a time than the same ops did
+  // drained one group at a time (a pool that queues after its convolution
+  // frees the convolution's output here, not at the end of the batch).
+  for (std::size_t s = 0; s < q.inputs.size(); ++s) {
+    if (!inner_inputs_[s].reusable || last_reader_[batch.ops[index].inputs[s]] != step) continue;
+    inner_inputs_[s].primitive.reset();
+    q.inputs[s].tensor->value.reset();
+  }
   for (std::size_t s = 0; s < q.outputs.size(); ++s)
     if (auto t = q.outputs[s].tensor.lock()) t->value = std::move(values[s]);
   values.clear();

@@ -28,24 +28,33 @@ using ElementwiseOps = OpList<ir::Unary, ir::Binary, ir::Clamp, ir::Cast, ir::Ma
 using ReductionOps = OpList<ir::Reduce>;
 /// The first op of an epilogue group.
 using AnchorOps = OpList<ir::Matmul, ir::Conv>;
+/// Taken by no fuser but queued all the same, and run alone on the inner
+/// backend in queue order at the drain: pooling, which follows a
+/// convolution whose epilogue is still queued. Run at once, a pool would
+/// drain the queue while the temporaries of the user's expression are still
+/// alive (`pool(relu(bn(conv(x))))`), and the convolution could not take the
+/// batch norm and relu it feeds (docs/fusion.md, "Planning").
+using AloneOps = OpList<ir::MaxPool, ir::AvgPool, ir::AdaptiveAvgPool>;
 /// Taken by no fuser: never queued, they run alone on the inner backend.
-using EagerOps = OpList<ir::Full, ir::Arange, ir::Random, ir::Cumulative, ir::Sort, ir::Reshape, ir::Permute,
-                        ir::Expand, ir::Flip, ir::Slice, ir::SliceAssign, ir::Cat, ir::Unfold, ir::Gather, ir::Scatter,
-                        ir::Select, ir::SelectAssign, ir::ConvTranspose, ir::ConvWeightGrad, ir::MaxPool, ir::AvgPool,
-                        ir::AdaptiveAvgPool, ir::Interpolate, ir::LayerNorm, ir::Softmax, ir::BatchNorm>;
+using EagerOps =
+    OpList<ir::Full, ir::Arange, ir::Random, ir::Cumulative, ir::Sort, ir::Reshape, ir::Permute, ir::Expand, ir::Flip,
+           ir::Slice, ir::SliceAssign, ir::Cat, ir::Unfold, ir::Gather, ir::Scatter, ir::Select, ir::SelectAssign,
+           ir::ConvTranspose, ir::ConvWeightGrad, ir::Interpolate, ir::LayerNorm, ir::Softmax, ir::BatchNorm>;
 
-enum class OpKind : std::uint8_t { Elementwise, Reduction, Anchor, Eager };
+enum class OpKind : std::uint8_t { Elementwise, Reduction, Anchor, Alone, Eager };
 
 namespace op_kind_detail {
 
 template <class O>
 consteval OpKind kind_of() {
-  static_assert(
-      ElementwiseOps::contains<O> + ReductionOps::contains<O> + AnchorOps::contains<O> + EagerOps::contains<O> == 1,
-      "every ir::Op belongs to exactly one list of src/fusion/op_kind.hpp");
+  static_assert(ElementwiseOps::contains<O> + ReductionOps::contains<O> + AnchorOps::contains<O> +
+                        AloneOps::contains<O> + EagerOps::contains<O> ==
+                    1,
+                "every ir::Op belongs to exactly one list of src/fusion/op_kind.hpp");
   if constexpr (ElementwiseOps::contains<O>) return OpKind::Elementwise;
   else if constexpr (ReductionOps::contains<O>) return OpKind::Reduction;
   else if constexpr (AnchorOps::contains<O>) return OpKind::Anchor;
+  else if constexpr (AloneOps::contains<O>) return OpKind::Alone;
   else return OpKind::Eager;
 }
 

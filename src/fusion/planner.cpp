@@ -10,9 +10,11 @@ Planner::Planner(std::vector<std::unique_ptr<Fuser>> fusers) : fusers_(std::move
 
 bool Planner::may_queue(const ir::Op& op, std::span<const ir::TensorSpec> inputs,
                         std::span<const ir::TensorSpec> outputs) const {
-  // No fuser takes an eager op; checked first, the batch signature and the
-  // programs may rely on it.
+  // No fuser takes an eager or an alone op; checked first, the batch
+  // signature and the programs may rely on it. Alone ops queue all the same
+  // and run by themselves at the drain (op_kind.hpp).
   if (kind(op) == OpKind::Eager) return false;
+  if (kind(op) == OpKind::Alone) return true;
   for (const auto& f : fusers_)
     if (f->may_take(op, inputs, outputs)) return true;
   return false;

@@ -3,6 +3,8 @@
 // layer norm is its op where the device has it, else a composite.
 #include <burn/module/ops.hpp>
 
+#include <array>
+
 #include <burn/amp/autocast.hpp>
 #include <burn/autodiff.hpp>
 
@@ -66,7 +68,10 @@ std::pair<TensorRef, std::optional<TensorRef>> max_pool(const TensorRef& x, std:
                  ceil_mode,
                  with_indices || for_backward,
                  for_backward ? DType::I64 : default_int_dtype(x)};
-  auto out = execute(op, std::span<const TensorRef>(&x, 1));
+  // A copy: a span over the caller's own handle would offer its storage to
+  // the backend as handed over (use count 1).
+  const std::array<TensorRef, 1> input{x};
+  auto out = execute(op, input);
   if (!with_indices) return {std::move(out.at(0)), std::nullopt};
   return {std::move(out.at(0)), std::move(out.at(1))};
 }

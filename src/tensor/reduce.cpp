@@ -1,5 +1,6 @@
 // Reductions, variance, cumulative scans, sort and topk.
 #include <algorithm>
+#include <array>
 
 #include <burn/detail/ops.hpp>
 
@@ -77,7 +78,8 @@ TensorRef cumulative(ir::CumulativeOp op, const TensorRef& t, std::int64_t dim) 
 
 std::pair<TensorRef, TensorRef> sort(const TensorRef& t, std::int64_t dim, bool descending) {
   const std::size_t d = normalize_dim("sort", dim, rank_of(t));
-  auto out = execute(ir::Sort{d, descending, default_int_dtype(t)}, std::span<const TensorRef>(&t, 1));
+  const std::array<TensorRef, 1> input{t};  // copied: t is borrowed, not handed over
+  auto out = execute(ir::Sort{d, descending, default_int_dtype(t)}, input);
   return {std::move(out.at(0)), std::move(out.at(1))};
 }
 

@@ -4,6 +4,7 @@
 // chain without relu is left to the elementwise and row fusers.
 #include <burn/activation.hpp>
 #include <cmath>
+#include <stdexcept>
 #include <vector>
 
 #include "fusion_support.hpp"
@@ -148,6 +149,41 @@ TEST(Epilogue, ConvWithChannelScaleShiftAndRelu) {
   const auto s = fused_against_flex(chain);
   EXPECT_EQ(s.fused_groups, 1u);
   EXPECT_EQ(s.ops_fused, 5u) << "conv, mul, add, compare and mask_fill in one kernel";
+}
+
+// A pool queues like the ops before it and runs alone at the drain: written
+// as one expression, the convolution's output and the batch norm's are
+// temporaries the pool no longer sees held, so the convolution still takes
+// the scale, shift and relu, and the pool reads its result. Each pool kind.
+TEST(Epilogue, APoolAroundTheChainLeavesItOneConvolution) {
+  enum class Pool { Max, Avg, Adaptive };
+  for (Pool pool : {Pool::Max, Pool::Avg, Pool::Adaptive}) {
+    SCOPED_TRACE(static_cast<int>(pool));
+    auto chain = [pool](const Device& d) {
+      auto x = Tensor<4>::from_data(volume({2, 3, 10, 10}, 1.0f), d);
+      auto w = Tensor<4>::from_data(volume({5, 3, 3, 3}, 0.4f), d);
+      auto scale = Tensor<4>::from_data(volume({1, 5, 1, 1}, 1.5f), d);
+      auto shift = Tensor<4>::from_data(volume({1, 5, 1, 1}, 0.3f), d);
+      const burn::module::ConvOptions<2> opts({1, 1}, {1, 1}, {1, 1}, 1);
+      switch (pool) {
+        case Pool::Max:
+          return burn::module::max_pool2d(
+              burn::activation::relu(burn::module::conv2d(x, w, std::nullopt, opts) * scale + shift), {2, 2}, {2, 2});
+        case Pool::Avg:
+          return burn::module::avg_pool2d(
+              burn::activation::relu(burn::module::conv2d(x, w, std::nullopt, opts) * scale + shift), {2, 2}, {2, 2});
+        case Pool::Adaptive:
+          return burn::module::adaptive_avg_pool2d(
+              burn::activation::relu(burn::module::conv2d(x, w, std::nullopt, opts) * scale + shift), {3, 3});
+      }
+      throw std::logic_error("unreachable");
+    };
+    const auto s = fused_against_flex(chain);
+    EXPECT_EQ(s.fused_groups, 1u);
+    EXPECT_EQ(s.ops_fused, 5u) << "conv, mul, add, compare and mask_fill in one kernel";
+    EXPECT_EQ(s.drains, 1u) << "the pool queued after them: one drain ran all";
+    EXPECT_EQ(s.ops_eager, 1u) << "the pool, alone";
+  }
 }
 
 TEST(Epilogue, BatchedMatmulWithScaleMaskAndReluIsOneMatmul) {

@@ -22,6 +22,9 @@ namespace burn::detail {
 
 // ---- dispatch (src/dispatch/) ---------------------------------------------------------------------
 /// Runs a primitive op on the inputs' device (all inputs must share one).
+/// A handle in `inputs` that nothing else shares (use count 1) counts as
+/// handed over: the backend may reuse or release its storage. A caller that
+/// borrows a handle passes a copy (the initializer-list form copies).
 std::vector<TensorRef> execute(const ir::Op& op, std::span<const TensorRef> inputs);
 TensorRef execute1(const ir::Op& op, std::span<const TensorRef> inputs);
 inline TensorRef execute1(const ir::Op& op, std::initializer_list<TensorRef> inputs) {

@@ -28,7 +28,8 @@ TensorRef max_pool_indices(const ir::MaxPool& op, const VjpArgs& a) {
   for (std::size_t s : module_rules::spatial(x->spec.shape)) volume *= s;
   const std::size_t bits = dtype_size(with.index_dtype) * 8 - (is_signed_int(with.index_dtype) ? 1 : 0);
   if (volume > 1 && bits < 64 && (volume - 1) >> bits) with.index_dtype = DType::I64;
-  return detail::execute(with, std::span<const TensorRef>(&x, 1)).at(1);
+  const std::array<TensorRef, 1> input{x};  // copied: the node still holds x
+  return detail::execute(with, input).at(1);
 }
 
 // One axis's 1/divisor per output position, with PyTorch's avg-pool rules
