@@ -174,6 +174,13 @@ bool FusionBackend::input_reusable(const Batch& batch, std::size_t index, std::s
   return true;
 }
 
+void FusionBackend::release_if_dead(const Batch& batch, std::size_t index, std::size_t slot, std::size_t step,
+                                    backend::Input& input) {
+  if (!input.reusable || last_reader_[batch.ops[index].inputs[slot]] != step) return;
+  input.primitive.reset();
+  batch.ops[index].queued->inputs[slot].tensor->value.reset();
+}
+
 void FusionBackend::run_eager(const Batch& batch, std::size_t index, std::size_t step) {
   const QueuedOp& q = *batch.ops[index].queued;
   const ScratchRelease release{inner_inputs_};
@@ -190,16 +197,9 @@ void FusionBackend::run_eager(const Batch& batch, std::size_t index, std::size_t
   std::vector<backend::PrimitivePtr>& values = eager_results_;
   values.assign(q.outputs.size(), nullptr);
   run_inner(q.op, inner_inputs_, out_specs_, values.data());
-  // An input this op read last that nothing outside the queue holds is dead
-  // now: dropped at once, as after a fused group (drain_locked), so that a
-  // batch of several groups holds no more at a time than the same ops did
-  // drained one group at a time (a pool that queues after its convolution
-  // frees the convolution's output here, not at the end of the batch).
-  for (std::size_t s = 0; s < q.inputs.size(); ++s) {
-    if (!inner_inputs_[s].reusable || last_reader_[batch.ops[index].inputs[s]] != step) continue;
-    inner_inputs_[s].primitive.reset();
-    q.inputs[s].tensor->value.reset();
-  }
+  // As after a fused group: a pool that queues after its convolution frees
+  // the convolution's output here, not at the end of the batch.
+  for (std::size_t s = 0; s < q.inputs.size(); ++s) release_if_dead(batch, index, s, step, inner_inputs_[s]);
   for (std::size_t s = 0; s < q.outputs.size(); ++s)
     if (auto t = q.outputs[s].tensor.lock()) t->value = std::move(values[s]);
   values.clear();
@@ -266,15 +266,9 @@ void FusionBackend::drain_locked() {
       inputs.push_back({materialised(*in.tensor, group[r.op]->op), in.spec, reusable});
     }
     auto values = step.plan->run(group, inputs);
-    // A reusable input that this step read last is dead now: its value is
-    // dropped at once rather than when the queue is cleared, so that storage
-    // an output took over (in-place execution) has that output as its only
-    // owner again, and a later step can take it over in turn.
     for (std::size_t k = 0; k < inputs.size(); ++k) {
       const IoRef& r = step.plan->inputs_from[k];
-      if (!inputs[k].reusable || last_reader_[batch.ops[step.ops[r.op]].inputs[r.slot]] != step_index) continue;
-      inputs[k].primitive.reset();
-      group[r.op]->inputs[r.slot].tensor->value.reset();
+      release_if_dead(batch, step.ops[r.op], r.slot, step_index, inputs[k]);
     }
     for (std::size_t j = 0; j < step.plan->outputs_to.size(); ++j) {
       const IoRef& r = step.plan->outputs_to[j];

@@ -96,6 +96,14 @@ class FusionBackend final : public backend::Backend,
   /// nothing outside the queue holds the tensor any more, this step reads it
   /// last and this op reads it once.
   bool input_reusable(const Batch& batch, std::size_t index, std::size_t slot, std::size_t step) const;
+  /// After step `step` ran op `index` with `input` (its slot `slot`): an
+  /// input handed over as reusable that this step read last is dead, and its
+  /// value is dropped at once rather than when the queue is cleared, so that
+  /// storage an output took over has that output as its only owner again
+  /// and a later step of the same drain can take it (or freed storage) in
+  /// turn.
+  void release_if_dead(const Batch& batch, std::size_t index, std::size_t slot, std::size_t step,
+                       backend::Input& input);
   LazyPtr wrap(backend::PrimitivePtr value);
 
   const std::string name_;
