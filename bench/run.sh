@@ -88,6 +88,14 @@ torch_cmd=("$python" "$here/torch_bench.py" --threads "$threads")
 [[ -n ${NO_COMPILE:-} ]] && torch_cmd+=(--no-compile)
 jax_cmd=("$python" "$here/jax_bench.py" --threads "$threads")
 
+# Google Benchmark names a row like sgemm_1024/iterations:20/repeats:5/real_time:
+# a FILTER that ends in $ after the row's name matches nothing on burn's side.
+if ! "$ours_bin" --benchmark_list_tests=true --benchmark_filter="$filter" 2>/dev/null | grep -q .; then
+  echo "[run.sh] FILTER '$filter' matches no row of $ours_bin; rows are named like" \
+    "'sgemm_1024/iterations:20/...', so end a row's name with (/|\$), e.g. FILTER='^(sum_16m|gelu_16m)(@cpu)?(/|\$)'" >&2
+  exit 2
+fi
+
 for ((r = 1; r <= rounds; r++)); do
   echo "[run.sh] round $r/$rounds: burn (flex, cpu) ..." >&2
   "${ours_cmd[@]}" --benchmark_format=json --benchmark_out="$out/ours.$r.json" --benchmark_out_format=json \

@@ -1,0 +1,110 @@
+// flex's f32 exp (src/backends/flex/simd/math.cpp) scales its result by 2^k
+// with one VSCALEFPS on AVX-512 and with two multiplications by powers of
+// two elsewhere, which round the same way: a tensor's exp must not depend on
+// the CPU it runs on. White-box: Highway's run-time dispatch is pointed at
+// each instruction set this CPU offers, in turn, and the results compared
+// bit for bit; and the default one is held to 1 ULP of the correctly rounded
+// exp over the whole range where exp is finite and nonzero, and beyond.
+#include <burn_test.hpp>
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <vector>
+
+#if BURN_HAS_FLEX && defined(__x86_64__)
+
+#include <hwy/targets.h>
+
+#include "backends/flex/simd/math.hpp"
+
+namespace {
+
+using burn::flex::simd::MathFn;
+
+/// Every float from -110 to 95 in steps of about 7e-4, then the edges: the
+/// ends of the normal and subnormal ranges of e^x, overflow, zeros, infinities.
+std::vector<float> exp_inputs() {
+  std::vector<float> v;
+  for (double x = -110.0; x <= 95.0; x += 0.0007) v.push_back(static_cast<float>(x));
+  const float inf = std::numeric_limits<float>::infinity();
+  for (float x : {0.0f, -0.0f, 1e-45f, -1e-45f, 1e-8f, -1e-8f, 88.72283935546875f, 88.7228394f, 88.72284f, 89.0f, 89.5f,
+                  -87.33654f, -103.97208f, -104.0f, -104.5f, inf, -inf})
+    v.push_back(x);
+  return v;
+}
+
+/// Floats as integers ordered like their values, so that a difference of
+/// two is the number of floats between them (their ULP distance).
+std::int64_t ordered(float f) {
+  std::int32_t i;
+  std::memcpy(&i, &f, sizeof i);
+  return i < 0 ? -static_cast<std::int64_t>(i & 0x7fffffff) : i;
+}
+
+/// Points Highway's dispatch at `target` alone; the destructor restores the
+/// CPU's own choice.
+class OnlyTarget {
+ public:
+  explicit OnlyTarget(std::int64_t target) {
+    hwy::SetSupportedTargetsForTest(target);
+    hwy::GetChosenTarget().Update(hwy::SupportedTargets());
+  }
+  ~OnlyTarget() {
+    hwy::SetSupportedTargetsForTest(0);
+    hwy::GetChosenTarget().Update(hwy::SupportedTargets());
+  }
+  OnlyTarget(const OnlyTarget&) = delete;
+  OnlyTarget& operator=(const OnlyTarget&) = delete;
+};
+
+std::vector<float> exp_of(const std::vector<float>& in) {
+  std::vector<float> out(in.size());
+  burn::flex::simd::apply(MathFn::Exp, in.data(), out.data(), in.size());
+  return out;
+}
+
+TEST(FlexSimdMath, ExpGivesTheSameBitsOnEveryInstructionSetWithFma) {
+  // The instruction sets whose Highway kernels fuse multiply-adds (SSE4's
+  // MulAdd rounds twice, so its bits may differ: it is not compared).
+  std::vector<std::int64_t> targets;
+  for (std::int64_t t : {std::int64_t{HWY_AVX3_DL}, std::int64_t{HWY_AVX3}, std::int64_t{HWY_AVX2}})
+    if ((hwy::SupportedTargets() & HWY_TARGETS & t) != 0) targets.push_back(t);
+  if (targets.size() < 2) GTEST_SKIP() << "this CPU offers fewer than two instruction sets with FMA to compare";
+  const auto in = exp_inputs();
+  std::vector<std::vector<float>> results;
+  for (std::int64_t t : targets) {
+    const OnlyTarget only(t);
+    results.push_back(exp_of(in));
+  }
+  for (std::size_t k = 1; k < results.size(); ++k)
+    for (std::size_t i = 0; i < in.size(); ++i) {
+      const float a = results[0][i], b = results[k][i];
+      const bool same = (std::isnan(a) && std::isnan(b)) || std::memcmp(&a, &b, sizeof a) == 0;
+      ASSERT_TRUE(same) << "exp(" << in[i] << "): " << hwy::TargetName(targets[0]) << " gives " << a << ", "
+                        << hwy::TargetName(targets[k]) << " gives " << b;
+    }
+}
+
+TEST(FlexSimdMath, ExpIsWithinOneUlpOfTheCorrectlyRoundedResult) {
+  const auto in = exp_inputs();
+  const auto out = exp_of(in);
+  for (std::size_t i = 0; i < in.size(); ++i) {
+    const float want = static_cast<float>(std::exp(static_cast<double>(in[i])));
+    const std::int64_t ulps = std::llabs(ordered(out[i]) - ordered(want));
+    ASSERT_LE(ulps, 1) << "exp(" << in[i] << ") = " << out[i] << ", correctly rounded " << want;
+  }
+  // Infinities, overflow and underflow land exactly.
+  const float inf = std::numeric_limits<float>::infinity();
+  const auto edges = exp_of({inf, -inf, 89.0f, -104.5f, std::numeric_limits<float>::quiet_NaN()});
+  EXPECT_EQ(edges[0], inf);
+  EXPECT_EQ(edges[1], 0.0f);
+  EXPECT_EQ(edges[2], inf);
+  EXPECT_EQ(edges[3], 0.0f);
+  EXPECT_TRUE(std::isnan(edges[4]));
+}
+
+}  // namespace
+
+#endif
