@@ -133,7 +133,7 @@ void run(const ir::Op& op, std::span<const TensorRef> inputs, const Device& devi
     if (one) prim = single->execute_single(op, ins.span(), outputs[0]);
     else prims = backend.execute(op, ins.span(), outputs.span());
   };
-  if (profile::enabled()) {
+  if (profile::enabled() && !backend.times_own_ops()) {
     // Synchronous backends finish inside execute; asynchronous ones are synced
     // so the time belongs to this op.
     const auto start = std::chrono::steady_clock::now();

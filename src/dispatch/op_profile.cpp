@@ -24,14 +24,21 @@ class Table {
     std::vector<std::pair<std::string, Entry>> rows(entries_.begin(), entries_.end());
     std::sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) { return a.second.total > b.second.total; });
     double sum = 0;
-    for (const auto& [name, e] : rows) sum += std::chrono::duration<double, std::milli>(e.total).count();
-    std::fprintf(stderr, "\nburn op profile (backend time, BURN_PROFILE_OPS):\n%-28s %10s %12s %7s\n", "op", "calls",
-                 "total ms", "share");
+    // The name column fits the longest name (a fusion device's groups are
+    // named after their ops).
+    int width = 28;
+    for (const auto& [name, e] : rows) {
+      sum += std::chrono::duration<double, std::milli>(e.total).count();
+      width = std::max(width, static_cast<int>(name.size()));
+    }
+    std::fprintf(stderr, "\nburn op profile (backend time, BURN_PROFILE_OPS):\n%-*s %10s %12s %7s\n", width, "op",
+                 "calls", "total ms", "share");
     for (const auto& [name, e] : rows) {
       const double ms = std::chrono::duration<double, std::milli>(e.total).count();
-      std::fprintf(stderr, "%-28s %10zu %12.2f %6.1f%%\n", name.c_str(), e.calls, ms, sum > 0 ? 100.0 * ms / sum : 0.0);
+      std::fprintf(stderr, "%-*s %10zu %12.2f %6.1f%%\n", width, name.c_str(), e.calls, ms,
+                   sum > 0 ? 100.0 * ms / sum : 0.0);
     }
-    std::fprintf(stderr, "%-28s %10s %12.2f\n", "total", "", sum);
+    std::fprintf(stderr, "%-*s %10s %12.2f\n", width, "total", "", sum);
   }
   void add(std::string_view op, std::chrono::nanoseconds d) {
     std::lock_guard lock(mutex_);

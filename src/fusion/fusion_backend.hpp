@@ -35,6 +35,7 @@ class FusionBackend final : public backend::Backend,
   bool supports_dtype(DType dtype) const override { return inner_->supports_dtype(dtype); }
   bool supports_op(const ir::Op& op) const override { return inner_->supports_op(op); }
   bool fuses_elementwise() const override { return true; }
+  bool times_own_ops() const override { return true; }
   DeviceSettings default_settings() const override { return inner_->default_settings(); }
 
   std::vector<backend::PrimitivePtr> execute(const ir::Op& op, std::span<const backend::Input> inputs,

@@ -186,6 +186,11 @@ class Backend {
   /// recompute from tensors it reads anyway is then cheaper recomputed in
   /// each chain than stored once and read back (autodiff rules use this).
   virtual bool fuses_elementwise() const { return false; }
+  /// Whether, with BURN_PROFILE_OPS set, the backend records the time of
+  /// what it runs itself instead of dispatch timing each op (the fusion
+  /// layer: a queued op returns before it runs, and syncing after every op
+  /// would profile the program unfused).
+  virtual bool times_own_ops() const { return false; }
   virtual DeviceSettings default_settings() const { return {}; }
   /// What Device::to_string() says for a device of a family that lives on
   /// another machine (a remote device: "remote:host:port/flex:0"); local
