@@ -133,16 +133,11 @@ void run(const ir::Op& op, std::span<const TensorRef> inputs, const Device& devi
     if (one) prim = single->execute_single(op, ins.span(), outputs[0]);
     else prims = backend.execute(op, ins.span(), outputs.span());
   };
-  if (profile::enabled() && !backend.times_own_ops()) {
-    // Synchronous backends finish inside execute; asynchronous ones are synced
-    // so the time belongs to this op.
-    const auto start = std::chrono::steady_clock::now();
-    launch();
-    if (auto* stream = backend.stream()) stream->sync();
-    profile::record(ir::op_name(op), std::chrono::steady_clock::now() - start);
-  } else {
-    launch();
-  }
+  // A backend that times itself (the fusion layer) records what it runs.
+  if (backend.times_own_ops()) launch();
+  else
+    profile::run_timed(
+        backend, [&] { return ir::op_name(op); }, launch);
   runtime.count_op();
   if (!one && prims.size() != outputs.size())
     throw ExecutionError(ir::op_name(op), fmt::format("the {} backend returned {} outputs, {} expected", backend.name(),

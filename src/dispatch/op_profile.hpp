@@ -4,6 +4,8 @@
 // cost is one predictable branch per op.
 #pragma once
 
+#include <burn/backend/backend.hpp>
+
 #include <chrono>
 #include <string_view>
 
@@ -14,5 +16,20 @@ bool enabled() noexcept;
 
 /// Adds one call of `op` taking `elapsed` to the table.
 void record(std::string_view op, std::chrono::nanoseconds elapsed);
+
+/// Runs `run` on `backend`. With the profile on, also records its time
+/// under `name()`: synchronous backends finish inside `run`, asynchronous
+/// ones are synced before the clock stops, so the time is this run's own.
+template <class Name, class Run>
+void run_timed(backend::Backend& backend, Name&& name, Run&& run) {
+  if (!enabled()) {
+    run();
+    return;
+  }
+  const auto start = std::chrono::steady_clock::now();
+  run();
+  if (auto* stream = backend.stream()) stream->sync();
+  record(name(), std::chrono::steady_clock::now() - start);
+}
 
 }  // namespace burn::detail::profile

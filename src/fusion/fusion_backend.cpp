@@ -1,6 +1,5 @@
 #include "fusion/fusion_backend.hpp"
 
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -37,28 +36,14 @@ void trace_strategy(const Batch& batch, const Strategy& strategy) {
   std::fputs(text.c_str(), stderr);
 }
 
-/// With BURN_PROFILE_OPS: runs one step of the queue (an op on its own, or a
-/// fused group) and records its time under `name()`, syncing the inner
-/// stream before the clock stops so that the time is the step's own
-/// (docs/architecture.md, "Profiling"). Without, just runs it.
-template <class Name, class Run>
-void run_step(backend::Backend& inner, Name&& name, Run&& run) {
-  if (!burn::detail::profile::enabled()) {
-    run();
-    return;
-  }
-  const auto start = std::chrono::steady_clock::now();
-  run();
-  if (auto* stream = inner.stream()) stream->sync();
-  burn::detail::profile::record(name(), std::chrono::steady_clock::now() - start);
-}
-
-/// A fused group's name in the profile: fused[sub mul add].
+/// A fused group's name in BURN_PROFILE_OPS's table: fused[sub mul add].
+/// The queue times each step it runs itself (docs/architecture.md,
+/// "Profiling"): dispatch cannot, a queued op returning before it runs.
 std::string group_name(std::span<const QueuedOp* const> group) {
   std::string name = "fused[";
-  for (const QueuedOp* op : group) {
-    if (name.size() > 6) name += ' ';
-    name += ir::op_name(op->op);
+  for (std::size_t i = 0; i < group.size(); ++i) {
+    if (i > 0) name += ' ';
+    name += ir::op_name(group[i]->op);
   }
   return name + ']';
 }
@@ -179,7 +164,7 @@ void FusionBackend::submit(const ir::Op& op, std::span<const backend::Input> inp
   for (const auto& in : inputs)
     inner_inputs_.push_back({materialised(lazy_of(in.primitive), op), in.spec, in.reusable});
   if (trace_enabled()) std::fprintf(stderr, "[fusion] direct: %s\n", std::string(ir::op_name(op)).c_str());
-  run_step(
+  burn::detail::profile::run_timed(
       *inner_, [&] { return ir::op_name(op); }, [&] { run_inner(op, inner_inputs_, outputs, results); });
   ++stats_.ops_eager;
   for (std::size_t j = 0; j < outputs.size(); ++j) results[j] = wrap(std::move(results[j]));
@@ -225,7 +210,7 @@ void FusionBackend::run_eager(const Batch& batch, std::size_t index, std::size_t
   for (const auto& out : q.outputs) out_specs_.push_back(out.spec);
   std::vector<backend::PrimitivePtr>& values = eager_results_;
   values.assign(q.outputs.size(), nullptr);
-  run_step(
+  burn::detail::profile::run_timed(
       *inner_, [&] { return ir::op_name(q.op); }, [&] { run_inner(q.op, inner_inputs_, out_specs_, values.data()); });
   // As after a fused group: a pool that queues after its convolution frees
   // the convolution's output here, not at the end of the batch.
@@ -296,7 +281,7 @@ void FusionBackend::drain_locked() {
       inputs.push_back({materialised(*in.tensor, group[r.op]->op), in.spec, reusable});
     }
     std::vector<backend::PrimitivePtr> values;
-    run_step(
+    burn::detail::profile::run_timed(
         *inner_, [&] { return group_name(group); }, [&] { values = step.plan->run(group, inputs); });
     for (std::size_t k = 0; k < inputs.size(); ++k) {
       const IoRef& r = step.plan->inputs_from[k];
