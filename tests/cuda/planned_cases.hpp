@@ -189,6 +189,16 @@ inline std::vector<Case> all_cases() {
           add(make_case(ir::Binary{op, s}, {full()},
                         fmt::format("{}_scalar_{}_{}_{}", name, s.to_string(), dn, variant)));
       }
+      // Lengths that are no multiple of a thread's items per turn
+      // (kItemsPerThread): the contiguous kernels' last turn is partial.
+      for (const Shape odd : {Shape{1}, Shape{7}, Shape{2, 9}}) {
+        const std::string len = std::to_string(odd.num_elements());
+        add(make_case(ir::Unary{ir::UnaryOp::Abs}, {make_data(odd, d, ++seed, false)},
+                      fmt::format("abs_length_{}_{}_{}", len, dn, variant)));
+        add(make_case(ir::Binary{ir::BinaryOp::Sub, std::nullopt},
+                      {make_data(odd, d, ++seed, false), make_data(odd, d, ++seed, tame)},
+                      fmt::format("sub_length_{}_{}_{}", len, dn, variant)));
+      }
       add(make_case(ir::Clamp{Scalar(-1), Scalar(2)}, {full()}, fmt::format("clamp_{}_{}", dn, variant)));
       add(make_case(ir::Clamp{Scalar(0.5), std::nullopt}, {full()}, fmt::format("clamp_min_{}_{}", dn, variant)));
       add(make_case(ir::Clamp{std::nullopt, Scalar(3)}, {full()}, fmt::format("clamp_max_{}_{}", dn, variant)));

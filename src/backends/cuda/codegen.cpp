@@ -203,6 +203,7 @@ class Generator {
     layout_.operands = p_.outputs.size() + p_.inputs.size();
     std::string body;
     for (const auto& instr : p_.instrs) body += instruction(instr);
+    if (indexing_ == Indexing::Contiguous) return run_unrolled(body);
     std::string loads;
     for (std::size_t k = 0; k < p_.inputs.size(); ++k) {
       const DType d = p_.inputs[k].dtype;
@@ -219,6 +220,36 @@ class Generator {
     }
     std::string source =
         grid_stride_kernel("elementwise", text_.helpers(), fields(), offsets() + loads + body + stores);
+    return {kKernelEntry, std::move(source), std::move(layout_)};
+  }
+
+  // Every operand has the program's shape, so item i is element i of each.
+  // A thread loads its turn's kItemsPerThread items of every input, then
+  // computes and stores them one by one (unrolled_grid_stride_kernel).
+  ElementwiseKernel run_unrolled(const std::string& body) {
+    std::string ahead, fetch, take;
+    for (std::size_t k = 0; k < p_.inputs.size(); ++k) {
+      const DType d = p_.inputs[k].dtype;
+      const std::size_t operand = p_.outputs.size() + k;
+      ahead += fmt::format("    {} in{}_ahead[{}] = {{}};\n", type_info(d).compute, k, kItemsPerThread);
+      fetch += fmt::format("      if (i < p.n) in{}_ahead[u] = {};\n", k,
+                           load(d, fmt::format("((const {}*)p.ptr[{}])[i]", type_info(d).storage, operand)));
+      take += fmt::format("      const {0} in{1} = in{1}_ahead[u];\n", type_info(d).compute, k);
+    }
+    std::string stores;
+    for (std::size_t j = 0; j < p_.outputs.size(); ++j) {
+      const DType d = p_.values[p_.outputs[j]].dtype;
+      stores += fmt::format("      (({}*)p.ptr[{}])[i] = {};\n", type_info(d).storage, j,
+                            store(d, fmt::format("v{}", p_.outputs[j])));
+    }
+    const std::string turn = fmt::format(
+        "#pragma unroll\n"
+        "    for (unsigned int u = 0; u < {}u; ++u) {{\n"
+        "      const unsigned long long i = first + u * step;\n",
+        kItemsPerThread);
+    std::string source = unrolled_grid_stride_kernel(
+        "elementwise", text_.helpers(), fields(),
+        ahead + turn + fetch + "    }\n" + turn + "      if (i >= p.n) break;\n" + take + body + stores + "    }\n");
     return {kKernelEntry, std::move(source), std::move(layout_)};
   }
 

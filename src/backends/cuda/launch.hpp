@@ -100,6 +100,18 @@ std::vector<std::int64_t> row_major_strides(const Shape& shape);
 std::string grid_stride_kernel(std::string_view what, std::string_view helpers, std::string_view fields,
                                std::string_view body);
 
+/// Items a thread of an unrolled grid-stride kernel takes at a time.
+inline constexpr unsigned kItemsPerThread = 4;
+
+/// The same with each thread taking kItemsPerThread items one grid stride
+/// apart per turn: `body` runs once per turn, with `first` the turn's first
+/// item and `step` the grid stride (item u of the turn is first + u·step,
+/// some of which may be past p.n). A kernel that loads all its items before
+/// computing any keeps that many loads in flight per thread; with one, a
+/// unary op streaming memory leaves the GPU's memory waiting.
+std::string unrolled_grid_stride_kernel(std::string_view what, std::string_view helpers, std::string_view fields,
+                                        std::string_view body);
+
 /// The same for a kernel whose items are each worked on by one block of
 /// BURN_BLOCK (kBlockThreads) threads: `body` runs for each item i < p.n
 /// with `t` the thread's index in the block; every thread of the block runs

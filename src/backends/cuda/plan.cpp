@@ -91,6 +91,16 @@ std::string grid_stride_kernel(std::string_view what, std::string_view helpers, 
                        body);
 }
 
+std::string unrolled_grid_stride_kernel(std::string_view what, std::string_view helpers, std::string_view fields,
+                                        std::string_view body) {
+  return kernel_source(what, "", helpers, fields,
+                       fmt::format("  const unsigned long long step = (unsigned long long)gridDim.x * blockDim.x;\n"
+                                   "  for (unsigned long long first = (unsigned long long)blockIdx.x * blockDim.x + "
+                                   "threadIdx.x; first < p.n; first += {}ull * step) {{\n",
+                                   kItemsPerThread),
+                       body);
+}
+
 std::string block_stride_kernel(std::string_view what, std::string_view helpers, std::string_view fields,
                                 std::string_view body) {
   return kernel_source(what, fmt::format("#define BURN_BLOCK {}u\n", kBlockThreads), helpers, fields,
