@@ -57,15 +57,6 @@ Tensor<D> randn(const burn::Shape& shape, const Device& device, DType dtype = DT
   return Tensor<D>::random(shape, burn::Distribution::normal(0.0, 1.0), device).cast(dtype);
 }
 
-/// The layer norm a user writes from ops (burn has no layer_norm op), as
-/// cuda_compare.py writes it for PyTorch.
-Tensor<2> layer_norm(const Tensor<2>& x, const Tensor<1>& gamma, const Tensor<1>& beta, double eps) {
-  auto mean = x.mean_dim(-1);
-  auto var = x.var_bias(-1);
-  auto normed = (x - mean) / (var + eps).sqrt();
-  return normed * gamma.unsqueeze<2>() + beta.unsqueeze<2>();
-}
-
 std::vector<Workload> workloads(bool small) {
   // The sizes: GEMM 8192³, elementwise over 256 MiB of f32.
   const std::size_t n = small ? 512 : 8192;
@@ -123,7 +114,7 @@ std::vector<Workload> workloads(bool small) {
                  auto gamma = Tensor<1>::ones({cols}, d);
                  auto beta = Tensor<1>::zeros({cols}, d);
                  return std::function<void()>([x, gamma, beta, d] {
-                   auto y = layer_norm(x, gamma, beta, 1e-5);
+                   auto y = burn::module::layer_norm(x, gamma, beta, 1e-5);
                    d.sync();
                  });
                }});
