@@ -512,6 +512,18 @@ void mlp_small_step(benchmark::State& state) {
   });
 }
 
+#if BURN_HAS_CAPTURE
+// mlp_small_step through burn::trace: recorded once, replayed each step
+// without dispatch or autodiff bookkeeping (the peers' row is
+// mlp_small_step: JAX compiles that step once too).
+template <MakeDevice Make>
+void mlp_small_step_traced(benchmark::State& state) {
+  time_row(state, [] {
+    return [mlp = std::make_shared<burn_bench::TracedMlpStep>(Make(), burn_bench::kSmallMlp)] { mlp->step(); };
+  });
+}
+#endif
+
 // ---- per-op overhead --------------------------------------------------------------
 template <MakeDevice Make>
 void tiny_add_latency(benchmark::State& state) {
@@ -627,6 +639,12 @@ BENCHMARK(bf16_mlp_train_step<cpu>)->Name("bf16_mlp_train_step@cpu")->Apply([](a
 BENCHMARK(mlp_small_step<flex>)->Name("mlp_small_step")->Apply([](auto* b) { big(b, 500, 5); });
 #if BURN_HAS_CPU
 BENCHMARK(mlp_small_step<cpu>)->Name("mlp_small_step@cpu")->Apply([](auto* b) { big(b, 500, 5); });
+#endif
+#if BURN_HAS_CAPTURE
+BENCHMARK(mlp_small_step_traced<flex>)->Name("mlp_small_step_traced")->Apply([](auto* b) { big(b, 500, 5); });
+#if BURN_HAS_CPU
+BENCHMARK(mlp_small_step_traced<cpu>)->Name("mlp_small_step_traced@cpu")->Apply([](auto* b) { big(b, 500, 5); });
+#endif
 #endif
 BENCHMARK(tiny_add_latency<flex>)->Name("tiny_add_4")->Apply(tiny);
 #if BURN_HAS_CPU

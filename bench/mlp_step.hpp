@@ -3,8 +3,14 @@
 // cost), relu, cross-entropy as -mean(gather(log_softmax(logits, 1),
 // labels)), backward, plain SGD (lr 0.01) written by hand; optionally under
 // autocast (the matmuls in bf16, f32 master weights). torch_bench.py and
-// jax_bench.py time the same.
+// jax_bench.py time the same. TracedMlpStep is the same step through
+// burn::trace: recorded once, replayed on the device each step.
 #pragma once
+
+#include <burn/config.hpp>
+#if BURN_HAS_CAPTURE
+#include <burn/trace.hpp>
+#endif
 
 #include <burn/activation.hpp>
 #include <burn/amp/autocast.hpp>
@@ -30,6 +36,13 @@ class MlpStep {
   explicit MlpStep(const burn::Device& device, MlpShape shape = {}, std::optional<burn::DType> autocast = {})
       : device_(device.autodiff()), shape_(shape), autocast_(autocast) {
     device_.sync();
+  }
+
+  /// The parameters (w1, w2, w3, b1, b2, b3), the input batch and the
+  /// labels, detached, in that order.
+  std::vector<burn::detail::TensorRef> tensors() const {
+    return {w1_.detach().ref(), w2_.detach().ref(), w3_.detach().ref(), b1_.detach().ref(),
+            b2_.detach().ref(), b3_.detach().ref(), x_.ref(),           labels_.ref()};
   }
 
   /// One step, ending with a sync so queued work is counted.
@@ -81,5 +94,54 @@ class MlpStep {
       burn::Tensor<2>::random({shape_.batch, shape_.in}, burn::Distribution::normal(0.0, 1.0), device_).detach();
   burn::Tensor<2, burn::Int> labels_ = labels();
 };
+
+#if BURN_HAS_CAPTURE
+/// MlpStep's step recorded once with burn::trace and replayed on `device`
+/// (without autodiff: the backward is part of the recording). Starts from
+/// the parameters MlpStep draws on the same device.
+class TracedMlpStep {
+ public:
+  using Tensors = burn::TracedFunction::Tensors;
+
+  explicit TracedMlpStep(const burn::Device& device, MlpShape shape = {})
+      : device_(device.without_autodiff()), step_(record(MlpStep(device, shape).tensors())) {
+    for (auto& t : state_) t = burn::detail::with_context(t, device_);
+  }
+
+  void step() {
+    const Tensors out = step_(state_);
+    std::copy(out.begin(), out.end(), state_.begin());  // the six new parameters; x and labels stay
+    device_.sync();
+  }
+
+ private:
+  burn::TracedFunction record(Tensors start) {
+    state_ = std::move(start);
+    std::vector<burn::ir::TensorSpec> specs;
+    for (const auto& t : state_) specs.push_back(t->spec);
+    return burn::trace(
+        [](const Tensors& in) -> Tensors {
+          using burn::Tensor;
+          Tensor<2> w1 = Tensor<2>(in[0]).require_grad(), w2 = Tensor<2>(in[1]).require_grad(),
+                    w3 = Tensor<2>(in[2]).require_grad(), x(in[6]);
+          Tensor<1> b1 = Tensor<1>(in[3]).require_grad(), b2 = Tensor<1>(in[4]).require_grad(),
+                    b3 = Tensor<1>(in[5]).require_grad();
+          const Tensor<2, burn::Int> labels(in[7]);
+          auto h1 = burn::activation::relu(burn::module::linear(x, w1, b1));
+          auto h2 = burn::activation::relu(burn::module::linear(h1, w2, b2));
+          auto logits = burn::module::linear(h2, w3, b3);
+          auto loss = burn::activation::log_softmax(logits, 1).gather(1, labels).mean().neg();
+          auto grads = loss.backward();
+          const auto sgd = [&](const auto& p) { return (p.detach() - p.grad(grads)->detach() * 0.01).ref(); };
+          return {sgd(w1), sgd(w2), sgd(w3), sgd(b1), sgd(b2), sgd(b3)};
+        },
+        specs);
+  }
+
+  burn::Device device_;
+  Tensors state_;
+  burn::TracedFunction step_;
+};
+#endif
 
 }  // namespace burn_bench

@@ -4,7 +4,7 @@
 # (bench/peers_venv.sh), run beside burn-flex-bench in one invocation.
 #
 #   bench/run.sh                  # every row, 2 interleaved rounds; build dir build/release
-#   bench/run.sh --quick          # 3 rows, 1 round: the CI smoke (ctest bench_smoke)
+#   bench/run.sh --quick          # 4 rows, 1 round: the CI smoke (ctest bench_smoke)
 #   BUILD_DIR=build/full bench/run.sh
 #   FILTER='gelu|layer_norm_16m' bench/run.sh    # rows matching this regex (every side)
 #   ROUNDS=3 THREADS=2 OUT_DIR=/tmp/x bench/run.sh
@@ -45,7 +45,7 @@ out=${OUT_DIR:-$build/bench-results}
 venv=${PEERS_VENV:-$build/peers-venv}
 threads=${THREADS:-$(nproc)}
 if ((quick)); then
-  filter=${FILTER:-'^(sgemm_128|gelu_16m|mlp_small_step)(@cpu)?(/|$)'}
+  filter=${FILTER:-'^(sgemm_128|gelu_16m|mlp_small_step|mlp_small_step_traced)(@cpu)?(/|$)'}
   rounds=${ROUNDS:-1}
 else
   filter=${FILTER:-.}

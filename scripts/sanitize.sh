@@ -5,7 +5,9 @@
 # (burn_remote_tests, whose 1 GiB transfer the preset leaves out) -- under
 # ThreadSanitizer (preset `tsan`), and the first two under AddressSanitizer
 # with UBSan (preset `asan`), with ONNX export and import (burn_onnx_tests:
-# protobuf messages, the capture graph, files read back) and the CUDA
+# protobuf messages, the capture graph, files read back), burn::trace
+# (burn_capture_tests: recordings replayed with values released as they
+# die, in place where nothing else holds them) and the CUDA
 # backend's suite where the build
 # has it (burn_cuda_tests: its code generator, NVRTC, the kernels run on the
 # CPU, the allocator and the driver loader, with the stub-driver entry; the
@@ -37,7 +39,7 @@ for preset in "${presets[@]}"; do
   # to six (asan) more minutes than CI's budget has.
   case "$preset" in
     tsan) suites=(burn_cpu_tests burn_device_tests burn_remote_tests) ;;
-    asan) suites=(burn_cpu_tests burn_device_tests burn_onnx_tests) ;;
+    asan) suites=(burn_cpu_tests burn_device_tests burn_onnx_tests burn_capture_tests) ;;
     *) echo "sanitize.sh: unknown preset '$preset' (expected: tsan, asan)" >&2; exit 2 ;;
   esac
   build=build/$preset

@@ -20,6 +20,17 @@ ValuePtr captured_value(const backend::PrimitivePtr& primitive, const char* op) 
 }
 
 namespace {
+// The backend whose op support the capture device takes on this thread
+// (SupportScope), or null.
+thread_local const backend::Backend* t_support_target = nullptr;
+}  // namespace
+
+SupportScope::SupportScope(const backend::Backend& target) noexcept : previous_(t_support_target) {
+  t_support_target = &target;
+}
+SupportScope::~SupportScope() { t_support_target = previous_; }
+
+namespace {
 
 class CaptureBackend final : public backend::Backend {
  public:
@@ -36,7 +47,11 @@ class CaptureBackend final : public backend::Backend {
   bool supports_dtype(DType) const override { return true; }
   // Batch norm in training is recorded as its composite, which an export
   // writes as ONNX operators; the op itself has none (see export_ops.cpp).
-  bool supports_op(const ir::Op& op) const override { return !std::holds_alternative<ir::BatchNorm>(op); }
+  // Under a SupportScope (burn::trace) the target backend's support rules.
+  bool supports_op(const ir::Op& op) const override {
+    if (t_support_target) return t_support_target->supports_op(op);
+    return !std::holds_alternative<ir::BatchNorm>(op);
+  }
 
   std::vector<backend::PrimitivePtr> execute(const ir::Op& op, std::span<const backend::Input> inputs,
                                              std::span<const ir::TensorSpec> outputs) override {

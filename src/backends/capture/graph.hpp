@@ -76,4 +76,19 @@ class CapturedValue final : public backend::Primitive {
 /// naming `op` when the primitive belongs to another backend.
 ValuePtr captured_value(const backend::PrimitivePtr& primitive, const char* op);
 
+/// While alive, the capture device takes on this thread exactly the ops
+/// `target` supports, so that frontends choose what they would choose on
+/// `target` (an optional op or its composite: softmax, batch norm, ...) and
+/// a recording replays there as the eager calls would have run (burn::trace).
+class SupportScope {
+ public:
+  explicit SupportScope(const backend::Backend& target) noexcept;
+  ~SupportScope();
+  SupportScope(const SupportScope&) = delete;
+  SupportScope& operator=(const SupportScope&) = delete;
+
+ private:
+  const backend::Backend* previous_;
+};
+
 }  // namespace burn::capture

@@ -1,0 +1,284 @@
+// burn::trace: a training step recorded once on the capture device and
+// replayed on every device gives the eager step's results bit for bit
+// (the same operations in the same order on the same backend), draws
+// random numbers anew, leaves its inputs intact, and refuses bad calls with
+// errors that say what to do.
+#include <burn/activation.hpp>
+#include <burn/burn.hpp>
+#include <burn/module/ops.hpp>
+#include <burn/trace.hpp>
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <vector>
+
+#include "burn_test.hpp"
+
+namespace burn {
+namespace {
+
+using Tensors = TracedFunction::Tensors;
+
+TensorData values(const Shape& shape, float scale, std::uint32_t seed) {
+  std::vector<float> v(shape.num_elements());
+  std::uint32_t s = seed;
+  for (auto& x : v) {
+    s = s * 1664525u + 1013904223u;
+    x = scale * (static_cast<float>(s >> 8) / static_cast<float>(1u << 24) - 0.5f);
+  }
+  return TensorData(v, shape);
+}
+
+// A two-layer MLP's SGD step: relu, -mean(gather(log_softmax)), backward,
+// p - 0.05 grad. Inputs w1 [8, 16], b1 [16], w2 [16, 4], x [6, 8] and
+// labels [6, 1] (i64); results the new w1, b1, w2 and the loss.
+Tensors mlp_step(const Tensors& in) {
+  Tensor<2> w1(in[0]), w2(in[2]), x(in[3]);
+  Tensor<1> b1(in[1]);
+  Tensor<2, Int> labels(in[4]);
+  w1 = w1.require_grad();
+  b1 = b1.require_grad();
+  w2 = w2.require_grad();
+  auto h = activation::relu(module::linear(x, w1, b1));
+  auto loss = activation::log_softmax(h.matmul(w2), 1).gather(1, labels).mean().neg();
+  auto grads = loss.backward();
+  auto update = [&](const auto& p) { return (p.detach() - p.grad(grads)->detach() * 0.05).ref(); };
+  return {update(w1), update(b1), update(w2), loss.ref()};
+}
+
+std::vector<ir::TensorSpec> mlp_specs() {
+  return {{Shape{8, 16}, DType::F32},
+          {Shape{16}, DType::F32},
+          {Shape{16, 4}, DType::F32},
+          {Shape{6, 8}, DType::F32},
+          {Shape{6, 1}, DType::I64}};
+}
+
+Tensors mlp_inputs(const Device& d) {
+  std::vector<std::int64_t> labels{0, 3, 1, 2, 3, 0};
+  return {Tensor<2>::from_data(values(Shape{8, 16}, 0.8f, 1), d).ref(),
+          Tensor<1>::from_data(TensorData(std::vector<float>(16, 0.01f), {16}), d).ref(),
+          Tensor<2>::from_data(values(Shape{16, 4}, 0.8f, 2), d).ref(),
+          Tensor<2>::from_data(values(Shape{6, 8}, 2.0f, 3), d).ref(),
+          Tensor<2, Int>::from_data(TensorData(labels, {6, 1}), d).ref()};
+}
+
+std::vector<float> floats(const detail::TensorRef& t) { return detail::to_data(t).convert(DType::F32).to_vec<float>(); }
+
+// Runs `steps` steps of `fn` eagerly on d.autodiff() and traced on d, each
+// from `start`: every result of every step must have the same bits. The
+// first `state` results feed the next step in place of the first inputs
+// (the parameters); the last result is the loss, returned step by step.
+std::vector<float> expect_traced_equals_eager(const TracedFunction::Function& fn, const TracedFunction& traced_fn,
+                                              const Tensors& start, std::size_t state, int steps) {
+  const Device d = start[0]->device;
+  Tensors eager = start, traced = start;
+  std::vector<float> losses;
+  for (int it = 0; it < steps; ++it) {
+    // The eager step on the device with autodiff; the traced one on the
+    // plain device, as a caller would run it.
+    Tensors on_grad_device;
+    for (const auto& t : eager) on_grad_device.push_back(detail::with_context(t, d.autodiff()));
+    const Tensors e = fn(on_grad_device);
+    const Tensors t = traced_fn(traced);
+    EXPECT_EQ(e.size(), t.size());
+    for (std::size_t k = 0; k < e.size() && k < t.size(); ++k) {
+      SCOPED_TRACE(::testing::Message() << "step " << it << ", result " << k);
+      EXPECT_EQ(floats(e[k]), floats(t[k]));
+    }
+    for (std::size_t k = 0; k < state; ++k) {
+      eager[k] = detail::with_context(detail::detach(e[k]), d);
+      traced[k] = t[k];
+    }
+    losses.push_back(floats(t.back()).at(0));
+  }
+  return losses;
+}
+
+TEST(Trace, MlpStepsMatchTheEagerStepsBitForBitOnEveryDevice) {
+  const TracedFunction step = trace(mlp_step, mlp_specs());
+  EXPECT_GT(step.num_ops(), 20u);  // forward, backward and three updates
+  for (const Device& d : testing::all_devices()) {
+    SCOPED_TRACE(d.to_string());
+    const auto losses = expect_traced_equals_eager(mlp_step, step, mlp_inputs(d), 3, 5);
+    EXPECT_LT(losses.back(), losses.front());  // the steps train
+  }
+}
+
+// A convolutional step: conv (padding 1) + relu + 2x2 max pool, a linear
+// classifier, mean squared error, SGD. Inputs w [4, 2, 3, 3], b [4],
+// v [64, 3] and x [2, 2, 8, 8]; results the new w, b, v and the loss.
+Tensors conv_step(const Tensors& in) {
+  Tensor<4> w = Tensor<4>(in[0]).require_grad(), x(in[3]);
+  Tensor<1> b = Tensor<1>(in[1]).require_grad();
+  Tensor<2> v = Tensor<2>(in[2]).require_grad();
+  auto h = module::max_pool2d(
+      activation::relu(module::conv2d(x, w, b, module::ConvOptions<2>({1, 1}, {1, 1}, {1, 1}, 1))), {2, 2}, {2, 2});
+  auto y = h.reshape({2, 64}).matmul(v);
+  auto loss = ((y - 0.5) * (y - 0.5)).mean();
+  auto grads = loss.backward();
+  auto update = [&](const auto& p) { return (p.detach() - p.grad(grads)->detach() * 0.1).ref(); };
+  return {update(w), update(b), update(v), loss.ref()};
+}
+
+TEST(Trace, ConvolutionStepsMatchTheEagerStepsBitForBitOnEveryDevice) {
+  const TracedFunction step = trace(conv_step, {{Shape{4, 2, 3, 3}, DType::F32},
+                                                {Shape{4}, DType::F32},
+                                                {Shape{64, 3}, DType::F32},
+                                                {Shape{2, 2, 8, 8}, DType::F32}});
+  for (const Device& d : testing::all_devices()) {
+    SCOPED_TRACE(d.to_string());
+    const Tensors start{Tensor<4>::from_data(values(Shape{4, 2, 3, 3}, 0.6f, 11), d).ref(),
+                        Tensor<1>::from_data(TensorData(std::vector<float>(4, 0.05f), {4}), d).ref(),
+                        Tensor<2>::from_data(values(Shape{64, 3}, 0.3f, 12), d).ref(),
+                        Tensor<4>::from_data(values(Shape{2, 2, 8, 8}, 2.0f, 13), d).ref()};
+    const auto losses = expect_traced_equals_eager(conv_step, step, start, 3, 3);
+    EXPECT_LT(losses.back(), losses.front());
+  }
+}
+
+TEST(Trace, InputsStayIntactAndResultsAreTheCallersOwn) {
+  const TracedFunction twice =
+      trace([](const Tensors& in) -> Tensors { return {((Tensor<2>(in[0]) + 1.0) * 2.0).exp().ref()}; },
+            {{Shape{2, 3}, DType::F32}});
+  const Device d = Device::cpu();
+  const auto x = Tensor<2>::from_data(values(Shape{2, 3}, 1.0f, 7), d);
+  const std::vector<float> before = x.to_data().to_vec<float>();
+  const Tensors y = twice({x.ref()});
+  EXPECT_EQ(x.to_data().to_vec<float>(), before);
+  EXPECT_EQ(Tensor<2>(y[0]).to_data().to_vec<float>(), (((x + 1.0) * 2.0).exp()).to_data().to_vec<float>());
+}
+
+TEST(Trace, InputsOfOtherShapesAndDtypesAreTracedAgain) {
+  const TracedFunction fn = trace(
+      [](const Tensors& in) -> Tensors {
+        const Tensor<2> x(in[0]);
+        return {(x * 3.0 - x.sum_dim(1)).ref()};  // the sum's shape follows x's
+      },
+      {{Shape{2, 3}, DType::F32}});
+  const Device d = Device::flex();
+  for (const Shape& shape : {Shape{2, 3}, Shape{4, 5}, Shape{2, 3}, Shape{1, 7}})
+    for (const DType dtype : {DType::F32, DType::F64}) {
+      SCOPED_TRACE(shape.to_string() + " " + std::string(dtype_name(dtype)));
+      const auto x = Tensor<2>::from_data(values(shape, 4.0f, 5), TensorCreationOptions(d, dtype));
+      const Tensors out = fn({x.ref()});
+      EXPECT_EQ(out[0]->spec.shape, shape);
+      EXPECT_EQ(dtype_name(out[0]->spec.dtype), dtype_name(dtype));
+      EXPECT_EQ(floats(out[0]), floats((x * 3.0 - x.sum_dim(1)).ref()));
+    }
+}
+
+TEST(Trace, ConstantsAndResultsThatAreInputsAreServedOnEachDevice) {
+  // A constant made inside the function (brought to the capture device as
+  // data), and an input returned as it is.
+  const TracedFunction fn = trace(
+      [](const Tensors& in) -> Tensors {
+        const auto c = Tensor<1>::from_data(TensorData(std::vector<float>{1.5f, -2.0f, 4.0f}, {3}), in[0]->device);
+        return {(Tensor<1>(in[0]) * c).ref(), in[0]};
+      },
+      {{Shape{3}, DType::F32}});
+  for (const Device& d : {Device::flex(), Device::cpu()}) {
+    SCOPED_TRACE(d.to_string());
+    const auto x = Tensor<1>::from_data(TensorData(std::vector<float>{2.0f, 3.0f, -1.0f}, {3}), d);
+    for (int call = 0; call < 2; ++call) {
+      const Tensors out = fn({x.ref()});
+      EXPECT_EQ(Tensor<1>(out[0]).to_data().to_vec<float>(), (std::vector<float>{3.0f, -6.0f, -4.0f}));
+      EXPECT_EQ(Tensor<1>(out[1]).to_data().to_vec<float>(), (std::vector<float>{2.0f, 3.0f, -1.0f}));
+      EXPECT_EQ(out[1]->device, d);
+    }
+  }
+}
+
+TEST(Trace, RandomOperationsDrawAnewOnEveryCallFromTheCallersDevice) {
+  const TracedFunction noisy = trace(
+      [](const Tensors& in) -> Tensors {
+        const Tensor<1> x(in[0]);
+        return {(x + Tensor<1>::random(Shape{64}, Distribution::uniform(0.0, 1.0), x.device())).ref()};
+      },
+      {{Shape{64}, DType::F32}});
+  const Device d = Device::flex();
+  const auto zero = Tensor<1>::zeros(Shape{64}, d);
+  d.seed(11);
+  const auto a = floats(noisy({zero.ref()})[0]);
+  const auto b = floats(noisy({zero.ref()})[0]);
+  EXPECT_NE(a, b);
+  d.seed(11);
+  EXPECT_EQ(floats(noisy({zero.ref()})[0]), a);  // the device's generator, restarted by its seed
+  for (float v : a) {
+    EXPECT_GE(v, 0.0f);
+    EXPECT_LT(v, 1.0f);
+  }
+}
+
+TEST(Trace, BadCallsAreClearErrors) {
+  const TracedFunction step = trace(mlp_step, mlp_specs());
+  const Device d = Device::flex();
+  Tensors in = mlp_inputs(d);
+
+  // Other shapes are recorded again; these ones do not fit together (x's
+  // features against w1's rows).
+  Tensors wrong_shape = in;
+  wrong_shape[3] = Tensor<2>::zeros(Shape{6, 9}, d).ref();
+  EXPECT_THROW(
+      {
+        try {
+          step(wrong_shape);
+        } catch (const Error& e) {
+          EXPECT_NE(std::string(e.what()).find("failed while it was traced for inputs (f32 [8, 16], f32 [16], "
+                                               "f32 [16, 4], f32 [6, 9], i64 [6, 1])"),
+                    std::string::npos)
+              << e.what();
+          throw;
+        }
+      },
+      Error);
+  EXPECT_THROW(step(Tensors(in.begin(), in.begin() + 4)), Error);  // too few inputs
+
+  Tensors tracked = in;
+  tracked[0] = detail::require_grad(detail::with_context(in[0], d.autodiff()), true);
+  EXPECT_THROW(
+      {
+        try {
+          step(tracked);
+        } catch (const Error& e) {
+          EXPECT_NE(std::string(e.what()).find("tracked by autodiff"), std::string::npos) << e.what();
+          throw;
+        }
+      },
+      Error);
+
+  Tensors mixed = in;
+  mixed[2] = detail::to_device(in[2], Device::ndarray());
+  EXPECT_THROW(step(mixed), Error);
+
+  Tensors moved = in;
+  moved[1] = nullptr;
+  EXPECT_THROW(step(moved), Error);
+}
+
+TEST(Trace, FunctionsThatCannotBeTracedAreClearErrors) {
+  const std::vector<ir::TensorSpec> one{{Shape{4}, DType::F32}};
+  // Reading a value: nothing is computed while tracing.
+  EXPECT_THROW(
+      {
+        try {
+          trace(
+              [](const Tensors& in) -> Tensors {
+                const float total = Tensor<1>(in[0]).sum().into_scalar<float>();
+                return {(Tensor<1>(in[0]) * total).ref()};
+              },
+              one);
+        } catch (const Error& e) {
+          EXPECT_NE(std::string(e.what()).find("failed while it was traced"), std::string::npos) << e.what();
+          throw;
+        }
+      },
+      Error);
+  EXPECT_THROW(trace([](const Tensors&) -> Tensors { return {}; }, one), Error);
+  EXPECT_THROW(trace([](const Tensors&) -> Tensors { return {Tensor<1>::zeros(Shape{4}, Device::flex()).ref()}; }, one),
+               Error);
+  EXPECT_THROW(trace([](const Tensors& in) -> Tensors { return in; }, {}), Error);
+}
+
+}  // namespace
+}  // namespace burn
