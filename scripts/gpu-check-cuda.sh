@@ -16,7 +16,8 @@
 #       suite (device tests, the NVRTC compile of every kernel, the fusion
 #       fuzz on cuda:0), the conformance, autodiff, nn and modules suites
 #       restricted to their cuda cases, each compared with the CPU backends
-#       in the same process, and NCCL on one rank, side by side; then one
+#       in the same process, NCCL on one rank and the traced steps of the
+#       trace suite against eager ones, side by side; then one
 #       Fashion-MNIST epoch of burn-train
 #       on cuda:0, and last the benchmark: burn-cuda-bench next to PyTorch on
 #       the same GPU (bench/cuda_compare.py). Meant to finish within ten
@@ -72,8 +73,9 @@ step() { printf '\n== %s (%ds)\n' "$1" $(($(date +%s) - started)); }
 die() { echo "gpu-check (cuda): error: $*" >&2; exit 1; }
 
 # The suites the run half runs (all of the CUDA suite but its CPU emulation,
-# the cuda cases of the others).
-suites=(burn_cuda_tests burn_conformance_tests burn_autodiff_tests burn_nn_tests burn_modules_tests burn_collective_tests)
+# the cuda cases of the others, the small trace suite whole).
+suites=(burn_cuda_tests burn_conformance_tests burn_autodiff_tests burn_nn_tests burn_modules_tests burn_collective_tests
+  burn_capture_tests)
 # The training data travels beside the archive: it is compressed already.
 dataset=$(dirname "$bundle")/fashion-mnist
 # One epoch of the main job must reach this test accuracy (the CPU devices
@@ -195,6 +197,8 @@ for s in burn_conformance_tests burn_autodiff_tests burn_nn_tests burn_modules_t
 done
 # NCCL with one rank on cuda:0 (two ranks need two GPUs).
 start_suite burn_collective_tests --gtest_filter='Nccl.*'
+# Traced steps against eager ones on every device, cuda:0 among them.
+start_suite burn_capture_tests
 step "suites started side by side (each within ${suite_limit}s)"
 wait
 for s in "${suites[@]}"; do

@@ -1,6 +1,7 @@
 // burn::trace: a training step recorded once on the capture device and
 // replayed on every device gives the eager step's results bit for bit
-// (the same operations in the same order on the same backend), draws
+// (the same operations in the same order on the same backend; on CUDA,
+// whose cuDNN algorithms may sum in any order, within 1e-5), draws
 // random numbers anew, leaves its inputs intact, and refuses bad calls with
 // errors that say what to do.
 #include <burn/activation.hpp>
@@ -9,6 +10,7 @@
 #include <burn/trace.hpp>
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdint>
 #include <vector>
 
@@ -84,7 +86,17 @@ std::vector<float> expect_traced_equals_eager(const TracedFunction::Function& fn
     EXPECT_EQ(e.size(), t.size());
     for (std::size_t k = 0; k < e.size() && k < t.size(); ++k) {
       SCOPED_TRACE(::testing::Message() << "step " << it << ", result " << k);
-      EXPECT_EQ(floats(e[k]), floats(t[k]));
+      const std::vector<float> want = floats(e[k]), got = floats(t[k]);
+      if (d.type() != DeviceType::Cuda) {
+        EXPECT_EQ(want, got);
+        continue;
+      }
+      // cuDNN's weight-gradient algorithms may add partial sums in another
+      // order on every call, so two runs of the same step agree closely,
+      // not bit for bit.
+      EXPECT_EQ(want.size(), got.size());
+      for (std::size_t i = 0; i < want.size() && i < got.size(); ++i)
+        EXPECT_NEAR(want[i], got[i], 1e-5 * (1.0 + std::abs(want[i])));
     }
     for (std::size_t k = 0; k < state; ++k) {
       eager[k] = detail::with_context(detail::detach(e[k]), d);
