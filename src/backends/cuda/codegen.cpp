@@ -247,9 +247,10 @@ class Generator {
         "    for (unsigned int u = 0; u < {}u; ++u) {{\n"
         "      const unsigned long long i = first + u * step;\n",
         kItemsPerThread);
-    std::string source = unrolled_grid_stride_kernel(
-        "elementwise", text_.helpers(), fields(),
-        ahead + turn + fetch + "    }\n" + turn + "      if (i >= p.n) break;\n" + take + body + stores + "    }\n");
+    const std::string loads = p_.inputs.empty() ? std::string() : ahead + turn + fetch + "    }\n";
+    std::string source =
+        unrolled_grid_stride_kernel("elementwise", text_.helpers(), fields(),
+                                    loads + turn + "      if (i >= p.n) break;\n" + take + body + stores + "    }\n");
     return {kKernelEntry, std::move(source), std::move(layout_)};
   }
 
