@@ -31,9 +31,7 @@ inline bool call_backend(DeviceRuntime& runtime, backend::SingleOutputExecution*
     else many = backend.execute(op, inputs, outputs);
   };
   if (backend.times_own_ops()) launch();
-  else
-    profile::run_timed(
-        backend, [&] { return ir::op_name(op); }, launch);
+  else profile::run_timed(backend, [&] { return ir::op_name(op); }, launch);
   runtime.count_op();
   if (!single_output && many.size() != outputs.size())
     throw ExecutionError(ir::op_name(op), fmt::format("the {} backend returned {} outputs, {} expected", backend.name(),
