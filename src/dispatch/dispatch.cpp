@@ -12,7 +12,7 @@
 #include "autodiff/graph.hpp"
 #include "core/object_pool.hpp"
 #include "device/runtime.hpp"
-#include "dispatch/op_profile.hpp"
+#include "dispatch/backend_call.hpp"
 #include "ir/spec_list.hpp"
 
 namespace burn::detail {
@@ -126,22 +126,9 @@ void run(const ir::Op& op, std::span<const TensorRef> inputs, const Device& devi
     }
     ins.emplace(t->primitive, t->spec, reusable);
   }
-  const bool one = single && outputs.size() == 1;
   backend::PrimitivePtr prim;                // one ? the output : unused
   std::vector<backend::PrimitivePtr> prims;  // one ? unused : the outputs
-  auto launch = [&] {
-    if (one) prim = single->execute_single(op, ins.span(), outputs[0]);
-    else prims = backend.execute(op, ins.span(), outputs.span());
-  };
-  // A backend that times itself (the fusion layer) records what it runs.
-  if (backend.times_own_ops()) launch();
-  else
-    profile::run_timed(
-        backend, [&] { return ir::op_name(op); }, launch);
-  runtime.count_op();
-  if (!one && prims.size() != outputs.size())
-    throw ExecutionError(ir::op_name(op), fmt::format("the {} backend returned {} outputs, {} expected", backend.name(),
-                                                      prims.size(), outputs.size()));
+  const bool one = call_backend(runtime, single, op, ins.span(), outputs.span(), prim, prims);
   InlineList<TensorRef> out(outputs.size());
   for (std::size_t i = 0; i < outputs.size(); ++i)
     out.emplace(

@@ -31,7 +31,7 @@
 #include "backends/capture/graph.hpp"
 #include "core/object_pool.hpp"
 #include "device/runtime.hpp"
-#include "dispatch/op_profile.hpp"
+#include "dispatch/backend_call.hpp"
 
 namespace burn {
 namespace {
@@ -309,6 +309,7 @@ TracedFunction::Tensors TracedFunction::operator()(const Tensors& inputs) const 
   std::copy(p.uploaded.begin(), p.uploaded.end(), slots.begin() + static_cast<std::ptrdiff_t>(inputs.size()));
   backend::SingleOutputExecution* const single = backend.single_output();
   std::vector<backend::Input> ins;
+  backend::PrimitivePtr one;
   std::vector<backend::PrimitivePtr> outs;
   for (const TracedProgram::Step& step : p.steps) {
     ins.clear();
@@ -320,19 +321,10 @@ TracedFunction::Tensors TracedFunction::operator()(const Tensors& inputs) const 
       const bool reusable = step.takes[j] && prim.use_count() == 1 + static_cast<long>(prim->backend_references());
       ins.push_back({std::move(prim), step.input_specs[j], reusable});
     }
-    const bool one = single != nullptr && step.outputs.size() == 1;
-    const auto launch = [&] {
-      if (one) outs.assign(1, single->execute_single(step.op, ins, step.outputs[0]));
-      else outs = backend.execute(step.op, ins, step.outputs);
-    };
-    if (backend.times_own_ops()) launch();
-    else
-      detail::profile::run_timed(
-          backend, [&] { return ir::op_name(step.op); }, launch);
-    runtime.count_op();
-    if (outs.size() != step.outputs.size())
-      throw ExecutionError(ir::op_name(step.op), fmt::format("the {} backend returned {} outputs, {} expected",
-                                                             backend.name(), outs.size(), step.outputs.size()));
+    if (detail::call_backend(runtime, single, step.op, ins, step.outputs, one, outs)) {
+      outs.clear();
+      outs.push_back(std::move(one));  // moved, so no second handle keeps the value from being reused
+    }
     for (std::size_t k = 0; k < outs.size(); ++k)
       if (step.output_slots[k] != TracedProgram::kUnused) slots[step.output_slots[k]] = std::move(outs[k]);
   }
