@@ -112,7 +112,8 @@ std::uint64_t op_signature(const ir::Op& op) {
   return h;
 }
 
-void Batch::build(std::span<const QueuedOp> queue) {
+template <class Held>
+void Batch::number(std::span<const QueuedOp> queue, Held&& held) {
   ops.clear();
   values.clear();
   key.clear();
@@ -156,17 +157,23 @@ void Batch::build(std::span<const QueuedOp> queue) {
     }
     ops.push_back(bop);
   }
+  for (auto& val : values)
+    if (val.producer >= 0) val.held = held(static_cast<std::size_t>(val.producer), val.slot, val.readers);
+  for (const auto& bop : ops)
+    for (auto v : bop.outputs) key.push_back(mix(spec_hash(values[v].spec), values[v].held));
+}
+
+void Batch::build(std::span<const QueuedOp> queue) {
   // Held outside the queue: strong references beyond the queue's own (one
   // per reading input slot). A snapshot, as a lock() would be: a handle
   // dropped meanwhile by another thread only makes a value look held.
-  for (std::size_t v = 0; v < values.size(); ++v) {
-    auto& val = values[v];
-    if (val.producer < 0) continue;
-    const auto& out = queue[static_cast<std::size_t>(val.producer)].outputs[val.slot];
-    val.held = static_cast<std::size_t>(out.tensor.use_count()) > val.readers;
-  }
-  for (const auto& bop : ops)
-    for (auto v : bop.outputs) key.push_back(mix(spec_hash(values[v].spec), values[v].held));
+  number(queue, [queue](std::size_t op, std::uint32_t slot, std::uint32_t readers) {
+    return static_cast<std::size_t>(queue[op].outputs[slot].tensor.use_count()) > readers;
+  });
+}
+
+void Batch::build(std::span<const QueuedOp> ops_in_order, const std::function<bool(std::size_t, std::uint32_t)>& held) {
+  number(ops_in_order, [&held](std::size_t op, std::uint32_t slot, std::uint32_t) { return held(op, slot); });
 }
 
 }  // namespace burn::fusion

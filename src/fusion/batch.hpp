@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <span>
 #include <vector>
@@ -62,6 +63,11 @@ class Batch {
   /// over this batch's storage (a drain reuses one Batch, so its lists keep
   /// their capacity). `queue` must outlive the use of `ops`.
   void build(std::span<const QueuedOp> queue);
+  /// The same for ops that were never queued (a recorded program's, run by
+  /// FusionBackend::compile): tensors are named by the ids their inputs'
+  /// LazyTensors and their outputs carry, and `held(op, slot)` says whether
+  /// output `slot` of op `op` is needed after the batch.
+  void build(std::span<const QueuedOp> ops_in_order, const std::function<bool(std::size_t, std::uint32_t)>& held);
 
   std::vector<BatchOp> ops;
   std::vector<BatchValue> values;
@@ -79,6 +85,10 @@ class Batch {
   }
 
  private:
+  /// build()'s numbering; `held(op, slot, readers)` decides BatchValue::held.
+  template <class Held>
+  void number(std::span<const QueuedOp> queue, Held&& held);
+
   std::vector<std::uint32_t> external_rank_;  // build()'s scratch
 };
 

@@ -9,56 +9,9 @@
 #include "core/object_pool.hpp"
 #include "device/runtime.hpp"
 #include "dispatch/op_profile.hpp"
+#include "fusion/diagnostics.hpp"
 
 namespace burn::fusion {
-namespace {
-
-/// BURN_FUSION_TRACE=1 prints every newly planned strategy and every op run
-/// outside the queue to stderr: the tool for seeing what a workload fuses.
-bool trace_enabled() {
-  static const bool on = [] {
-    const char* v = std::getenv("BURN_FUSION_TRACE");
-    return v && *v && std::strcmp(v, "0") != 0;
-  }();
-  return on;
-}
-
-void trace_strategy(const Batch& batch, const Strategy& strategy) {
-  std::string text = fmt::format("[fusion] new strategy for {} queued ops:\n", batch.ops.size());
-  for (const Step& step : strategy) {
-    text += step.plan ? "  fused:" : "  alone:";
-    for (auto i : step.ops) {
-      text += ' ';
-      text += ir::op_name(batch.ops[i].queued->op);
-    }
-    text += '\n';
-  }
-  std::fputs(text.c_str(), stderr);
-}
-
-/// A fused group's name in BURN_PROFILE_OPS's table: fused[sub mul add].
-/// The queue times each step it runs itself (docs/architecture.md,
-/// "Profiling"): dispatch cannot, a queued op returning before it runs.
-std::string group_name(std::span<const QueuedOp* const> group) {
-  std::string name = "fused[";
-  for (std::size_t i = 0; i < group.size(); ++i) {
-    if (i > 0) name += ' ';
-    name += ir::op_name(group[i]->op);
-  }
-  return name + ']';
-}
-
-/// The inner tensor of a materialised input; a queued one here is a bug in
-/// the drain order, reported instead of crashing.
-const backend::PrimitivePtr& materialised(const LazyTensor& t, const ir::Op& op) {
-  if (!t.value)
-    throw ExecutionError(ir::op_name(op),
-                         "an input was not computed: a queued op it depends on failed when "
-                         "the queue ran (see that earlier error)");
-  return t.value;
-}
-
-}  // namespace
 
 FusionBackend::FusionBackend(std::string name, std::unique_ptr<backend::Backend> inner,
                              std::vector<std::unique_ptr<Fuser>> fusers)

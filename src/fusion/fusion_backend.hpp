@@ -13,15 +13,19 @@
 
 #include <burn/backend/backend.hpp>
 
+#include "dispatch/program.hpp"
 #include "fusion/planner.hpp"
 #include "fusion/stats.hpp"
 
 namespace burn::fusion {
 
+class FusionProgram;
+
 class FusionBackend final : public backend::Backend,
                             public backend::Stream,
                             public backend::SingleOutputExecution,
-                            public backend::HostAccess {
+                            public backend::HostAccess,
+                            public detail::ProgramCompiler {
  public:
   FusionBackend(std::string name, std::unique_ptr<backend::Backend> inner, std::vector<std::unique_ptr<Fuser>> fusers);
   ~FusionBackend() override;
@@ -71,6 +75,12 @@ class FusionBackend final : public backend::Backend,
   /// profile's flush option drains before the window closes).
   std::unique_ptr<backend::DeviceClockWindow> open_profile_window() override;
 
+  /// Plans a recorded program once (fusion_program.cpp): its fusable ops
+  /// grouped across the whole program, as a queue holding all of it would
+  /// group them, and the rest run alone in the order the queue would run
+  /// them. A run then goes straight to the plans and the inner backend.
+  std::unique_ptr<detail::CompiledProgram> compile(const detail::Program& program) override;
+
   FusionStats stats() const;
   void reset_stats();
   backend::Backend& inner() noexcept { return *inner_; }
@@ -106,6 +116,10 @@ class FusionBackend final : public backend::Backend,
   void release_if_dead(const Batch& batch, std::size_t index, std::size_t slot, std::size_t step,
                        backend::Input& input);
   LazyPtr wrap(backend::PrimitivePtr value);
+  /// Runs a compiled program (fusion_program.cpp) under the queue's lock,
+  /// after what is queued.
+  friend class FusionProgram;
+  void run_program(const FusionProgram& program, std::vector<backend::PrimitivePtr>& slots);
 
   const std::string name_;
   std::unique_ptr<backend::Backend> inner_;

@@ -9,6 +9,8 @@
 #include <memory>
 
 #include <burn/backend/backend.hpp>
+#include <burn/error.hpp>
+#include <burn/ir/op.hpp>
 
 namespace burn::fusion {
 
@@ -32,6 +34,17 @@ class LazyTensor final : public backend::Primitive {
 };
 
 using LazyPtr = std::shared_ptr<LazyTensor>;
+
+/// The inner tensor of a computed LazyTensor; one still uncomputed when an
+/// op that reads it runs means the op producing it failed (or, in the
+/// drain order, a bug), reported instead of crashing.
+inline const backend::PrimitivePtr& materialised(const LazyTensor& t, const ir::Op& op) {
+  if (!t.value)
+    throw ExecutionError(ir::op_name(op),
+                         "an input was not computed: a queued op it depends on failed when "
+                         "the queue ran (see that earlier error)");
+  return t.value;
+}
 
 /// The LazyTensor behind a primitive of a fusion device.
 LazyPtr as_lazy(const backend::PrimitivePtr& p);

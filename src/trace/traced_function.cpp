@@ -32,6 +32,7 @@
 #include "core/object_pool.hpp"
 #include "device/runtime.hpp"
 #include "dispatch/backend_call.hpp"
+#include "dispatch/program.hpp"
 
 namespace burn {
 namespace {
@@ -45,29 +46,16 @@ std::string spec_text(const ir::TensorSpec& s) {
 namespace detail {
 
 struct TracedProgram {
-  struct Step {
-    ir::Op op;
-    std::vector<std::uint32_t> inputs;  ///< slots
-    /// Per input: this op reads the slot last (and this is its last
-    /// position in the op), so the call takes the value out of the slot.
-    std::vector<bool> takes;
-    std::vector<ir::TensorSpec> input_specs;
-    std::vector<ir::TensorSpec> outputs;
-    std::vector<std::uint32_t> output_slots;  ///< kUnused: nothing reads that output
-  };
-  static constexpr std::uint32_t kUnused = ~std::uint32_t{0};
-
   std::vector<ir::TensorSpec> input_specs;
   std::vector<TensorData> constants;  ///< slot input_specs.size() + k
-  std::vector<Step> steps;
-  std::vector<std::uint32_t> results;  ///< slots of the function's results
+  Program program;
   std::vector<ir::TensorSpec> result_specs;
-  std::size_t slot_count = 0;
-
-  std::size_t first_computed_slot() const noexcept { return input_specs.size() + constants.size(); }
 
   /// The constants on the backend the program was recorded for.
   std::vector<backend::PrimitivePtr> uploaded;
+  /// The backend's own preparation of the program, where it makes one
+  /// (the fusion layer plans it once); null: run step by step.
+  std::unique_ptr<const CompiledProgram> compiled;
 };
 
 /// A traced function: the function, its input specs, the program recorded
@@ -98,6 +86,10 @@ class TracedState {
 
 namespace {
 
+using detail::kUnusedSlot;
+using detail::LastReads;
+using detail::Program;
+using detail::ProgramStep;
 using detail::TracedProgram;
 using detail::TracedState;
 using ValuePtr = capture::ValuePtr;
@@ -147,51 +139,48 @@ std::shared_ptr<TracedProgram> build(const std::vector<ValuePtr>& placeholders, 
     first_output.emplace(node.get(), next);
     next += static_cast<std::uint32_t>(node->outputs.size());
   }
-  program->slot_count = next;
+  program->program.slot_count = next;
+  program->program.first_computed = first_constant + constants.size();
   const auto slot_of = [&](const ValuePtr& v) -> std::uint32_t {
     if (auto it = input_slot.find(v.get()); it != input_slot.end()) return it->second;
     if (v->is_constant()) return constant_slot.at(v.get());
     return first_output.at(v->node().get()) + static_cast<std::uint32_t>(v->output());
   };
 
+  Program& p = program->program;
   for (const ValuePtr& r : results) {
-    program->results.push_back(slot_of(r));
+    p.results.push_back(slot_of(r));
     program->result_specs.push_back(r->spec());
   }
   for (const auto& node : nodes) {
-    TracedProgram::Step step;
+    ProgramStep step;
     step.op = node->op;
     step.outputs = node->outputs;
     for (const auto& in : node->inputs) {
       step.inputs.push_back(slot_of(in));
       step.input_specs.push_back(in->spec());
     }
-    program->steps.push_back(std::move(step));
+    p.steps.push_back(std::move(step));
   }
 
   // Reads: the last (step, position) of each computed slot; results and
   // outputs nobody reads follow from the same table.
-  std::vector<bool> is_result(program->slot_count, false);
-  for (std::uint32_t r : program->results) is_result[r] = true;
-  constexpr std::size_t kNever = ~std::size_t{0};
-  std::vector<std::size_t> last_step(program->slot_count, kNever), last_position(program->slot_count, 0);
-  for (std::size_t s = 0; s < program->steps.size(); ++s)
-    for (std::size_t j = 0; j < program->steps[s].inputs.size(); ++j) {
-      last_step[program->steps[s].inputs[j]] = s;
-      last_position[program->steps[s].inputs[j]] = j;
-    }
-  const std::uint32_t computed = static_cast<std::uint32_t>(program->first_computed_slot());
-  for (std::size_t s = 0; s < program->steps.size(); ++s) {
-    TracedProgram::Step& step = program->steps[s];
+  std::vector<bool> is_result(p.slot_count, false);
+  for (std::uint32_t r : p.results) is_result[r] = true;
+  const LastReads reads(p.slot_count, p.steps.size(),
+                        [&](std::size_t s) -> const std::vector<std::uint32_t>& { return p.steps[s].inputs; });
+  const auto computed = static_cast<std::uint32_t>(p.first_computed);
+  for (std::size_t s = 0; s < p.steps.size(); ++s) {
+    ProgramStep& step = p.steps[s];
     step.takes.resize(step.inputs.size());
     for (std::size_t j = 0; j < step.inputs.size(); ++j) {
       const std::uint32_t slot = step.inputs[j];
-      step.takes[j] = slot >= computed && !is_result[slot] && last_step[slot] == s && last_position[slot] == j;
+      step.takes[j] = slot >= computed && !is_result[slot] && reads.last(slot, s, j);
     }
     const std::uint32_t base = first_output.at(nodes[s].get());
     for (std::uint32_t k = 0; k < step.outputs.size(); ++k) {
       const std::uint32_t slot = base + k;
-      step.output_slots.push_back(is_result[slot] || last_step[slot] != kNever ? slot : TracedProgram::kUnused);
+      step.output_slots.push_back(is_result[slot] || reads.read(slot) ? slot : kUnusedSlot);
     }
   }
   return program;
@@ -230,6 +219,31 @@ std::shared_ptr<TracedProgram> record(const TracedFunction::Function& fn, const 
   return build(values, result_values, specs);
 }
 
+// Runs the steps one by one on the runtime's backend, as dispatch would.
+void run_steps(detail::DeviceRuntime& runtime, const Program& p, std::vector<backend::PrimitivePtr>& slots) {
+  backend::SingleOutputExecution* const single = runtime.backend().single_output();
+  std::vector<backend::Input> ins;
+  backend::PrimitivePtr one;
+  std::vector<backend::PrimitivePtr> outs;
+  for (const ProgramStep& step : p.steps) {
+    ins.clear();
+    for (std::size_t j = 0; j < step.inputs.size(); ++j) {
+      const std::uint32_t slot = step.inputs[j];
+      backend::PrimitivePtr prim = step.takes[j] ? std::move(slots[slot]) : slots[slot];
+      // Reusable as dispatch decides it: nothing but this call and the
+      // backend's own pending work holds the value.
+      const bool reusable = step.takes[j] && prim.use_count() == 1 + static_cast<long>(prim->backend_references());
+      ins.push_back({std::move(prim), step.input_specs[j], reusable});
+    }
+    if (detail::call_backend(runtime, single, step.op, ins, step.outputs, one, outs)) {
+      outs.clear();
+      outs.push_back(std::move(one));  // moved, so no second handle keeps the value from being reused
+    }
+    for (std::size_t k = 0; k < outs.size(); ++k)
+      if (step.output_slots[k] != kUnusedSlot) slots[step.output_slots[k]] = std::move(outs[k]);
+  }
+}
+
 }  // namespace
 
 namespace detail {
@@ -251,7 +265,7 @@ std::shared_ptr<const TracedProgram> TracedState::program_for(backend::Backend& 
     const capture::SupportScope as_target(backend);
     program = record(fn, specs);
   }
-  for (const auto& s : program->steps) {
+  for (const auto& s : program->program.steps) {
     // Optional ops follow the backend's support; a required one it lacks
     // has no composite to fall back on.
     if (!backend.supports_op(s.op))
@@ -264,6 +278,8 @@ std::shared_ptr<const TracedProgram> TracedState::program_for(backend::Backend& 
                                        ir::op_name(s.op), dtype_name(o.dtype), device.to_string()));
   }
   for (const TensorData& c : program->constants) program->uploaded.push_back(backend.from_data(c));
+  if (auto* compiler = dynamic_cast<ProgramCompiler*>(&backend); compiler && !program->program.steps.empty())
+    program->compiled = compiler->compile(program->program);
   programs_.push_back({&backend, program});
   return program;
 }
@@ -302,41 +318,27 @@ TracedFunction::Tensors TracedFunction::operator()(const Tensors& inputs) const 
   runtime.lock_settings();
   backend::Backend& backend = runtime.backend();
   const auto program = state_->program_for(backend, device, inputs);
-  const TracedProgram& p = *program;
+  const TracedProgram& traced = *program;
+  const Program& p = traced.program;
 
   std::vector<backend::PrimitivePtr> slots(p.slot_count);
   for (std::size_t k = 0; k < inputs.size(); ++k) slots[k] = inputs[k]->primitive;
-  std::copy(p.uploaded.begin(), p.uploaded.end(), slots.begin() + static_cast<std::ptrdiff_t>(inputs.size()));
-  backend::SingleOutputExecution* const single = backend.single_output();
-  std::vector<backend::Input> ins;
-  backend::PrimitivePtr one;
-  std::vector<backend::PrimitivePtr> outs;
-  for (const TracedProgram::Step& step : p.steps) {
-    ins.clear();
-    for (std::size_t j = 0; j < step.inputs.size(); ++j) {
-      const std::uint32_t slot = step.inputs[j];
-      backend::PrimitivePtr prim = step.takes[j] ? std::move(slots[slot]) : slots[slot];
-      // Reusable as dispatch decides it: nothing but this call and the
-      // backend's own pending work holds the value.
-      const bool reusable = step.takes[j] && prim.use_count() == 1 + static_cast<long>(prim->backend_references());
-      ins.push_back({std::move(prim), step.input_specs[j], reusable});
-    }
-    if (detail::call_backend(runtime, single, step.op, ins, step.outputs, one, outs)) {
-      outs.clear();
-      outs.push_back(std::move(one));  // moved, so no second handle keeps the value from being reused
-    }
-    for (std::size_t k = 0; k < outs.size(); ++k)
-      if (step.output_slots[k] != TracedProgram::kUnused) slots[step.output_slots[k]] = std::move(outs[k]);
+  std::copy(traced.uploaded.begin(), traced.uploaded.end(), slots.begin() + static_cast<std::ptrdiff_t>(inputs.size()));
+  if (traced.compiled) {
+    traced.compiled->run(slots);
+    for (std::size_t s = 0; s < p.steps.size(); ++s) runtime.count_op();
+  } else {
+    run_steps(runtime, p, slots);
   }
   Tensors results;
   results.reserve(p.results.size());
   for (std::size_t k = 0; k < p.results.size(); ++k)
-    results.push_back(
-        detail::make_pooled<detail::TensorImpl>(detail::TensorImpl{p.result_specs[k], device, slots[p.results[k]]}));
+    results.push_back(detail::make_pooled<detail::TensorImpl>(
+        detail::TensorImpl{traced.result_specs[k], device, slots[p.results[k]]}));
   return results;
 }
 
 const std::vector<ir::TensorSpec>& TracedFunction::input_specs() const noexcept { return state_->generic->input_specs; }
-std::size_t TracedFunction::num_ops() const noexcept { return state_->generic->steps.size(); }
+std::size_t TracedFunction::num_ops() const noexcept { return state_->generic->program.steps.size(); }
 
 }  // namespace burn

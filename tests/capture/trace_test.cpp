@@ -16,6 +16,10 @@
 
 #include "burn_test.hpp"
 
+#if BURN_HAS_CPU
+#include "fusion/stats.hpp"
+#endif
+
 namespace burn {
 namespace {
 
@@ -221,6 +225,55 @@ TEST(Trace, RandomOperationsDrawAnewOnEveryCallFromTheCallersDevice) {
     EXPECT_LT(v, 1.0f);
   }
 }
+
+// A scatter may write its result over its input when it reads that value
+// last; here a fusable op recorded before it reads the value too. A fused
+// device runs the scatter ahead of the queued multiply (as its queue
+// would), so there the scatter is not the last reader and must copy.
+TEST(Trace, AValueIsTakenOverOnlyByTheLastOpToRead) {
+  const TracedFunction fn = trace(
+      [](const Tensors& in) -> Tensors {
+        const Tensor<2> x(in[0]);
+        const Tensor<2, Int> idx(in[1]);
+        const auto a = x.cumsum(1);
+        const auto doubled = a * 2.0;                     // fusable: queued on a fused device
+        const auto scattered = a.scatter_add(1, idx, x);  // reads a last: may write in a's storage
+        return {doubled.ref(), scattered.ref()};
+      },
+      {{Shape{2, 5}, DType::F32}, {Shape{2, 5}, DType::I64}});
+  const TensorData host_idx(std::vector<std::int64_t>{4, 0, 0, 2, 1, 3, 3, 0, 4, 1}, {2, 5});
+  for (const Device& d : testing::all_devices()) {
+    SCOPED_TRACE(d.to_string());
+    const auto x = Tensor<2>::from_data(values(Shape{2, 5}, 3.0f, 21), d);
+    const auto idx = Tensor<2, Int>::from_data(host_idx, d);
+    const Tensors out = fn({x.ref(), idx.ref()});
+    EXPECT_EQ(floats(out[0]), floats((x.cumsum(1) * 2.0).ref()));
+    EXPECT_EQ(floats(out[1]), floats(x.cumsum(1).scatter_add(1, idx, x).ref()));
+  }
+}
+
+#if BURN_HAS_CPU
+// On a fused device a call runs the program the fusion layer compiled
+// from the recording (planned once, groups across the whole step): nothing
+// goes through its queue and nothing is planned again.
+TEST(Trace, OnTheFusedCpuDeviceACallQueuesAndPlansNothing) {
+  const TracedFunction step = trace(mlp_step, mlp_specs());
+  const Device d = Device::cpu();
+  const Tensors in = mlp_inputs(d);
+  step(in);  // records for the cpu device and compiles
+  d.sync();
+  fusion::reset_stats(d);
+  const Tensors out = step(in);
+  d.sync();
+  const fusion::FusionStats s = fusion::stats(d);
+  EXPECT_EQ(s.ops_queued, 0u);
+  EXPECT_EQ(s.plans_built + s.plan_cache_hits, 0u);
+  EXPECT_GT(s.fused_groups, 0u);  // the bias adds with relu, the updates
+  EXPECT_GE(s.ops_fused, 2 * s.fused_groups);
+  EXPECT_GT(s.ops_eager, 0u);  // the matmuls, log-softmax, gather
+  EXPECT_EQ(out.size(), 4u);
+}
+#endif
 
 TEST(Trace, BadCallsAreClearErrors) {
   const TracedFunction step = trace(mlp_step, mlp_specs());

@@ -59,6 +59,35 @@ TEST(FusionFuzz, RandomChainsMatchFlexBitForBit) {
   EXPECT_LE(s.ops_fused + s.ops_skipped, s.ops_queued);
 }
 
+#if BURN_HAS_CAPTURE
+// Each chain as a traced function (every value the chain reads is one of
+// its results): the fused device compiles the recording once
+// (FusionBackend::compile plans across the whole chain, where the queue
+// drained at each read) and runs it without queueing an op. The bits are
+// flex's all the same.
+TEST(FusionFuzz, TracedChainsMatchFlexBitForBit) {
+  constexpr std::uint64_t kTracedChains = 200;
+  const Device cpu = fused_device(), flex = eager_device();
+  fusion::reset_stats(cpu);
+  int reported = 0;
+  std::vector<std::uint64_t> failing;
+  std::size_t ran = 0;
+  for (std::uint64_t seed : seeds()) {
+    if (ran++ == kTracedChains) break;
+    const Program p = generate(seed);
+    const std::string diff = compare(run_traced(p, cpu), run(p, flex));
+    if (diff.empty()) continue;
+    failing.push_back(seed);
+    if (reported++ < kMaxReported) ADD_FAILURE() << report(p, "traced cpu and flex disagree", diff);
+  }
+  EXPECT_TRUE(failing.empty()) << failing.size() << " chains disagree; seeds " << testing::PrintToString(failing);
+  const fusion::FusionStats s = fusion::stats(cpu);
+  EXPECT_EQ(s.ops_queued, 0u) << "a traced call runs its compiled program, not the queue";
+  EXPECT_GT(s.fused_groups, 0u);
+  EXPECT_GE(s.ops_fused, 2 * s.fused_groups) << "a fused group holds at least two ops";
+}
+#endif
+
 // The same chain with other scalar values has the same signature: the second
 // run reuses every plan the first built.
 TEST(FusionFuzz, SameChainWithOtherScalarsReusesPlans) {

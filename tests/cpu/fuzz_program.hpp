@@ -99,6 +99,13 @@ struct Outcome {
 /// consumer) as soon as the chain no longer needs them, unless `keep`.
 Outcome run(const Program& program, const Device& device);
 
+#if BURN_HAS_CAPTURE
+/// The chain as one function recorded by burn::trace (the leaves' base
+/// tensors its inputs; every value read, kept or the result, its results)
+/// and called once on `device`.
+Outcome run_traced(const Program& program, const Device& device);
+#endif
+
 /// Empty when both outcomes agree bit for bit (any NaN equals any NaN), else
 /// a description of the first difference.
 std::string compare(const Outcome& fused, const Outcome& eager);

@@ -11,6 +11,10 @@
 #include "fusion_support.hpp"
 #include "fuzz_program.hpp"
 
+#if BURN_HAS_CAPTURE
+#include <burn/trace.hpp>
+#endif
+
 namespace burn::fusion_test {
 namespace {
 
@@ -49,9 +53,12 @@ TensorData leaf_data(const Leaf& leaf) {
   });
 }
 
-TensorRef make_leaf(const Leaf& leaf, const Device& device) {
-  TensorRef t =
-      burn::detail::from_data(leaf_data(leaf), TensorCreationOptions(device, leaf.dtype), kind_of_dtype(leaf.dtype));
+TensorRef leaf_base(const Leaf& leaf, const Device& device) {
+  return burn::detail::from_data(leaf_data(leaf), TensorCreationOptions(device, leaf.dtype), kind_of_dtype(leaf.dtype));
+}
+
+/// The leaf as the chain sees it: its base tensor through its view.
+TensorRef make_leaf(const Leaf& leaf, TensorRef t) {
   switch (leaf.view) {
     case ViewKind::None: return t;
     case ViewKind::Permute: return burn::detail::permute(t, leaf.axes);
@@ -154,24 +161,33 @@ class Runner {
   Outcome run() {
     Outcome out;
     try {
-      for (const Leaf& l : p_.leaves) leaves_.push_back(make_leaf(l, device_));
-      steps_.resize(p_.steps.size());
-      for (std::size_t i = 0; i < p_.steps.size(); ++i) {
-        steps_[i] = execute(p_.steps[i], i);
-        for (Ref r : p_.steps[i].args) release_if_done(r, i);
-        if (p_.steps[i].read)
-          out.values.emplace_back(ref_name({false, i}, " (read mid-chain)"), burn::detail::to_data(steps_[i]));
-        if (last_use_step_[i] == kUnused) release_if_done({false, i}, kUnused);  // a dead result
-      }
-      for (std::size_t i = 0; i + 1 < p_.steps.size(); ++i)
-        if (p_.steps[i].keep)
-          out.values.emplace_back(ref_name({false, i}, " (kept)"), burn::detail::to_data(steps_[i]));
-      const std::size_t last = p_.steps.size() - 1;
-      out.values.emplace_back(ref_name({false, last}, " (result)"), burn::detail::to_data(steps_[last]));
+      std::vector<TensorRef> bases;
+      for (const Leaf& l : p_.leaves) bases.push_back(leaf_base(l, device_));
+      run_steps(std::move(bases), [&out](std::string name, const TensorRef& t) {
+        out.values.emplace_back(std::move(name), burn::detail::to_data(t));
+      });
     } catch (const std::exception& e) {
       out.error = e.what();
     }
     return out;
+  }
+
+  /// Runs the chain on the leaves' base tensors, handing every value the
+  /// chain reads to `emit` as it comes: read mid-chain, kept, the result.
+  template <class Emit>
+  void run_steps(std::vector<TensorRef> bases, Emit&& emit) {
+    for (std::size_t k = 0; k < p_.leaves.size(); ++k) leaves_.push_back(make_leaf(p_.leaves[k], std::move(bases[k])));
+    steps_.resize(p_.steps.size());
+    for (std::size_t i = 0; i < p_.steps.size(); ++i) {
+      steps_[i] = execute(p_.steps[i], i);
+      for (Ref r : p_.steps[i].args) release_if_done(r, i);
+      if (p_.steps[i].read) emit(ref_name({false, i}, " (read mid-chain)"), steps_[i]);
+      if (last_use_step_[i] == kUnused) release_if_done({false, i}, kUnused);  // a dead result
+    }
+    for (std::size_t i = 0; i + 1 < p_.steps.size(); ++i)
+      if (p_.steps[i].keep) emit(ref_name({false, i}, " (kept)"), steps_[i]);
+    const std::size_t last = p_.steps.size() - 1;
+    emit(ref_name({false, last}, " (result)"), steps_[last]);
   }
 
  private:
@@ -278,6 +294,38 @@ std::string Program::to_string() const {
 }
 
 Outcome run(const Program& program, const Device& device) { return Runner(program, device).run(); }
+
+#if BURN_HAS_CAPTURE
+Outcome run_traced(const Program& program, const Device& device) {
+  Outcome out;
+  try {
+    TracedFunction::Tensors bases;
+    std::vector<ir::TensorSpec> specs;
+    for (const Leaf& l : program.leaves) {
+      bases.push_back(leaf_base(l, device));
+      specs.push_back(bases.back()->spec);
+    }
+    std::vector<std::string> names;  // of the results, from the last recording
+    const TracedFunction chain = burn::trace(
+        [&](const TracedFunction::Tensors& in) {
+          TracedFunction::Tensors results;
+          names.clear();
+          Runner(program, in[0]->device).run_steps(in, [&](std::string name, const TensorRef& t) {
+            names.push_back(std::move(name));
+            results.push_back(t);
+          });
+          return results;
+        },
+        specs);
+    const TracedFunction::Tensors results = chain(bases);
+    for (std::size_t k = 0; k < results.size(); ++k)
+      out.values.emplace_back(names.at(k), burn::detail::to_data(results[k]));
+  } catch (const std::exception& e) {
+    out.error = e.what();
+  }
+  return out;
+}
+#endif
 
 std::string bitwise_diff(const TensorData& fused, const TensorData& eager) {
   std::ostringstream os;

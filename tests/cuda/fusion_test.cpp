@@ -99,6 +99,30 @@ TEST(CudaFusion, RandomChainsMatchEagerBitForBit) {
   expect_fused_equals_eager(Device::cuda(0), *eager, kGpuChains);
 }
 
+#if BURN_HAS_CAPTURE
+// The chains as traced functions (burn::trace) on the fused device: its
+// fusion layer compiles each recording once and a call runs the compiled
+// program without queueing an op, with the eager twin's bits.
+TEST(CudaFusionOnTheCpu, TracedChainsMatchEagerBitForBit) {
+  constexpr std::uint64_t kTracedChains = 12;
+  const Device fused = testing::emulated_cuda_device(true), eager = testing::emulated_cuda_device(false);
+  fusion::reset_stats(fused);
+  std::vector<std::uint64_t> failing;
+  int reported = 0;
+  for (const std::uint64_t seed : seeds(kTracedChains)) {
+    const Program p = fusion_test::generate(seed);
+    const std::string diff = fusion_test::compare(fusion_test::run_traced(p, fused), fusion_test::run(p, eager));
+    if (diff.empty()) continue;
+    failing.push_back(seed);
+    if (reported++ < kMaxReported) ADD_FAILURE() << report(p, "traced fused and eager cuda disagree", diff);
+  }
+  EXPECT_TRUE(failing.empty()) << failing.size() << " chains disagree; seeds " << ::testing::PrintToString(failing);
+  const fusion::FusionStats s = fusion::stats(fused);
+  EXPECT_EQ(s.ops_queued, 0u) << "a traced call runs its compiled program, not the queue";
+  EXPECT_GT(s.fused_groups, 0u);
+}
+#endif
+
 /// A layer's bias and activation after its matmul: gelu(x·w + b) · 0.5.
 Tensor<2> bias_gelu(const Device& d) {
   std::vector<float> x(64 * 48), w(48 * 32), b(32);

@@ -191,7 +191,7 @@ inline std::vector<Case> all_cases() {
       }
       // Lengths that are no multiple of a thread's items per turn
       // (kItemsPerThread): the contiguous kernels' last turn is partial.
-      for (const Shape odd : {Shape{1}, Shape{7}, Shape{2, 9}}) {
+      for (const Shape& odd : {Shape{1}, Shape{7}, Shape{2, 9}}) {
         const std::string len = std::to_string(odd.num_elements());
         add(make_case(ir::Unary{ir::UnaryOp::Abs}, {make_data(odd, d, ++seed, false)},
                       fmt::format("abs_length_{}_{}_{}", len, dn, variant)));
