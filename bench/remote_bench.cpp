@@ -166,6 +166,18 @@ int run_bench(bool quick) {
     };
     row(name, on(remote), on(local), "local flex");
   }
+#if BURN_HAS_CAPTURE
+  // The small step traced (burn::trace): the server keeps the recording and
+  // each step is one command, against the same traced step on local flex.
+  {
+    auto on = [&](const Device& d) {
+      d.seed(1);
+      burn_bench::TracedMlpStep step(d, burn_bench::kSmallMlp);
+      return median_time(3, reps, [&] { step.step(); }) * 1e3;
+    };
+    row("MLP step 64-64-64-10 b16, traced (ms)", on(remote), on(local), "local flex");
+  }
+#endif
   return 0;
 }
 

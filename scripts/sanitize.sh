@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # Runs the suites that exercise burn's own threads -- the cpu device's fusion
-# queue (burn_cpu_tests), devices, pools and threads (burn_device_tests) and
+# queue (burn_cpu_tests), devices, pools and threads (burn_device_tests),
 # the remote client with burn-server processes built the same way
-# (burn_remote_tests, whose 1 GiB transfer the preset leaves out) -- under
-# ThreadSanitizer (preset `tsan`), and the first two under AddressSanitizer
-# with UBSan (preset `asan`), with ONNX export and import (burn_onnx_tests:
-# protobuf messages, the capture graph, files read back), burn::trace
-# (burn_capture_tests: recordings replayed with values released as they
-# die, in place where nothing else holds them) and the CUDA
+# (burn_remote_tests, whose 1 GiB transfer the preset leaves out) and
+# burn::trace (burn_capture_tests: one traced function called from several
+# threads) -- under ThreadSanitizer (preset `tsan`), and the first two under
+# AddressSanitizer with UBSan (preset `asan`), with ONNX export and import
+# (burn_onnx_tests: protobuf messages, the capture graph, files read back),
+# burn::trace (recordings replayed with values released as they die, in
+# place where nothing else holds them) and the CUDA
 # backend's suite where the build
 # has it (burn_cuda_tests: its code generator, NVRTC, the kernels run on the
 # CPU, the allocator and the driver loader, with the stub-driver entry; the
@@ -49,7 +50,7 @@ for preset in "${presets[@]}"; do
   # -DBURN_VULKAN=ON, then ctest -R burn_vulkan_tests), but takes three (tsan)
   # to six (asan) more minutes than CI's budget has.
   case "$preset" in
-    tsan) suites=(burn_cpu_tests burn_device_tests burn_remote_tests) ;;
+    tsan) suites=(burn_cpu_tests burn_device_tests burn_remote_tests burn_capture_tests) ;;
     asan) suites=(burn_cpu_tests burn_device_tests burn_onnx_tests burn_capture_tests) ;;
     *) echo "sanitize.sh: unknown preset '$preset' (expected: tsan, asan)" >&2; exit 2 ;;
   esac

@@ -7,6 +7,7 @@
 
 #include "core/huge_pages.hpp"
 #include "device/runtime.hpp"
+#include "dispatch/program.hpp"
 #include "log.hpp"
 
 namespace burn_server {
@@ -271,6 +272,14 @@ void Session::batch(Reader& r) {
       case CommandKind::Cleanup:
         if (auto* m = backend().memory()) m->cleanup();
         break;
+      case CommandKind::DefineProgram: define_program(r); break;
+      case CommandKind::RunProgram: run_program(r); break;
+      case CommandKind::DropProgram: {
+        const auto id = r.u64();
+        if (!programs_.erase(id) && !failed_programs_.erase(id))
+          throw ProtocolError(fmt::format("a DropProgram names program {}, which this session does not have", id));
+        break;
+      }
       case CommandKind::ProfileOpen: profile_open(r.u64()); break;
       case CommandKind::ProfileClose: profile_close(r.u64()); break;
       default: throw ProtocolError(fmt::format("unknown command {}", static_cast<int>(kind)));
@@ -339,6 +348,116 @@ void Session::execute(Reader& r) {
     poison();
   } catch (const std::bad_alloc&) {
     fail(std::string(name), "burn-server ran out of memory");
+    poison();
+  }
+}
+
+// ---- programs ---------------------------------------------------------------------------------------
+
+void Session::define_program(Reader& r) {
+  const auto id = r.u64();
+  if (programs_.contains(id) || failed_programs_.contains(id))
+    throw ProtocolError(fmt::format("program id {} is used twice", id));
+  auto entry = std::make_unique<Program>();
+  entry->program = burn::remote::read_program(r, entry->caller_specs);
+  try {
+    if (programs_.size() + failed_programs_.size() >= burn::remote::kMaxPrograms)
+      throw burn::Error("trace", fmt::format("this session holds {} traced programs, the most burn-server keeps; "
+                                             "drop traced functions that are no longer called",
+                                             burn::remote::kMaxPrograms));
+    auto& be = backend();
+    // Checked as Execute checks each op: the server trusts no client's shapes.
+    for (const auto& step : entry->program.steps) {
+      const std::string_view name = burn::ir::op_name(step.op);
+      if (burn::ir::infer_outputs(step.op, step.input_specs) != step.outputs)
+        throw burn::Error(name,
+                          "the client and burn-server infer different outputs for this op of a traced program; are "
+                          "they the same version of burn?");
+      if (!be.supports_op(step.op))
+        throw burn::Error(
+            name, fmt::format("not supported by the {} backend of burn-server ({})", be.name(), device_->info.name));
+      for (const auto& s : step.outputs)
+        if (!be.supports_dtype(s.dtype))
+          throw burn::Error(name, fmt::format("{} on burn-server does not support dtype {}", device_->info.name,
+                                              burn::dtype_name(s.dtype)));
+    }
+    std::vector<const burn::ir::TensorSpec*> written(entry->program.slot_count, nullptr);
+    for (const auto& step : entry->program.steps)
+      for (std::size_t k = 0; k < step.output_slots.size(); ++k)
+        if (step.output_slots[k] != burn::detail::kUnusedSlot) written[step.output_slots[k]] = &step.outputs[k];
+    for (auto slot : entry->program.results) entry->result_specs.push_back(*written[slot]);  // read_program checked
+    if (auto* compiler = dynamic_cast<burn::detail::ProgramCompiler*>(&be); compiler && !entry->program.steps.empty())
+      entry->compiled = compiler->compile(entry->program);
+    programs_.emplace(id, std::move(entry));
+  } catch (const burn::Error& e) {
+    fail(e.op(), message_of(e));
+    failed_programs_.insert(id);
+  }
+}
+
+void Session::run_program(Reader& r) {
+  const auto id = r.u64();
+  std::vector<std::uint64_t> in_ids(r.count(8));
+  for (auto& in : in_ids) in = r.u64();
+  std::vector<std::uint64_t> out_ids(r.count(8));
+  std::unordered_set<std::uint64_t> fresh;
+  for (auto& out : out_ids) {
+    out = r.u64();
+    if (tensors_.contains(out) || failed_.contains(out) || !fresh.insert(out).second)
+      throw ProtocolError(fmt::format("tensor id {} is used twice", out));
+  }
+  auto poison = [&] {
+    for (auto out : out_ids) failed_.insert(out);
+  };
+  const auto it = programs_.find(id);
+  if (it == programs_.end()) {
+    if (failed_programs_.contains(id)) return poison();  // its definition's error is reported
+    throw ProtocolError(fmt::format("a RunProgram names program {}, which this session does not have", id));
+  }
+  const Program& p = *it->second;
+  if (in_ids.size() != p.program.first_computed || out_ids.size() != p.program.results.size())
+    throw ProtocolError(fmt::format("a RunProgram passes {} inputs and {} result ids to a program of {} and {}",
+                                    in_ids.size(), out_ids.size(), p.program.first_computed, p.program.results.size()));
+  std::vector<burn::backend::PrimitivePtr> slots(p.program.slot_count);
+  for (std::size_t k = 0; k < in_ids.size(); ++k) {
+    if (failed_.contains(in_ids[k])) return poison();  // an earlier failure, already reported
+    const auto t = tensors_.find(in_ids[k]);
+    if (t == tensors_.end())
+      throw ProtocolError(
+          fmt::format("a traced program reads tensor id {}, which this session does not have", in_ids[k]));
+    if (p.caller_specs[k] && *p.caller_specs[k] != t->second.spec) {
+      fail("trace", fmt::format("input {} of a traced program is {} {}, recorded for {} {}", k,
+                                burn::dtype_name(t->second.spec.dtype), t->second.spec.shape.to_string(),
+                                burn::dtype_name(p.caller_specs[k]->dtype), p.caller_specs[k]->shape.to_string()));
+      return poison();
+    }
+    slots[k] = t->second.primitive;
+  }
+  try {
+    std::uint64_t more = 0;
+    for (const auto& s : p.result_specs) more += bytes_of(s);
+    check_memory("trace", more);
+    if (p.compiled) {
+      p.compiled->run(slots);
+    } else {
+      auto& be = backend();
+      burn::detail::run_steps(p.program, slots,
+                              [&](const burn::detail::ProgramStep& step, std::span<const burn::backend::Input> ins,
+                                  std::vector<burn::backend::PrimitivePtr>& outs) {
+                                outs = be.execute(step.op, ins, step.outputs);
+                                if (outs.size() != step.outputs.size())
+                                  throw burn::Error(burn::ir::op_name(step.op),
+                                                    fmt::format("the {} backend returned {} outputs, {} expected",
+                                                                be.name(), outs.size(), step.outputs.size()));
+                              });
+    }
+    for (std::size_t k = 0; k < out_ids.size(); ++k) store(out_ids[k], slots[p.program.results[k]], p.result_specs[k]);
+    ops_run_ += p.program.steps.size();
+  } catch (const burn::Error& e) {
+    fail(e.op(), message_of(e));
+    poison();
+  } catch (const std::bad_alloc&) {
+    fail("trace", "burn-server ran out of memory");
     poison();
   }
 }

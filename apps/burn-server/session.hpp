@@ -73,6 +73,15 @@ class Session : public std::enable_shared_from_this<Session> {
     std::string op;
     std::string message;
   };
+  /// A recorded program the client defined (burn::trace), checked op by op
+  /// when defined and compiled by the device's backend where it compiles
+  /// programs (the fusion layer does).
+  struct Program {
+    burn::detail::Program program;
+    std::vector<std::optional<burn::ir::TensorSpec>> caller_specs;
+    std::vector<burn::ir::TensorSpec> result_specs;
+    std::unique_ptr<burn::detail::CompiledProgram> compiled;  ///< null: step by step
+  };
 
   void on_message(burn::remote::Message message);
   void on_close(const std::string& reason);
@@ -82,6 +91,8 @@ class Session : public std::enable_shared_from_this<Session> {
   void hello(burn::remote::Reader& r);
   void batch(burn::remote::Reader& r);
   void execute(burn::remote::Reader& r);
+  void define_program(burn::remote::Reader& r);
+  void run_program(burn::remote::Reader& r);
   void upload_begin(burn::remote::Reader& r);
   void upload_chunk(burn::remote::Reader& r);
   void finish_upload();
@@ -119,6 +130,9 @@ class Session : public std::enable_shared_from_this<Session> {
   const HostedDevice* device_ = nullptr;  // set by Hello
   std::unordered_map<std::uint64_t, Tensor> tensors_;
   std::unordered_set<std::uint64_t> failed_;  // outputs of ops that failed
+  // Held by pointer: a compiled program refers to its Program's steps.
+  std::unordered_map<std::uint64_t, std::unique_ptr<Program>> programs_;
+  std::unordered_set<std::uint64_t> failed_programs_;  // defined, refused (reported); runs poison their results
   std::uint64_t held_bytes_ = 0;
   std::optional<PendingUpload> upload_;
   std::optional<PendingError> error_;

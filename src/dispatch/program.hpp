@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <vector>
 
 #include <burn/backend/backend.hpp>
@@ -67,6 +68,52 @@ class LastReads {
   std::vector<std::size_t> unit_, position_;
 };
 
+/// Completes a program whose steps name every output's slot: marks each
+/// step input that is the last read of a computed slot the caller does not
+/// get back (ProgramStep::takes), and turns the slots of outputs that
+/// nothing reads or returns into kUnusedSlot.
+inline void mark_reads(Program& p) {
+  const LastReads reads(p.slot_count, p.steps.size(),
+                        [&](std::size_t s) -> const std::vector<std::uint32_t>& { return p.steps[s].inputs; });
+  std::vector<bool> is_result(p.slot_count, false);
+  for (std::uint32_t r : p.results) is_result[r] = true;
+  for (std::size_t s = 0; s < p.steps.size(); ++s) {
+    ProgramStep& step = p.steps[s];
+    step.takes.resize(step.inputs.size());
+    for (std::size_t j = 0; j < step.inputs.size(); ++j) {
+      const std::uint32_t slot = step.inputs[j];
+      step.takes[j] = slot >= p.first_computed && !is_result[slot] && reads.last(slot, s, j);
+    }
+    for (std::uint32_t& slot : step.output_slots)
+      if (slot != kUnusedSlot && !is_result[slot] && !reads.read(slot)) slot = kUnusedSlot;
+  }
+}
+
+/// Runs the steps one by one: `execute(step, inputs, outputs)` runs one
+/// step's op, filling `outputs` (cleared before) with one primitive per
+/// output. A value read for the last time leaves its slot as its step takes
+/// it, and is handed over as reusable when nothing else holds it, the test
+/// dispatch makes.
+template <class Execute>
+void run_steps(const Program& p, std::vector<backend::PrimitivePtr>& slots, Execute&& execute) {
+  std::vector<backend::Input> ins;
+  std::vector<backend::PrimitivePtr> outs;
+  for (const ProgramStep& step : p.steps) {
+    ins.clear();
+    for (std::size_t j = 0; j < step.inputs.size(); ++j) {
+      const std::uint32_t slot = step.inputs[j];
+      backend::PrimitivePtr prim = step.takes[j] ? std::move(slots[slot]) : slots[slot];
+      const bool reusable = step.takes[j] && prim.use_count() == 1 + static_cast<long>(prim->backend_references());
+      ins.push_back({std::move(prim), step.input_specs[j], reusable});
+    }
+    outs.clear();
+    execute(step, std::span<const backend::Input>(ins), outs);
+    ins.clear();  // what the step read last dies here
+    for (std::size_t k = 0; k < outs.size() && k < step.output_slots.size(); ++k)
+      if (step.output_slots[k] != kUnusedSlot) slots[step.output_slots[k]] = std::move(outs[k]);
+  }
+}
+
 /// A program prepared by a backend (ProgramCompiler::compile).
 class CompiledProgram {
  public:
@@ -85,7 +132,8 @@ class ProgramCompiler {
  public:
   virtual ~ProgramCompiler() = default;
   /// Prepares `program` (which must stay alive and unchanged while the
-  /// result is used) for this backend.
+  /// result is used) for this backend; null when this one is better run
+  /// step by step (run_steps).
   virtual std::unique_ptr<CompiledProgram> compile(const Program& program) = 0;
 };
 

@@ -86,8 +86,7 @@ class TracedState {
 
 namespace {
 
-using detail::kUnusedSlot;
-using detail::LastReads;
+using detail::mark_reads;
 using detail::Program;
 using detail::ProgramStep;
 using detail::TracedProgram;
@@ -163,26 +162,13 @@ std::shared_ptr<TracedProgram> build(const std::vector<ValuePtr>& placeholders, 
     p.steps.push_back(std::move(step));
   }
 
-  // Reads: the last (step, position) of each computed slot; results and
-  // outputs nobody reads follow from the same table.
-  std::vector<bool> is_result(p.slot_count, false);
-  for (std::uint32_t r : p.results) is_result[r] = true;
-  const LastReads reads(p.slot_count, p.steps.size(),
-                        [&](std::size_t s) -> const std::vector<std::uint32_t>& { return p.steps[s].inputs; });
-  const auto computed = static_cast<std::uint32_t>(p.first_computed);
+  // Each step's output slots, then what reads them: the last reads, and
+  // outputs nothing reads.
   for (std::size_t s = 0; s < p.steps.size(); ++s) {
-    ProgramStep& step = p.steps[s];
-    step.takes.resize(step.inputs.size());
-    for (std::size_t j = 0; j < step.inputs.size(); ++j) {
-      const std::uint32_t slot = step.inputs[j];
-      step.takes[j] = slot >= computed && !is_result[slot] && reads.last(slot, s, j);
-    }
     const std::uint32_t base = first_output.at(nodes[s].get());
-    for (std::uint32_t k = 0; k < step.outputs.size(); ++k) {
-      const std::uint32_t slot = base + k;
-      step.output_slots.push_back(is_result[slot] || reads.read(slot) ? slot : kUnusedSlot);
-    }
+    for (std::uint32_t k = 0; k < p.steps[s].outputs.size(); ++k) p.steps[s].output_slots.push_back(base + k);
   }
+  mark_reads(p);
   return program;
 }
 
@@ -220,28 +206,15 @@ std::shared_ptr<TracedProgram> record(const TracedFunction::Function& fn, const 
 }
 
 // Runs the steps one by one on the runtime's backend, as dispatch would.
-void run_steps(detail::DeviceRuntime& runtime, const Program& p, std::vector<backend::PrimitivePtr>& slots) {
+void run_steps_on(detail::DeviceRuntime& runtime, const Program& p, std::vector<backend::PrimitivePtr>& slots) {
   backend::SingleOutputExecution* const single = runtime.backend().single_output();
-  std::vector<backend::Input> ins;
   backend::PrimitivePtr one;
-  std::vector<backend::PrimitivePtr> outs;
-  for (const ProgramStep& step : p.steps) {
-    ins.clear();
-    for (std::size_t j = 0; j < step.inputs.size(); ++j) {
-      const std::uint32_t slot = step.inputs[j];
-      backend::PrimitivePtr prim = step.takes[j] ? std::move(slots[slot]) : slots[slot];
-      // Reusable as dispatch decides it: nothing but this call and the
-      // backend's own pending work holds the value.
-      const bool reusable = step.takes[j] && prim.use_count() == 1 + static_cast<long>(prim->backend_references());
-      ins.push_back({std::move(prim), step.input_specs[j], reusable});
-    }
-    if (detail::call_backend(runtime, single, step.op, ins, step.outputs, one, outs)) {
-      outs.clear();
-      outs.push_back(std::move(one));  // moved, so no second handle keeps the value from being reused
-    }
-    for (std::size_t k = 0; k < outs.size(); ++k)
-      if (step.output_slots[k] != kUnusedSlot) slots[step.output_slots[k]] = std::move(outs[k]);
-  }
+  detail::run_steps(
+      p, slots,
+      [&](const ProgramStep& step, std::span<const backend::Input> ins, std::vector<backend::PrimitivePtr>& outs) {
+        if (detail::call_backend(runtime, single, step.op, ins, step.outputs, one, outs))
+          outs.push_back(std::move(one));  // moved: no second handle keeps it from reuse
+      });
 }
 
 }  // namespace
@@ -328,7 +301,7 @@ TracedFunction::Tensors TracedFunction::operator()(const Tensors& inputs) const 
     traced.compiled->run(slots);
     for (std::size_t s = 0; s < p.steps.size(); ++s) runtime.count_op();
   } else {
-    run_steps(runtime, p, slots);
+    run_steps_on(runtime, p, slots);
   }
   Tensors results;
   results.reserve(p.results.size());

@@ -12,6 +12,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <thread>
 #include <vector>
 
 #include "burn_test.hpp"
@@ -274,6 +275,33 @@ TEST(Trace, OnTheFusedCpuDeviceACallQueuesAndPlansNothing) {
   EXPECT_EQ(out.size(), 4u);
 }
 #endif
+
+// One traced function called from several threads at once, on a fused and
+// an eager device: each call gives what the same call gives alone (the
+// recordings and compiled programs are shared and immutable; a fused
+// device runs one call's program at a time under its lock).
+TEST(Trace, CallsFromSeveralThreadsAtOnceGiveTheirOwnResults) {
+  const TracedFunction step = trace(mlp_step, mlp_specs());
+  constexpr int kThreads = 4, kCalls = 20;
+  for (const Device& d : {Device::cpu(), Device::flex()}) {
+    SCOPED_TRACE(d.to_string());
+    const Tensors in = mlp_inputs(d);
+    std::vector<std::vector<float>> want;
+    for (const auto& t : step(in)) want.push_back(floats(t));
+    std::vector<int> wrong(kThreads, 0);
+    std::vector<std::thread> threads;
+    for (int k = 0; k < kThreads; ++k)
+      threads.emplace_back([&, k] {
+        for (int call = 0; call < kCalls; ++call) {
+          const Tensors out = step(in);
+          for (std::size_t r = 0; r < out.size(); ++r)
+            if (floats(out[r]) != want[r]) ++wrong[k];
+        }
+      });
+    for (auto& t : threads) t.join();
+    for (int k = 0; k < kThreads; ++k) EXPECT_EQ(wrong[k], 0) << "thread " << k;
+  }
+}
 
 TEST(Trace, BadCallsAreClearErrors) {
   const TracedFunction step = trace(mlp_step, mlp_specs());

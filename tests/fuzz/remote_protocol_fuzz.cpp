@@ -1,11 +1,14 @@
 // Fuzzes what burn-server reads from the network: any message is decoded or
 // rejected with remote::ProtocolError (never a crash, a hang or a huge
-// allocation), and a decoded op encodes back to the bytes it came from.
+// allocation), a decoded op encodes back to the bytes it came from, and a
+// traced program (DefineProgram) is read with its structure checked.
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 #include <span>
+#include <vector>
 
 #include <burn/error.hpp>
 
@@ -30,7 +33,20 @@ void message(std::span<const std::byte> bytes) {
     case MessageKind::Batch: {
       const std::size_t n = r.count(1);
       for (std::size_t i = 0; i < n; ++i) {
-        if (r.u8() != static_cast<std::uint8_t>(CommandKind::Execute)) {
+        const auto kind = static_cast<CommandKind>(r.u8());
+        if (kind == CommandKind::DefineProgram) {
+          r.u64();
+          std::vector<std::optional<burn::ir::TensorSpec>> caller_specs;
+          read_program(r, caller_specs);
+          continue;
+        }
+        if (kind == CommandKind::RunProgram) {
+          r.u64();
+          for (std::size_t k = r.count(8); k > 0; --k) r.u64();
+          for (std::size_t k = r.count(8); k > 0; --k) r.u64();
+          continue;
+        }
+        if (kind != CommandKind::Execute) {
           r.u64();
           continue;
         }

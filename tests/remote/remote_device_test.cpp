@@ -8,6 +8,10 @@
 #include <cstdlib>
 #include <cstring>
 
+#if BURN_HAS_CAPTURE
+#include <burn/trace.hpp>
+#endif
+
 namespace {
 
 using namespace burn;
@@ -128,6 +132,72 @@ TEST(RemoteDevice, DifferentiatesOnTheClientAndComputesOnTheServer) {
   EXPECT_TRUE(remote.autodiff().is_autodiff());
   // The server computes with the same flex kernels: the same bits.
   grads_on(remote).assert_eq(grads_on(Device::flex()));
+}
+#endif
+
+#if BURN_HAS_CAPTURE && BURN_HAS_AUTODIFF
+using Tensors = TracedFunction::Tensors;
+
+// A softmax-regression step: w [8, 4], x [6, 8], labels [6, 1]; results the
+// new w, the loss, x as it came in and the new w again.
+Tensors regression_step(const Tensors& in) {
+  auto w = Tensor<2>(in[0]).require_grad();
+  const Tensor<2> x(in[1]);
+  const Tensor<2, Int> labels(in[2]);
+  auto loss = activation::log_softmax(x.matmul(w), 1).gather(1, labels).mean().neg();
+  auto grads = loss.backward();
+  const auto next = (w.detach() - w.grad(grads)->detach() * 0.5).ref();
+  return {next, loss.ref(), in[1], next};
+}
+
+Tensors regression_inputs(const Device& d) {
+  std::vector<float> w(32), x(48);
+  for (std::size_t i = 0; i < w.size(); ++i) w[i] = static_cast<float>(static_cast<int>(i * 7 % 11) - 5) * 0.1f;
+  for (std::size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(static_cast<int>(i * 5 % 13) - 6) * 0.3f;
+  return {Tensor<2>::from_data(TensorData(w, {8, 4}), d).ref(), Tensor<2>::from_data(TensorData(x, {6, 8}), d).ref(),
+          Tensor<2, Int>::from_data(TensorData(std::vector<std::int64_t>{0, 3, 1, 2, 3, 0}, {6, 1}), d).ref()};
+}
+
+// A traced function on a remote device is a program the server keeps: each
+// call is one command, run there op by op (flex) or as the program the
+// fusion layer compiled (cpu). Its results have the bits of the same
+// function traced on the server's device kind here, step after step.
+TEST(RemoteDevice, RunsTracedFunctionsAsProgramsTheServerKeeps) {
+  ServerProcess server({"--device", "flex:0", "--device", "cpu:0"});
+  const TracedFunction step =
+      trace(regression_step, {{Shape{8, 4}, DType::F32}, {Shape{6, 8}, DType::F32}, {Shape{6, 1}, DType::I64}});
+  for (const std::string name : {"flex:0", "cpu:0"}) {
+    SCOPED_TRACE(name);
+    const Device remote = server_device(server, name);
+    const Device local = name == "flex:0" ? Device::flex() : Device::cpu();
+    Tensors on_remote = regression_inputs(remote), on_local = regression_inputs(local);
+    for (int it = 0; it < 3; ++it) {
+      const Tensors r = step(on_remote), l = step(on_local);
+      ASSERT_EQ(r.size(), 4u);
+      for (std::size_t k = 0; k < r.size(); ++k) detail::to_data(r[k]).assert_eq(detail::to_data(l[k]));
+      EXPECT_EQ(r[1]->device, remote);
+      on_remote[0] = r[0];
+      on_local[0] = l[0];
+    }
+  }
+}
+
+// A call the server cannot complete (here: its results would pass the
+// session's memory limit) is an error at the next read or sync, naming the
+// limit, and the session goes on.
+TEST(RemoteDevice, ATracedCallThatFailsOnTheServerIsAnErrorAtTheNextSync) {
+  ServerProcess server({"--device", "flex:0", "--max-session-memory", "1"});
+  const Device d = server_device(server);
+  const TracedFunction widen = trace(
+      [](const Tensors& in) -> Tensors {
+        const Tensor<1> x(in[0]);
+        return {(Tensor<1>::ones({std::size_t{1} << 19}, x.device()) * x).ref()};  // 2 MiB
+      },
+      {{Shape{1}, DType::F32}});
+  const auto x = Tensor<1>::from_floats({2.0}, d);
+  const Tensors out = widen({x.ref()});
+  burn::testing::expect_error([&] { d.sync(); }, "--max-session-memory");
+  expect_values((x + 1.0).to_data(), {3}, {1});
 }
 #endif
 

@@ -71,7 +71,47 @@ class RemoteClockWindow final : public backend::DeviceClockWindow {
   std::uint64_t id_;
 };
 
-class RemoteBackend final : public backend::Backend, public backend::Stream, public backend::MemoryManager {
+/// A recorded program kept by the server (DefineProgram): a call is one
+/// RunProgram command naming the caller's tensors and ids for the results,
+/// instead of one command per op.
+class RemoteProgram final : public detail::CompiledProgram {
+ public:
+  RemoteProgram(std::shared_ptr<ClientSession> session, std::uint64_t id, const detail::Program& program)
+      : session_(std::move(session)), id_(id), program_(program) {
+    for (auto slot : program.results)
+      if (slot >= program.first_computed) computed_results_.push_back(slot);
+  }
+  ~RemoteProgram() override { session_->drop_program(id_); }
+  RemoteProgram(const RemoteProgram&) = delete;
+  RemoteProgram& operator=(const RemoteProgram&) = delete;
+
+  void run(std::vector<backend::PrimitivePtr>& slots) const override {
+    std::vector<std::uint64_t> inputs(program_.first_computed);
+    for (std::size_t k = 0; k < inputs.size(); ++k) inputs[k] = id_on(slots[k], *session_, &program_.steps.front().op);
+    // One id per computed result, as the server stores them; a slot
+    // returned twice is one tensor, named by its first id (the other is
+    // dropped at once).
+    std::vector<std::uint64_t> results(computed_results_.size());
+    for (auto& id : results) id = session_->new_id();
+    session_->run_program(id_, inputs, results);
+    for (std::size_t k = 0; k < results.size(); ++k) {
+      auto& slot = slots[computed_results_[k]];
+      auto tensor = std::make_shared<RemotePrimitive>(results[k], session_);
+      if (!slot) slot = std::move(tensor);
+    }
+  }
+
+ private:
+  std::shared_ptr<ClientSession> session_;
+  std::uint64_t id_;
+  const detail::Program& program_;
+  std::vector<std::uint32_t> computed_results_;
+};
+
+class RemoteBackend final : public backend::Backend,
+                            public backend::Stream,
+                            public backend::MemoryManager,
+                            public detail::ProgramCompiler {
  public:
   RemoteBackend(std::shared_ptr<ClientSession> session, DeviceInfo info, std::string server)
       : session_(std::move(session)),
@@ -118,6 +158,25 @@ class RemoteBackend final : public backend::Backend, public backend::Stream, pub
     out.reserve(outputs.size());
     for (auto id : out_ids) out.push_back(std::make_shared<RemotePrimitive>(id, session_));
     return out;
+  }
+
+  /// The server keeps the program and runs it on one command per call.
+  /// A recording too large for one message runs op by op.
+  std::unique_ptr<detail::CompiledProgram> compile(const detail::Program& program) override {
+    if (program.steps.empty() || program.slot_count > kMaxProgramSlots || program.steps.size() > kMaxProgramSteps)
+      return nullptr;
+    // The caller's slots' specs, from the steps that read them.
+    std::vector<std::optional<ir::TensorSpec>> caller_specs(program.first_computed);
+    for (const auto& step : program.steps)
+      for (std::size_t j = 0; j < step.inputs.size(); ++j)
+        if (step.inputs[j] < program.first_computed && !caller_specs[step.inputs[j]])
+          caller_specs[step.inputs[j]] = step.input_specs[j];
+    Writer encoded;
+    write_program(encoded, program, caller_specs);
+    if (encoded.size() > kMaxProgramBytes) return nullptr;
+    const auto id = session_->new_id();
+    session_->define_program(id, encoded.view());
+    return std::make_unique<RemoteProgram>(session_, id, program);
   }
 
   backend::PrimitivePtr from_data(TensorData data) override {

@@ -136,8 +136,8 @@ void ClientSession::throw_status(Reader& status) {
 void ClientSession::flush_locked() {
   {
     std::lock_guard lock(drops_mutex_);
-    for (auto id : drops_) {
-      batch_.u8(static_cast<std::uint8_t>(CommandKind::Drop));
+    for (const auto& [kind, id] : drops_) {
+      batch_.u8(static_cast<std::uint8_t>(kind));
       batch_.u64(id);
       ++batch_count_;
     }
@@ -176,9 +176,41 @@ void ClientSession::execute(const ir::Op& op, std::span<const std::uint64_t> inp
 void ClientSession::drop(std::uint64_t id) noexcept {
   try {
     std::lock_guard lock(drops_mutex_);
-    drops_.push_back(id);
+    drops_.emplace_back(CommandKind::Drop, id);
   } catch (...) {  // NOLINT(bugprone-empty-catch): out of memory: the server frees it with the session
   }
+}
+
+void ClientSession::drop_program(std::uint64_t id) noexcept {
+  try {
+    std::lock_guard lock(drops_mutex_);
+    drops_.emplace_back(CommandKind::DropProgram, id);
+  } catch (...) {  // NOLINT(bugprone-empty-catch): out of memory: the server frees it with the session
+  }
+}
+
+void ClientSession::define_program(std::uint64_t id, std::span<const std::byte> encoded) {
+  std::lock_guard lock(mutex_);
+  check_alive_locked("trace");
+  batch_.u8(static_cast<std::uint8_t>(CommandKind::DefineProgram));
+  batch_.u64(id);
+  batch_.bytes(encoded);
+  ++batch_count_;
+  flush_locked();  // a program is a message's worth of commands on its own
+}
+
+void ClientSession::run_program(std::uint64_t id, std::span<const std::uint64_t> inputs,
+                                std::span<const std::uint64_t> result_ids) {
+  std::lock_guard lock(mutex_);
+  check_alive_locked("trace");
+  batch_.u8(static_cast<std::uint8_t>(CommandKind::RunProgram));
+  batch_.u64(id);
+  batch_.u32(static_cast<std::uint32_t>(inputs.size()));
+  for (auto in : inputs) batch_.u64(in);
+  batch_.u32(static_cast<std::uint32_t>(result_ids.size()));
+  for (auto r : result_ids) batch_.u64(r);
+  ++batch_count_;
+  maybe_flush_locked();
 }
 
 void ClientSession::seed(std::uint64_t seed) {

@@ -13,6 +13,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <burn/backend/backend.hpp>
@@ -61,6 +62,16 @@ class ClientSession {
                std::span<const ir::TensorSpec> outputs);
   /// The client no longer holds `id` (any thread, never throws or blocks on the network).
   void drop(std::uint64_t id) noexcept;
+  /// Sends a DefineProgram: the program `encoded` by write_program, kept
+  /// by the server under `id`. Throws ExecutionError when the connection is
+  /// already lost.
+  void define_program(std::uint64_t id, std::span<const std::byte> encoded);
+  /// Queues a RunProgram: the server runs program `id` on the tensors
+  /// `inputs` (one per caller slot) and keeps its computed results under
+  /// `result_ids`.
+  void run_program(std::uint64_t id, std::span<const std::uint64_t> inputs, std::span<const std::uint64_t> result_ids);
+  /// The client no longer runs program `id` (as drop()).
+  void drop_program(std::uint64_t id) noexcept;
   void seed(std::uint64_t seed);
   void set_persistent(bool on);
   void cleanup();
@@ -115,7 +126,8 @@ class ClientSession {
   std::vector<std::shared_ptr<StagingBuffer>> staging_;  // guarded by mutex_
 
   std::mutex drops_mutex_;
-  std::vector<std::uint64_t> drops_;
+  /// Drop (a tensor) or DropProgram, with the id.
+  std::vector<std::pair<CommandKind, std::uint64_t>> drops_;
 
   /// What the server sent, filled on the network thread. Shared with the
   /// channel's handlers so that they never hold the session itself (its

@@ -111,6 +111,96 @@ ir::TensorSpec read_spec(Reader& r) {
   return {std::move(shape), read_dtype(r)};
 }
 
+// ---- programs ---------------------------------------------------------------------------------
+
+void write_program(Writer& w, const detail::Program& program,
+                   const std::vector<std::optional<ir::TensorSpec>>& caller_specs) {
+  w.u32(static_cast<std::uint32_t>(program.slot_count));
+  w.u32(static_cast<std::uint32_t>(program.first_computed));
+  for (std::size_t k = 0; k < program.first_computed; ++k) {
+    w.u8(caller_specs[k] ? 1 : 0);
+    if (caller_specs[k]) write_spec(w, *caller_specs[k]);
+  }
+  w.u32(static_cast<std::uint32_t>(program.steps.size()));
+  for (const detail::ProgramStep& step : program.steps) {
+    write_op(w, step.op);
+    w.u32(static_cast<std::uint32_t>(step.inputs.size()));
+    for (auto slot : step.inputs) w.u32(slot);
+    w.u32(static_cast<std::uint32_t>(step.outputs.size()));
+    for (std::size_t k = 0; k < step.outputs.size(); ++k) {
+      w.u32(step.output_slots[k]);
+      write_spec(w, step.outputs[k]);
+    }
+  }
+  // Only computed results: the caller's own slots it has already.
+  std::vector<std::uint32_t> computed;
+  for (auto slot : program.results)
+    if (slot >= program.first_computed) computed.push_back(slot);
+  w.u32(static_cast<std::uint32_t>(computed.size()));
+  for (auto slot : computed) w.u32(slot);
+}
+
+detail::Program read_program(Reader& r, std::vector<std::optional<ir::TensorSpec>>& caller_specs) {
+  detail::Program p;
+  p.slot_count = r.u32();
+  p.first_computed = r.u32();
+  if (p.first_computed > p.slot_count) throw ProtocolError("a program has more caller slots than slots");
+  // Each caller slot takes at least its flag byte, so a forged count cannot
+  // make this allocate much.
+  if (p.slot_count > kMaxProgramSlots || p.first_computed > r.remaining())
+    throw ProtocolError(fmt::format("a program of {} slots (at most {})", p.slot_count, kMaxProgramSlots));
+  // Per slot, its spec once known: a caller's declared spec, or the output
+  // spec of the step writing it.
+  std::vector<std::uint32_t> spec_index(p.slot_count, detail::kUnusedSlot);
+  std::vector<ir::TensorSpec> specs;
+  const auto spec_of = [&](std::uint32_t slot) -> const ir::TensorSpec* {
+    return spec_index[slot] == detail::kUnusedSlot ? nullptr : &specs[spec_index[slot]];
+  };
+  caller_specs.assign(p.first_computed, std::nullopt);
+  for (std::size_t k = 0; k < p.first_computed; ++k)
+    if (r.u8() != 0) {
+      caller_specs[k] = read_spec(r);
+      spec_index[k] = static_cast<std::uint32_t>(specs.size());
+      specs.push_back(*caller_specs[k]);
+    }
+  const auto slot_in_range = [&](std::uint32_t slot) {
+    if (slot >= p.slot_count) throw ProtocolError(fmt::format("a program names slot {} of {}", slot, p.slot_count));
+    return slot;
+  };
+  const std::size_t n_steps = r.count(9);  // an op's kind and two counts at least
+  if (n_steps > kMaxProgramSteps)
+    throw ProtocolError(fmt::format("a program of {} steps (at most {})", n_steps, kMaxProgramSteps));
+  p.steps.resize(n_steps);
+  for (detail::ProgramStep& step : p.steps) {
+    step.op = read_op(r);
+    step.inputs.resize(r.count(4));
+    for (auto& slot : step.inputs) {
+      slot = slot_in_range(r.u32());
+      if (!spec_of(slot)) throw ProtocolError(fmt::format("a program reads slot {} before it is written", slot));
+      step.input_specs.push_back(*spec_of(slot));
+    }
+    const std::size_t n_out = r.count(6);
+    for (std::size_t k = 0; k < n_out; ++k) {
+      const std::uint32_t slot = r.u32();
+      step.outputs.push_back(read_spec(r));
+      step.output_slots.push_back(slot);
+      if (slot == detail::kUnusedSlot) continue;
+      if (slot_in_range(slot) < p.first_computed || spec_of(slot))
+        throw ProtocolError(fmt::format("a program writes slot {}, a caller's or one written before", slot));
+      spec_index[slot] = static_cast<std::uint32_t>(specs.size());
+      specs.push_back(step.outputs.back());
+    }
+  }
+  p.results.resize(r.count(4));
+  for (auto& slot : p.results) {
+    slot = slot_in_range(r.u32());
+    if (slot < p.first_computed || !spec_of(slot))
+      throw ProtocolError(fmt::format("a program returns slot {}, which none of its steps computes", slot));
+  }
+  detail::mark_reads(p);
+  return p;
+}
+
 // ---- ops --------------------------------------------------------------------------------------
 // Each op struct is visited field by field through a structured binding of
 // as many names as it has fields, a count the compiler derives (the most

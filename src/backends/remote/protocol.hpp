@@ -17,6 +17,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <optional>
 #include <span>
 #include <stdexcept>
 #include <string>
@@ -26,11 +27,13 @@
 #include <burn/backend/types.hpp>
 #include <burn/ir/op.hpp>
 
+#include "dispatch/program.hpp"
+
 namespace burn::remote {
 
 /// Bumped on any change to the messages below; a client and server of
 /// different versions refuse each other with both numbers in the message.
-inline constexpr std::uint32_t kProtocolVersion = 5;
+inline constexpr std::uint32_t kProtocolVersion = 6;
 /// The Hello message's first field, so that a stray connection (an HTTP
 /// client, a port scanner) is told apart from an old burn client.
 inline constexpr std::string_view kMagic = "burn-remote";
@@ -90,9 +93,24 @@ enum class CommandKind : std::uint8_t {
   Cleanup,        ///< memory cleanup
   ProfileOpen,    ///< window id: opens a profile window on the server device's clock, where its stream is now
   ProfileClose,   ///< window id: closes it there; ProfileQuery reads the measurement
+  DefineProgram,  ///< program id, then a recorded program (write_program): kept for RunProgram
+  RunProgram,     ///< program id, input ids (one per caller slot), result ids (one per computed result)
+  DropProgram,    ///< program id: the client no longer runs it
 };
 /// Profile windows a session may hold open or closed and not yet queried.
 inline constexpr std::size_t kMaxProfileWindows = 1024;
+
+/// Programs (DefineProgram) a session may hold at once.
+inline constexpr std::size_t kMaxPrograms = 1024;
+/// A DefineProgram's largest encoded program: it travels in one Batch
+/// message, which must stay under kMaxMessageBytes. A longer recording runs
+/// op by op.
+inline constexpr std::size_t kMaxProgramBytes = kMaxMessageBytes / 2;
+/// A DefineProgram's most value slots and steps, so that what the server
+/// allocates for one stays bounded whatever a message claims (a recorded
+/// training step of a large network is a few thousand ops).
+inline constexpr std::size_t kMaxProgramSlots = std::size_t{1} << 18;
+inline constexpr std::size_t kMaxProgramSteps = std::size_t{1} << 16;
 
 /// A message that does not follow the protocol (truncated, unknown kind,
 /// out-of-range field). The receiver drops the connection.
@@ -167,6 +185,21 @@ ir::TensorSpec read_spec(Reader& r);
 /// Every op of the IR, field by field.
 void write_op(Writer& w, const ir::Op& op);
 ir::Op read_op(Reader& r);
+
+/// A recorded program (burn::trace's, src/dispatch/program.hpp): slot
+/// counts, the specs of the caller's slots (`caller_specs`, unset for slots
+/// no step reads), each step's op, input slots and output slots with their
+/// specs, and the result slots a step computes (the caller has the others).
+/// Not its reads (`takes`), which the reader derives (detail::mark_reads).
+void write_program(Writer& w, const detail::Program& program,
+                   const std::vector<std::optional<ir::TensorSpec>>& caller_specs);
+/// Reads what write_program wrote, checking its structure: every slot in
+/// range, every input read after it is written (or a caller's slot with its
+/// spec), every computed slot written once, every step's input specs those
+/// of its slots, every result computed. A malformed program is a
+/// ProtocolError; whether its ops infer the outputs it claims is the
+/// reader's to check.
+detail::Program read_program(Reader& r, std::vector<std::optional<ir::TensorSpec>>& caller_specs);
 
 /// What the client needs to know about one device of the server.
 struct DeviceInfo {
