@@ -30,7 +30,9 @@
 // rate that changes must be an input tensor). Random operations draw anew
 // on every call, from the device the call runs on. A traced function is
 // not differentiated: its inputs must not be tracked by autodiff (detach
-// them; the gradients it needs are computed inside it).
+// them; the gradients it needs are computed inside it). A module's weights
+// come in as inputs through module::tensors_of and with_tensors
+// (docs/trace.md, "Modules").
 #pragma once
 
 #include <burn/config.hpp>
@@ -81,6 +83,15 @@ class TracedFunction {
 /// burn::TracedFunction(fn, inputs).
 inline TracedFunction trace(const TracedFunction::Function& fn, const std::vector<ir::TensorSpec>& inputs) {
   return TracedFunction(fn, inputs);
+}
+
+/// The specs of `tensors`, to trace a function for inputs like them (for
+/// example a module's state, module::tensors_of, and a batch).
+inline std::vector<ir::TensorSpec> specs_of(const TracedFunction::Tensors& tensors) {
+  std::vector<ir::TensorSpec> out;
+  out.reserve(tensors.size());
+  for (const auto& t : tensors) out.push_back(t->spec);
+  return out;
 }
 
 }  // namespace burn

@@ -81,6 +81,25 @@ burn::detail::TensorRef param_valid(const burn::detail::TensorRef& t) {
   return burn::detail::with_context(t, t->device.without_autodiff());
 }
 
+const burn::detail::TensorRef& checked_replacement(const std::string& path, const burn::detail::TensorRef& current,
+                                                   const burn::detail::TensorRef& replacement) {
+  const auto describe = [](const ir::TensorSpec& s) {
+    return fmt::format("{} {}", dtype_name(s.dtype), s.shape.to_string());
+  };
+  if (!replacement) throw Error("module::with_tensors", fmt::format("the tensor for '{}' is an empty handle", path));
+  const ir::TensorSpec &have = current->spec, &given = replacement->spec;
+  if (given.shape.rank() != have.shape.rank() || kind_of_dtype(given.dtype) != kind_of_dtype(have.dtype))
+    throw Error("module::with_tensors", fmt::format("'{}' is {}, and cannot take {}; pass tensors in the order and "
+                                                    "of the ranks and kinds module::tensors_of lists",
+                                                    path, describe(have), describe(given)));
+  return replacement;
+}
+
+void throw_tensor_count(std::size_t wanted, std::size_t given) {
+  throw Error("module::with_tensors",
+              fmt::format("the module has {} tensors (module::tensors_of), {} were given", wanted, given));
+}
+
 }  // namespace detail
 
 bool TrainingMode::is_training(const burn::detail::TensorRef& input) const noexcept {

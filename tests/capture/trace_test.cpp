@@ -7,11 +7,13 @@
 #include <burn/activation.hpp>
 #include <burn/burn.hpp>
 #include <burn/module/ops.hpp>
+#include <burn/nn/linear.hpp>
 #include <burn/trace.hpp>
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <cstdint>
+#include <span>
 #include <thread>
 #include <vector>
 
@@ -301,6 +303,110 @@ TEST(Trace, CallsFromSeveralThreadsAtOnceGiveTheirOwnResults) {
     for (auto& t : threads) t.join();
     for (int k = 0; k < kThreads; ++k) EXPECT_EQ(wrong[k], 0) << "thread " << k;
   }
+}
+
+// A module's state as inputs (module::tensors_of / with_tensors): the
+// function builds the module's structure on the capture device and puts the
+// inputs in as its tensors, so a call serves the module as it is now.
+struct TwoLayers {
+  nn::Linear fc1, fc2;
+  BURN_MODULE(fc1, fc2)
+  Tensor<2> forward(const Tensor<2>& x) const { return fc2.forward(activation::relu(fc1.forward(x))); }
+};
+
+TwoLayers two_layers(const Device& d) { return {nn::LinearConfig{8, 16}.init(d), nn::LinearConfig{16, 4}.init(d)}; }
+
+TEST(Trace, AModuleWhoseTensorsAreInputsIsServedAsItIsAtEachCall) {
+  for (const Device& d : {Device::cpu(), Device::flex()}) {
+    SCOPED_TRACE(d.to_string());
+    d.seed(5);
+    const TwoLayers model = two_layers(d);
+    const auto x = Tensor<2>::from_data(values(Shape{6, 8}, 2.0f, 31), d);
+    Tensors in = module::tensors_of(model);
+    const std::size_t n_state = in.size();
+    EXPECT_EQ(n_state, 4u);  // two weights, two biases
+    in.push_back(x.ref());
+    const TracedFunction forward = trace(
+        [n_state](const Tensors& t) -> Tensors {
+          const auto m = module::with_tensors(two_layers(t[0]->device), std::span(t).first(n_state));
+          return {m.forward(Tensor<2>(t[n_state])).ref()};
+        },
+        specs_of(in));
+    EXPECT_EQ(floats(forward(in)[0]), floats(model.forward(x).ref()));
+    // Changed weights are used at the next call: they are inputs, not
+    // constants of the recording.
+    const TwoLayers changed = module::map_params(model, [](const std::string&, const module::ParamBase& p) {
+      return p.ref()->spec.shape.rank() == 2 ? (Tensor<2>(p.ref()) * 0.5).ref() : (Tensor<1>(p.ref()) * 0.5).ref();
+    });
+    Tensors changed_in = module::tensors_of(changed);
+    changed_in.push_back(x.ref());
+    const auto got = floats(forward(changed_in)[0]);
+    EXPECT_EQ(got, floats(changed.forward(x).ref()));
+    EXPECT_NE(got, floats(model.forward(x).ref()));
+  }
+}
+
+// The same way, a module's SGD step: the new tensors are the results, put
+// back with with_tensors; three steps give the eager steps' bits.
+TEST(Trace, AModulesTrainingStepTakesAndReturnsItsTensors) {
+  const Device d = Device::cpu();
+  d.seed(6);
+  TwoLayers eager = module::fork(two_layers(d), d.autodiff());
+  TwoLayers traced = two_layers(d);
+  traced = module::with_tensors(std::move(traced), module::tensors_of(module::valid(eager)));
+  const auto x = Tensor<2>::from_data(values(Shape{6, 8}, 2.0f, 32), d);
+  const auto y = Tensor<2>::from_data(values(Shape{6, 4}, 1.0f, 33), d);
+  const auto step_of = [](const TwoLayers& m, const Tensor<2>& xs, const Tensor<2>& ys) {
+    auto loss = ((m.forward(xs) - ys) * (m.forward(xs) - ys)).mean();
+    auto grads = loss.backward();
+    Tensors next;
+    module::for_each_param(m, [&](const std::string&, const module::ParamBase& p) {
+      const auto update = [&](const auto& t) { return (t.detach() - t.grad(grads)->detach() * 0.1).ref(); };
+      next.push_back(p.ref()->spec.shape.rank() == 2 ? update(Tensor<2>(p.ref())) : update(Tensor<1>(p.ref())));
+    });
+    return std::pair{next, loss};
+  };
+  Tensors in = module::tensors_of(traced);
+  const std::size_t n_state = in.size();
+  in.push_back(x.ref());
+  in.push_back(y.ref());
+  const TracedFunction step = trace(
+      [&](const Tensors& t) -> Tensors {
+        const auto m = module::with_tensors(two_layers(t[0]->device), std::span(t).first(n_state));
+        auto [next, loss] = step_of(m, Tensor<2>(t[n_state]), Tensor<2>(t[n_state + 1]));
+        next.push_back(loss.ref());
+        return next;
+      },
+      specs_of(in));
+  for (int it = 0; it < 3; ++it) {
+    SCOPED_TRACE(it);
+    Tensors call = module::tensors_of(traced);
+    call.push_back(x.ref());
+    call.push_back(y.ref());
+    Tensors out = step(call);
+    const float traced_loss = floats(out.back()).at(0);
+    out.pop_back();
+    traced = module::with_tensors(std::move(traced), out);
+    auto [next, loss] = step_of(eager, x.to_device(d.autodiff()), y.to_device(d.autodiff()));
+    eager = module::with_tensors(std::move(eager), next);
+    EXPECT_EQ(traced_loss, floats(loss.ref()).at(0));
+    const Tensors want = module::tensors_of(module::valid(eager)), got = module::tensors_of(traced);
+    for (std::size_t k = 0; k < want.size(); ++k) EXPECT_EQ(floats(got[k]), floats(want[k])) << "tensor " << k;
+  }
+}
+
+TEST(Trace, WithTensorsRefusesListsThatDoNotFitTheModule) {
+  const Device d = Device::flex();
+  const TwoLayers model = two_layers(d);
+  Tensors tensors = module::tensors_of(model);
+  Tensors short_list(tensors.begin(), tensors.end() - 1);
+  burn::testing::expect_error([&] { (void)module::with_tensors(model, short_list); }, "has 4 tensors");
+  Tensors wrong_rank = tensors;
+  wrong_rank[0] = Tensor<1>::zeros({128}, d).ref();
+  burn::testing::expect_error([&] { (void)module::with_tensors(model, wrong_rank); }, "fc1.weight");
+  Tensors wrong_kind = tensors;
+  wrong_kind[1] = Tensor<1, Int>::zeros({16}, d).ref();
+  burn::testing::expect_error([&] { (void)module::with_tensors(model, wrong_kind); }, "fc1.bias");
 }
 
 TEST(Trace, BadCallsAreClearErrors) {

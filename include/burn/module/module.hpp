@@ -25,6 +25,7 @@
 #include <cstddef>
 #include <functional>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -141,6 +142,12 @@ class FunctionVisitor final : public Visitor {
 
 /// The per-tensor transformations behind the module methods below.
 burn::detail::TensorRef param_to_device(const burn::detail::TensorRef& t, const Device& device);
+/// `replacement` for the tensor at `path` (with_tensors): throws burn::Error
+/// unless it has the current tensor's rank and kind.
+const burn::detail::TensorRef& checked_replacement(const std::string& path, const burn::detail::TensorRef& current,
+                                                   const burn::detail::TensorRef& replacement);
+/// The error for a list of `given` tensors where the module has `wanted`.
+[[noreturn]] void throw_tensor_count(std::size_t wanted, std::size_t given);
 burn::detail::TensorRef param_fork(const burn::detail::TensorRef& t, const Device& device);
 burn::detail::TensorRef param_valid(const burn::detail::TensorRef& t);
 
@@ -186,6 +193,31 @@ M map_tensors(M m, F&& f) {
   detail::FunctionVisitor v(write, write);
   m.visit_fields(v, "");
   return m;
+}
+
+/// Every Param's and RunningState's tensor, in visiting order: the module's
+/// state as a list. with_tensors puts such a list back, which is how a
+/// traced function takes a module's state as inputs (docs/trace.md).
+template <Module M>
+std::vector<burn::detail::TensorRef> tensors_of(const M& m) {
+  std::vector<burn::detail::TensorRef> out;
+  for_each_tensor(m, [&](const std::string&, const ParamBase& p) { out.push_back(p.ref()); });
+  return out;
+}
+
+/// `m` with its Params' and RunningStates' tensors replaced, in visiting
+/// order, by `tensors`: as many as tensors_of lists, each of the rank and
+/// kind of the one it replaces (a trainable Param on an autodiff device is
+/// tracked, as on construction). Throws burn::Error otherwise.
+template <Module M>
+M with_tensors(M m, std::span<const burn::detail::TensorRef> tensors) {
+  std::size_t wanted = 0;
+  for_each_tensor(m, [&](const std::string&, const ParamBase&) { ++wanted; });
+  if (wanted != tensors.size()) detail::throw_tensor_count(wanted, tensors.size());
+  std::size_t next = 0;
+  return map_tensors(std::move(m), [&](const std::string& path, const ParamBase& p) {
+    return detail::checked_replacement(path, p.ref(), tensors[next++]);
+  });
 }
 
 /// The number of trainable scalars (running state is not counted).
