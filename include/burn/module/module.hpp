@@ -241,8 +241,10 @@ std::vector<Device> devices(const M& m) {
   return out;
 }
 
-/// Moves every tensor to `device`. On an autodiff device the moved parameters
-/// stay linked to the source ones: gradients flow back to the originals.
+/// Moves every tensor to `device`, each keeping its own autodiff context:
+/// tracked parameters stay linked to the source ones (gradients flow back
+/// to the originals), untracked ones stay untracked even on an autodiff
+/// device (fork() makes trainable leaves there).
 template <Module M>
 M to_device(M m, const Device& device) {
   return map_tensors(std::move(m),
