@@ -5,8 +5,10 @@
 // Slots [0, first_computed) hold values from outside (the call's inputs and
 // the recording's constants); every step writes the slots of the outputs
 // something reads. A backend that executes op by op needs nothing more
-// than the steps; one that plans across ops (the fusion layer) takes the
-// whole program at once, so the plan is made once instead of per call.
+// than the steps; one that plans across ops (the fusion layer) or runs
+// them elsewhere (the remote backend, whose server keeps the program)
+// takes the whole program at once, so that work is done once instead of
+// per call.
 #pragma once
 
 #include <cstdint>

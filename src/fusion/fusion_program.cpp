@@ -6,18 +6,17 @@
 // may take joins the pending segment; one no fuser takes (a reshape, a
 // gather, a random draw) runs where the queue would run it: at once, ahead
 // of the pending segment, unless it reads a pending result, which closes
-// the segment first. A closed segment is numbered as a batch whose outputs are held
-// when the function returns them or a step outside the segment reads them,
-// and planned by the same planner (unlike the queue, without its 128-op
-// cut, so groups may span what a queue would have split). The plan is a
-// list of units, each a fused group or one op on the inner backend, and
-// each unit's inputs say whether it reads a value last in the order the
-// units run, so that a run hands over what dies there as reusable, as a
-// drain would.
-#include <algorithm>
+// the segment first. A closed segment is numbered as a batch whose outputs
+// are held when the function returns them or a step outside the segment
+// reads them, and planned by the same planner (unlike the queue, without
+// its 128-op cut, so groups may span what a queue would have split). The
+// plan is a list of units, each a fused group or one op on the inner
+// backend, and each unit's inputs say whether it reads a value last in the
+// order the units run, so that a run hands over what dies there as
+// reusable, as a drain would.
+#include <memory>
+#include <string>
 #include <vector>
-
-#include <fmt/format.h>
 
 #include "dispatch/op_profile.hpp"
 #include "fusion/diagnostics.hpp"
@@ -100,12 +99,12 @@ std::unique_ptr<detail::CompiledProgram> FusionBackend::compile(const Program& p
 
   std::vector<std::size_t> pending;  // program steps of the open segment
   std::vector<bool> pending_writes(program.slot_count, false);
+  std::vector<std::uint32_t> reads_inside(program.slot_count, 0);  // per segment, reset after it
 
   const auto close_segment = [&] {
     if (pending.empty()) return;
     auto queued = std::make_unique<std::vector<QueuedOp>>();
     queued->reserve(pending.size());
-    std::vector<std::uint32_t> reads_inside(program.slot_count, 0);
     for (std::size_t step : pending) {
       const ProgramStep& s = program.steps[step];
       QueuedOp q;
@@ -149,9 +148,11 @@ std::unique_ptr<detail::CompiledProgram> FusionBackend::compile(const Program& p
       p.units.push_back(std::move(unit));
     }
     p.segments.push_back(std::move(queued));
-    for (std::size_t step : pending)
+    for (std::size_t step : pending) {
+      for (auto slot : program.steps[step].inputs) reads_inside[slot] = 0;
       for (auto slot : program.steps[step].output_slots)
         if (slot != kUnusedSlot) pending_writes[slot] = false;
+    }
     pending.clear();
   };
 

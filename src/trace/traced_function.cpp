@@ -13,7 +13,9 @@
 // order on the inputs' backend, and empties each slot after the op that
 // reads it last, handing that op the value as reusable when nothing else
 // holds it — the test dispatch makes, so a backend computes in place
-// exactly where it would have eagerly.
+// exactly where it would have eagerly. A backend that compiles programs
+// (dispatch/program.hpp: the fusion layer, the remote backend) gets the
+// whole program once per recording and runs each call its own way.
 #include <burn/trace.hpp>
 
 #include <algorithm>
