@@ -288,6 +288,36 @@ void Session::batch(Reader& r) {
   r.expect_end();
 }
 
+void Session::check_op(const burn::ir::Op& op, std::span<const burn::ir::TensorSpec> inputs,
+                       std::span<const burn::ir::TensorSpec> claimed) {
+  const std::string_view name = burn::ir::op_name(op);
+  // Validated again here: the server trusts no client's shapes.
+  const auto outputs = burn::ir::infer_outputs(op, inputs);
+  if (!std::equal(outputs.begin(), outputs.end(), claimed.begin(), claimed.end()))
+    throw burn::Error(name,
+                      "the client and burn-server infer different outputs for this op; are they the same "
+                      "version of burn?");
+  auto& be = backend();
+  if (!be.supports_op(op))
+    throw burn::Error(
+        name, fmt::format("not supported by the {} backend of burn-server ({})", be.name(), device_->info.name));
+  for (const auto& s : outputs)
+    if (!be.supports_dtype(s.dtype))
+      throw burn::Error(name, fmt::format("{} on burn-server does not support dtype {}", device_->info.name,
+                                          burn::dtype_name(s.dtype)));
+}
+
+std::vector<burn::backend::PrimitivePtr> Session::run_op(const burn::ir::Op& op,
+                                                         std::span<const burn::backend::Input> inputs,
+                                                         std::span<const burn::ir::TensorSpec> outputs) {
+  auto& be = backend();
+  auto prims = be.execute(op, inputs, outputs);
+  if (prims.size() != outputs.size())
+    throw burn::Error(burn::ir::op_name(op), fmt::format("the {} backend returned {} outputs, {} expected", be.name(),
+                                                         prims.size(), outputs.size()));
+  return prims;
+}
+
 void Session::execute(Reader& r) {
   const burn::ir::Op op = burn::remote::read_op(r);
   const std::size_t n_in = r.count(8);
@@ -319,29 +349,12 @@ void Session::execute(Reader& r) {
     std::vector<burn::ir::TensorSpec> specs;
     specs.reserve(inputs.size());
     for (const auto& in : inputs) specs.push_back(in.spec);
-    // Validated again here: the server trusts no client's shapes.
-    const auto outputs = burn::ir::infer_outputs(op, specs);
-    if (outputs != claimed)
-      throw burn::Error(name,
-                        "the client and burn-server infer different outputs for this op; are they the same "
-                        "version of burn?");
-    auto& be = backend();
-    if (!be.supports_op(op))
-      throw burn::Error(
-          name, fmt::format("not supported by the {} backend of burn-server ({})", be.name(), device_->info.name));
+    check_op(op, specs, claimed);
     std::uint64_t more = 0;
-    for (const auto& s : outputs) {
-      if (!be.supports_dtype(s.dtype))
-        throw burn::Error(name, fmt::format("{} on burn-server does not support dtype {}", device_->info.name,
-                                            burn::dtype_name(s.dtype)));
-      more += bytes_of(s);
-    }
+    for (const auto& s : claimed) more += bytes_of(s);
     check_memory(name, more);
-    auto prims = be.execute(op, inputs, outputs);
-    if (prims.size() != outputs.size())
-      throw burn::Error(name, fmt::format("the {} backend returned {} outputs, {} expected", be.name(), prims.size(),
-                                          outputs.size()));
-    for (std::size_t i = 0; i < outputs.size(); ++i) store(out_ids[i], std::move(prims[i]), outputs[i]);
+    auto prims = run_op(op, inputs, claimed);
+    for (std::size_t i = 0; i < claimed.size(); ++i) store(out_ids[i], std::move(prims[i]), claimed[i]);
     ++ops_run_;
   } catch (const burn::Error& e) {
     fail(e.op(), message_of(e));
@@ -365,28 +378,15 @@ void Session::define_program(Reader& r) {
       throw burn::Error("trace", fmt::format("this session holds {} traced programs, the most burn-server keeps; "
                                              "drop traced functions that are no longer called",
                                              burn::remote::kMaxPrograms));
-    auto& be = backend();
-    // Checked as Execute checks each op: the server trusts no client's shapes.
-    for (const auto& step : entry->program.steps) {
-      const std::string_view name = burn::ir::op_name(step.op);
-      if (burn::ir::infer_outputs(step.op, step.input_specs) != step.outputs)
-        throw burn::Error(name,
-                          "the client and burn-server infer different outputs for this op of a traced program; are "
-                          "they the same version of burn?");
-      if (!be.supports_op(step.op))
-        throw burn::Error(
-            name, fmt::format("not supported by the {} backend of burn-server ({})", be.name(), device_->info.name));
-      for (const auto& s : step.outputs)
-        if (!be.supports_dtype(s.dtype))
-          throw burn::Error(name, fmt::format("{} on burn-server does not support dtype {}", device_->info.name,
-                                              burn::dtype_name(s.dtype)));
-    }
+    // Each op checked as Execute checks it.
+    for (const auto& step : entry->program.steps) check_op(step.op, step.input_specs, step.outputs);
     std::vector<const burn::ir::TensorSpec*> written(entry->program.slot_count, nullptr);
     for (const auto& step : entry->program.steps)
       for (std::size_t k = 0; k < step.output_slots.size(); ++k)
         if (step.output_slots[k] != burn::detail::kUnusedSlot) written[step.output_slots[k]] = &step.outputs[k];
     for (auto slot : entry->program.results) entry->result_specs.push_back(*written[slot]);  // read_program checked
-    if (auto* compiler = dynamic_cast<burn::detail::ProgramCompiler*>(&be); compiler && !entry->program.steps.empty())
+    if (auto* compiler = dynamic_cast<burn::detail::ProgramCompiler*>(&backend());
+        compiler && !entry->program.steps.empty())
       entry->compiled = compiler->compile(entry->program);
     programs_.emplace(id, std::move(entry));
   } catch (const burn::Error& e) {
@@ -440,16 +440,10 @@ void Session::run_program(Reader& r) {
     if (p.compiled) {
       p.compiled->run(slots);
     } else {
-      auto& be = backend();
-      burn::detail::run_steps(p.program, slots,
-                              [&](const burn::detail::ProgramStep& step, std::span<const burn::backend::Input> ins,
-                                  std::vector<burn::backend::PrimitivePtr>& outs) {
-                                outs = be.execute(step.op, ins, step.outputs);
-                                if (outs.size() != step.outputs.size())
-                                  throw burn::Error(burn::ir::op_name(step.op),
-                                                    fmt::format("the {} backend returned {} outputs, {} expected",
-                                                                be.name(), outs.size(), step.outputs.size()));
-                              });
+      burn::detail::run_steps(
+          p.program, slots,
+          [&](const burn::detail::ProgramStep& step, std::span<const burn::backend::Input> ins,
+              std::vector<burn::backend::PrimitivePtr>& outs) { outs = run_op(step.op, ins, step.outputs); });
     }
     for (std::size_t k = 0; k < out_ids.size(); ++k) store(out_ids[k], slots[p.program.results[k]], p.result_specs[k]);
     ops_run_ += p.program.steps.size();

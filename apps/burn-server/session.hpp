@@ -91,6 +91,13 @@ class Session : public std::enable_shared_from_this<Session> {
   void hello(burn::remote::Reader& r);
   void batch(burn::remote::Reader& r);
   void execute(burn::remote::Reader& r);
+  /// Throws burn::Error unless `op` on `inputs` gives the `claimed` outputs
+  /// and the device supports it and their dtypes.
+  void check_op(const burn::ir::Op& op, std::span<const burn::ir::TensorSpec> inputs,
+                std::span<const burn::ir::TensorSpec> claimed);
+  /// The device's backend runs `op`; a wrong number of results is a burn::Error.
+  std::vector<burn::backend::PrimitivePtr> run_op(const burn::ir::Op& op, std::span<const burn::backend::Input> inputs,
+                                                  std::span<const burn::ir::TensorSpec> outputs);
   void define_program(burn::remote::Reader& r);
   void run_program(burn::remote::Reader& r);
   void upload_begin(burn::remote::Reader& r);

@@ -41,6 +41,14 @@ struct Program {
   std::size_t first_computed = 0;  ///< slots below are filled by the caller
 };
 
+/// The result slots a step computes (the caller holds the others already).
+inline std::vector<std::uint32_t> computed_results(const Program& p) {
+  std::vector<std::uint32_t> out;
+  for (auto slot : p.results)
+    if (slot >= p.first_computed) out.push_back(slot);
+  return out;
+}
+
 /// Where each slot is read last over units that run in order (a program's
 /// steps, or a backend's own units of them): the unit and, within it, the
 /// input position. A value may be taken out of its slot there.

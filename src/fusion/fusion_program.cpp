@@ -206,10 +206,9 @@ void FusionBackend::run_program(const FusionProgram& p, std::vector<backend::Pri
     for (std::size_t j = 0; j < unit.inputs.size(); ++j) {
       backend::PrimitivePtr v = unit.takes[j] ? std::move(values[unit.inputs[j]]) : values[unit.inputs[j]];
       // Reusable as a drain decides it: the run held the value's only
-      // reference, and the unit reads it through no other input.
-      bool reusable = unit.takes[j] && v && v.use_count() == 1 + static_cast<long>(v->backend_references());
-      for (std::size_t i = 0; reusable && i < unit.inputs.size(); ++i)
-        reusable = i == j || unit.inputs[i] != unit.inputs[j];
+      // reference. A value the unit reads through two inputs is taken at
+      // the last one only, so the earlier input's copy keeps it shared.
+      const bool reusable = unit.takes[j] && v && v.use_count() == 1 + static_cast<long>(v->backend_references());
       inputs.push_back({std::move(v), unit.input_specs[j], reusable});
     }
     if (unit.plan) {

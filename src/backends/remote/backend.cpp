@@ -77,10 +77,10 @@ class RemoteClockWindow final : public backend::DeviceClockWindow {
 class RemoteProgram final : public detail::CompiledProgram {
  public:
   RemoteProgram(std::shared_ptr<ClientSession> session, std::uint64_t id, const detail::Program& program)
-      : session_(std::move(session)), id_(id), program_(program) {
-    for (auto slot : program.results)
-      if (slot >= program.first_computed) computed_results_.push_back(slot);
-  }
+      : session_(std::move(session)),
+        id_(id),
+        program_(program),
+        computed_results_(detail::computed_results(program)) {}
   ~RemoteProgram() override { session_->drop_program(id_); }
   RemoteProgram(const RemoteProgram&) = delete;
   RemoteProgram& operator=(const RemoteProgram&) = delete;

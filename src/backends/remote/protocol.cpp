@@ -132,10 +132,7 @@ void write_program(Writer& w, const detail::Program& program,
       write_spec(w, step.outputs[k]);
     }
   }
-  // Only computed results: the caller's own slots it has already.
-  std::vector<std::uint32_t> computed;
-  for (auto slot : program.results)
-    if (slot >= program.first_computed) computed.push_back(slot);
+  const std::vector<std::uint32_t> computed = detail::computed_results(program);
   w.u32(static_cast<std::uint32_t>(computed.size()));
   for (auto slot : computed) w.u32(slot);
 }
