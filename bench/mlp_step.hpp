@@ -117,8 +117,6 @@ class TracedMlpStep {
  private:
   burn::TracedFunction record(Tensors start) {
     state_ = std::move(start);
-    std::vector<burn::ir::TensorSpec> specs;
-    for (const auto& t : state_) specs.push_back(t->spec);
     return burn::trace(
         [](const Tensors& in) -> Tensors {
           using burn::Tensor;
@@ -135,7 +133,7 @@ class TracedMlpStep {
           const auto sgd = [&](const auto& p) { return (p.detach() - p.grad(grads)->detach() * 0.01).ref(); };
           return {sgd(w1), sgd(w2), sgd(w3), sgd(b1), sgd(b2), sgd(b3)};
         },
-        specs);
+        burn::specs_of(state_));
   }
 
   burn::Device device_;

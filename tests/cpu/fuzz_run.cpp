@@ -300,11 +300,7 @@ Outcome run_traced(const Program& program, const Device& device) {
   Outcome out;
   try {
     TracedFunction::Tensors bases;
-    std::vector<ir::TensorSpec> specs;
-    for (const Leaf& l : program.leaves) {
-      bases.push_back(leaf_base(l, device));
-      specs.push_back(bases.back()->spec);
-    }
+    for (const Leaf& l : program.leaves) bases.push_back(leaf_base(l, device));
     std::vector<std::string> names;  // of the results, from the last recording
     const TracedFunction chain = burn::trace(
         [&](const TracedFunction::Tensors& in) {
@@ -316,7 +312,7 @@ Outcome run_traced(const Program& program, const Device& device) {
           });
           return results;
         },
-        specs);
+        specs_of(bases));
     const TracedFunction::Tensors results = chain(bases);
     for (std::size_t k = 0; k < results.size(); ++k)
       out.values.emplace_back(names.at(k), burn::detail::to_data(results[k]));
