@@ -12,7 +12,9 @@
 
 namespace burn::detail {
 
-class DeviceRuntime {
+// Always owned by a shared_ptr (runtime_for, install_runtime): a traced
+// function keys what it prepared for a runtime by a weak reference to it.
+class DeviceRuntime : public std::enable_shared_from_this<DeviceRuntime> {
  public:
   DeviceRuntime(DispatchDevice id, std::unique_ptr<backend::Backend> backend);
 

@@ -75,13 +75,15 @@ class TracedState {
 
  private:
   struct Recorded {
-    // Backends live as long as the process (device runtimes are never torn
-    // down), so their addresses stay valid keys.
-    const backend::Backend* backend;
+    // The device runtime (one backend) the program was prepared for, held
+    // weakly: a remote device whose connection was lost gets a new runtime
+    // and backend, which an entry of the old one must never match, even at
+    // the old one's address.
+    std::weak_ptr<DeviceRuntime> runtime;
     std::shared_ptr<const TracedProgram> program;
   };
   mutable std::mutex mutex_;
-  mutable std::vector<Recorded> programs_;  // few: one per backend and set of input specs
+  mutable std::vector<Recorded> programs_;  // few: one per device runtime and set of input specs
 };
 
 }  // namespace detail
@@ -230,9 +232,14 @@ std::shared_ptr<const TracedProgram> TracedState::program_for(backend::Backend& 
       if (inputs[k]->spec != p.input_specs[k]) return false;
     return true;
   };
+  const std::weak_ptr<DeviceRuntime> runtime = device.runtime().weak_from_this();
+  const auto same_runtime = [&](const Recorded& r) {
+    return !r.runtime.owner_before(runtime) && !runtime.owner_before(r.runtime);
+  };
   const std::lock_guard lock(mutex_);
+  std::erase_if(programs_, [](const Recorded& r) { return r.runtime.expired(); });
   for (const Recorded& r : programs_)
-    if (r.backend == &backend && same_specs(*r.program)) return r.program;
+    if (same_runtime(r) && same_specs(*r.program)) return r.program;
   std::vector<ir::TensorSpec> specs;
   for (const auto& t : inputs) specs.push_back(t->spec);
   std::shared_ptr<TracedProgram> program;
@@ -255,7 +262,7 @@ std::shared_ptr<const TracedProgram> TracedState::program_for(backend::Backend& 
   for (const TensorData& c : program->constants) program->uploaded.push_back(backend.from_data(c));
   if (auto* compiler = dynamic_cast<ProgramCompiler*>(&backend); compiler && !program->program.steps.empty())
     program->compiled = compiler->compile(program->program);
-  programs_.push_back({&backend, program});
+  programs_.push_back({runtime, program});
   return program;
 }
 

@@ -13,6 +13,11 @@
 #include <burn_test.hpp>
 #include <server_process.hpp>
 
+#include <burn/config.hpp>
+#if BURN_HAS_CAPTURE
+#include <burn/trace.hpp>
+#endif
+
 #include "backends/remote/channel.hpp"
 #include "backends/remote/protocol.hpp"
 
@@ -141,6 +146,41 @@ TEST(RemoteFaults, ADeviceWhoseServerRestartedConnectsAgain) {
   burn::testing::expect_values(Tensor<1>::full({2}, 5.0, Device::parse("remote:" + address + "/flex:0")).to_data(),
                                {5, 5}, {2});
 }
+
+#if BURN_HAS_CAPTURE
+// A traced function whose program the server kept: the server dies between
+// two calls, the next call is an error naming the host (bounded in time),
+// and after a restart at the same address the same function runs again,
+// defining its program on the new connection.
+TEST(RemoteFaults, ATracedFunctionOutlivesItsServer) {
+  const TracedFunction affine = trace(
+      [](const TracedFunction::Tensors& in) -> TracedFunction::Tensors {
+        const Tensor<1> x(in[0]);
+        return {(x * 2.0 + Tensor<1>::from_floats({0.5, 1.0, 1.5, 2.0}, x.device())).ref()};
+      },
+      {{Shape{4}, DType::F32}});
+  const auto call = [&](const Device& d) {
+    return Tensor<1>(affine({Tensor<1>::from_floats({1, 2, 3, 4}, d).ref()})[0]).to_data();
+  };
+  auto first = std::make_unique<ServerProcess>();
+  const std::string address = first->address();
+  {
+    // Nothing refers to the lost connection's device after this block, so
+    // the new connection's backend may be made where the old one was.
+    const Device before = connect(*first, 3s);
+    burn::testing::expect_values(call(before), {2.5, 5, 7.5, 10}, {4});
+    first->process().kill(SIGKILL);
+    const auto start = std::chrono::steady_clock::now();
+    expect_error([&] { call(before); }, address);
+    EXPECT_LT(std::chrono::steady_clock::now() - start, 10s);
+  }
+  first.reset();
+  const ServerProcess second({"--device", "flex:0", "--listen", address});
+  ASSERT_EQ(second.address(), address);
+  const Device after = connect(second, 3s);
+  for (int k = 0; k < 2; ++k) burn::testing::expect_values(call(after), {2.5, 5, 7.5, 10}, {4});
+}
+#endif
 
 TEST(RemoteFaults, AStoppedServerIsDetectedByItsSilence) {
   ServerProcess server;
