@@ -6,6 +6,7 @@
 #include <burn_test.hpp>
 
 #include <burn/activation.hpp>
+#include <burn/detail/ops.hpp>
 #include <burn/module/ops.hpp>
 
 #include <cmath>
@@ -242,6 +243,66 @@ TEST(FlexBlockedLayout, GradientsThroughABlockedChain) {
     return w1.grad(g)->to_data();
   };
   grads_on(Device::flex()).assert_approx_eq(grads_on(Device::ndarray()), Tolerance::rel_abs(1e-3, 1e-3));
+}
+#endif
+
+#if BURN_HAS_AUTODIFF
+TEST(FlexBlockedLayout, ConvolutionBackwardReordersTheOutputGradientOnce) {
+  // The input gradient (a transposed convolution) reorders the output
+  // gradient into oneDNN's blocked layout and keeps that copy on it; the
+  // weight gradient reads the copy and drops it. The input gradient stays
+  // blocked.
+  const Net net;
+  const Device flex = Device::flex();
+  auto dy = Tensor<4>::from_data(wave({2, 32, 12, 12}, 1.0, 0.7), flex);
+  const auto w = Tensor<4>::from_data(net.w1, flex);
+  auto dx = module::conv_transpose2d(dy, w, std::nullopt, {{1, 1}, {1, 1}, {0, 0}, {1, 1}, 1});
+  EXPECT_FALSE(is_blocked(dy)) << "the gradient itself stays row-major for every other reader";
+  EXPECT_TRUE(storage(dy).kept_copy().layout) << "its blocked copy is kept for the weight gradient";
+  EXPECT_TRUE(is_blocked(dx));
+  const auto ref = Device::ndarray();
+  const auto want = module::conv_transpose2d(Tensor<4>::from_data(dy.to_data(), ref), Tensor<4>::from_data(net.w1, ref),
+                                             std::nullopt, {{1, 1}, {1, 1}, {0, 0}, {1, 1}, 1});
+  dx.to_data().assert_approx_eq(want.to_data(), kConvTol);
+  // A second convolution-family kernel reading dy gets the kept copy's
+  // values: as its input, and elementwise next to it.
+  module::conv2d(dy, Tensor<4>::from_data(net.w2, flex), std::nullopt, net.pad1)
+      .to_data()
+      .assert_approx_eq(module::conv2d(Tensor<4>::from_data(dy.to_data(), ref), Tensor<4>::from_data(net.w2, ref),
+                                       std::nullopt, net.pad1)
+                            .to_data(),
+                        kConvTol);
+  (dy + 1.0).to_data().assert_approx_eq((Tensor<4>::from_data(dy.to_data(), ref) + 1.0).to_data(), kConvTol);
+  // The weight gradient reads the copy last and drops it.
+  const ir::Op weight_grad = ir::ConvWeightGrad{{3, 3}, {1, 1}, {1, 1}, {1, 1}, 1};
+  auto dw_on = [&](const Tensor<4>& g) {
+    const Device& d = g.device();
+    return Tensor<4>(detail::execute1(weight_grad, {Tensor<4>::from_data(net.x, d).ref(), g.ref()})).to_data();
+  };
+  dw_on(dy).assert_approx_eq(dw_on(Tensor<4>::from_data(dy.to_data(), ref)), Tolerance::rel_abs(1e-3, 1e-3));
+  EXPECT_FALSE(storage(dy).kept_copy().layout) << "the weight gradient is the copy's last reader";
+
+  // Through autodiff, with every way the output gradient arrives: the
+  // broadcast ones of a plain sum (a strided view), a dense product, and
+  // the blocked input gradient of a second convolution.
+  auto grads_on = [&](const Device& base, int loss) {
+    const Device d = base.autodiff();
+    auto x = Tensor<4>::from_data(net.x, d).require_grad();
+    auto w1 = Tensor<4>::from_data(net.w1, d).require_grad();
+    auto b1 = Tensor<1>::from_data(net.b1, d).require_grad();
+    auto h = module::conv2d(x, w1, b1, net.pad1);
+    auto y = loss == 2 ? net.conv2(h) : h;
+    auto g = (loss == 0 ? y.sum() : (y * y).sum()).backward();
+    return std::tuple{x.grad(g)->to_data(), w1.grad(g)->to_data(), b1.grad(g)->to_data()};
+  };
+  for (int loss = 0; loss < 3; ++loss) {
+    SCOPED_TRACE(loss);
+    const auto [gx, gw, gb] = grads_on(flex, loss);
+    const auto [rx, rw, rb] = grads_on(ref, loss);
+    gx.assert_approx_eq(rx, Tolerance::rel_abs(1e-3, 1e-3));
+    gw.assert_approx_eq(rw, Tolerance::rel_abs(1e-3, 1e-3));
+    gb.assert_approx_eq(rb, Tolerance::rel_abs(1e-3, 1e-3));
+  }
 }
 #endif
 

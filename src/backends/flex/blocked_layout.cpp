@@ -56,4 +56,36 @@ std::optional<BlockedInput> blocked_input(const host::CpuTensor& x, const dnnl::
   return BlockedInput{layout->md(), bytes_of(view.buffer)};
 }
 
+BlockedInput laid_out(const Context& ctx, const host::CpuTensor& x, const dnnl::memory::desc& plain,
+                      const dnnl::memory::desc& want, const host::CpuTensor* keep_on) {
+  dnnl::memory::desc from_md = plain;
+  host::CpuTensorPtr from;
+  if (const auto view = x.opaque_view(); view.layout) {
+    const auto* layout = dynamic_cast<const BlockedLayout*>(view.layout.get());
+    if (layout && layout->md() == want) return {want, bytes_of(view.buffer)};
+    if (layout && layout->md().dims() == plain.dims() && layout->md().data_type() == plain.data_type()) {
+      from_md = layout->md();
+      from = bytes_of(view.buffer);
+    } else {
+      x.make_plain();
+    }
+  }
+  auto out = ctx.output({Shape{want.get_size()}, DType::U8});
+  dnnl::memory source = wrap(from_md, from ? *from : x), target = wrap(want, *out);
+  reorder(source, target);
+  if (keep_on) keep_on->keep_copy({std::make_shared<BlockedLayout>(want, ctx.alloc), out->buffer});
+  return {want, std::move(out)};
+}
+
+host::CpuTensorPtr kept_as_opaque(const host::CpuTensor& x, bool take) {
+  auto kept = take ? x.take_kept_copy() : x.kept_copy();
+  if (!kept.layout) return nullptr;
+  auto t = detail::make_pooled<host::CpuTensor>();
+  t->dtype = x.dtype;
+  t->shape = x.shape;
+  t->strides = host::contiguous_strides(x.shape);
+  t->set_opaque(std::move(kept.layout), std::move(kept.buffer));
+  return t;
+}
+
 }  // namespace burn::flex::dnn

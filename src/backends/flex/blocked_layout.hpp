@@ -58,6 +58,20 @@ struct BlockedInput {
 };
 std::optional<BlockedInput> blocked_input(const host::CpuTensor& x, const dnnl::memory::desc& plain);
 
+/// A convolution-family operand in the layout `want` its primitive asks
+/// for: x's own bytes when x is opaque in exactly that layout; otherwise a
+/// reorder into a fresh buffer from x's opaque layout (with x's dims) or
+/// from its row-major data (x contiguous, described by `plain`). With
+/// `keep_on`, a fresh copy is kept on that tensor (CpuTensor::keep_copy)
+/// for the next kernel that reads it in `want` (see kept_as_opaque).
+BlockedInput laid_out(const Context& ctx, const host::CpuTensor& x, const dnnl::memory::desc& plain,
+                      const dnnl::memory::desc& want, const host::CpuTensor* keep_on = nullptr);
+
+/// A fresh opaque tensor with x's shape over the copy a kernel kept on x,
+/// which convolution-family kernels then read as they read any opaque
+/// input; nullptr when x has none. With `take`, x keeps it no longer.
+host::CpuTensorPtr kept_as_opaque(const host::CpuTensor& x, bool take = false);
+
 /// Max pooling without indices read and written in x's opaque layout when
 /// that is channel-blocked or channels-last f32; nullptr otherwise (the
 /// caller then pools the row-major data). See max_pool_blocked.cpp.

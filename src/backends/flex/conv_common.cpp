@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "backends/flex/blocked_layout.hpp"
 #include "backends/flex/parallel.hpp"
 #include "backends/flex/strided.hpp"
 
@@ -12,14 +13,21 @@ ConvTensors conv_inputs(const Context& ctx, Inputs in, bool has_bias) {
   // flex's run-merging parallel copy: the conv backward rule feeds permuted
   // views here (the weight gradient correlates [C, N, H, W] views), and the
   // element-by-element host::contiguous walk cost more than the conv itself.
-  t.x = make_contiguous(ctx, host::as_cpu_ptr(in[0].primitive));
+  t.input = host::as_cpu_ptr(in[0].primitive);
+  t.x = conv_operand(ctx, t.input);
   t.w = make_contiguous(ctx, host::as_cpu_ptr(in[1].primitive));
   if (has_bias) t.bias = make_contiguous(ctx, host::as_cpu_ptr(in[2].primitive));
   return t;
 }
 
+host::CpuTensorPtr conv_operand(const Context& ctx, const host::CpuTensorPtr& input, bool take_kept) {
+  if (input->is_opaque()) return input;
+  if (auto kept = kept_as_opaque(*input, take_kept)) return kept;
+  return make_contiguous(ctx, input);
+}
+
 ConvTensors widen(const Context& ctx, const ConvTensors& t) {
-  return {to_f32(ctx, *t.x), to_f32(ctx, *t.w), t.bias ? to_f32(ctx, *t.bias) : nullptr};
+  return {to_f32(ctx, *t.x), to_f32(ctx, *t.w), t.bias ? to_f32(ctx, *t.bias) : nullptr, nullptr};
 }
 
 void fill_bias(const ConvTensors& t, host::CpuTensor& y) {

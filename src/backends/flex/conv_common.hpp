@@ -10,13 +10,20 @@
 
 namespace burn::flex::dnn {
 
-/// Contiguous input, weight and optional bias of a convolution; a conv
-/// kernel's input x may instead be opaque (blocked by a previous conv).
+/// Contiguous input, weight and optional bias of a convolution; x may
+/// instead be opaque (blocked by a previous convolution, or the copy an
+/// earlier kernel kept on the input: see CpuTensor::keep_copy).
 struct ConvTensors {
   host::CpuTensorPtr x, w, bias;
+  host::CpuTensorPtr input;  ///< input 0 as given, which a kernel may keep its reordered copy on
 };
 
 ConvTensors conv_inputs(const Context& ctx, Inputs in, bool has_bias);
+/// A convolution-family kernel's activation operand as oneDNN reads it:
+/// `input` itself when opaque, else the copy an earlier kernel kept on it
+/// (as an opaque tensor; taken from it with `take_kept`), else its
+/// row-major data (copied when strided).
+host::CpuTensorPtr conv_operand(const Context& ctx, const host::CpuTensorPtr& input, bool take_kept = false);
 /// The same tensors widened to f32 (for half dtypes).
 ConvTensors widen(const Context& ctx, const ConvTensors& t);
 /// y[n, c, ...] = bias[c] (or 0): the result when nothing is summed.

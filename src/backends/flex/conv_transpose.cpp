@@ -4,6 +4,7 @@
 // padding), use the scatter loop below.
 #include <algorithm>
 
+#include "backends/flex/blocked_layout.hpp"
 #include "backends/flex/conv_common.hpp"
 #include "backends/flex/parallel.hpp"
 #include "backends/flex/window.hpp"
@@ -14,8 +15,11 @@ namespace {
 using dnn::ConvTensors;
 using host::CpuTensor;
 
+/// oneDNN's deconvolution. x may be opaque (a convolution's output, or the
+/// copy an earlier kernel kept); with `blocked_output` the result stays in
+/// the layout the primitive writes, as a convolution's does (conv.cpp).
 bool dnnl_deconv(const Context& ctx, const ConvTensors& t, CpuTensor& y, const ir::ConvTranspose& op,
-                 dnnl::memory::data_type dt) {
+                 dnnl::memory::data_type dt, bool blocked_output) {
   const std::size_t n = std::max<std::size_t>(op.stride.size(), 1);
   for (std::size_t i = 0; i < op.stride.size(); ++i)
     if (op.padding_out[i] > op.padding[i]) return false;
@@ -49,11 +53,19 @@ bool dnnl_deconv(const Context& ctx, const ConvTensors& t, CpuTensor& y, const i
                        : fwd::desc(prop, algo, x_any, any_w, y_any, geo.strides, geo.dilates, geo.pad, pad_r);
     const fwd::primitive_desc pd(desc, dnn::engine());
     if (dnn::slow_half(pd, dt)) return false;
-    std::vector<dnn::PlainArg> args{{DNNL_ARG_SRC, x_md, t.x.get()},
+    // As the input gradient of a convolution, x is the output gradient,
+    // which the weight gradient reads next in the same blocked layout: the
+    // reordered copy is kept on the input for it.
+    const dnn::BlockedInput src = dnn::laid_out(ctx, *t.x, x_md, pd.src_desc(), t.input.get());
+    const dnn::BlockedOutput blocked(ctx, blocked_output ? pd.dst_desc() : y_md, y_md);
+    std::vector<dnn::PlainArg> args{{DNNL_ARG_SRC, src.md, src.bytes.get()},
                                     {DNNL_ARG_WEIGHTS, w_md, t.w.get()},
-                                    {DNNL_ARG_DST, y_md, &y, true}};
+                                    blocked.active()
+                                        ? dnn::PlainArg{DNNL_ARG_DST, blocked.md(), &blocked.target(), true}
+                                        : dnn::PlainArg{DNNL_ARG_DST, y_md, &y, true}};
     if (t.bias) args.push_back({DNNL_ARG_BIAS, b_md, t.bias.get()});
     dnn::execute_with_layouts(ctx, fwd(pd), pd, args);
+    if (blocked.active()) blocked.finish(ctx, y);
     return true;
   } catch (const dnnl::error&) {
     return false;
@@ -126,7 +138,9 @@ void loop_deconv(const ConvTensors& t, CpuTensor& y, const ir::ConvTranspose& op
 Result kernel(const Context& ctx, const ir::ConvTranspose& op, Inputs in, Outputs out) {
   return dnn::run_conv(
       ctx, op, in, out,
-      [&](const ConvTensors& t, CpuTensor& y, dnnl::memory::data_type dt) { return dnnl_deconv(ctx, t, y, op, dt); },
+      [&](const ConvTensors& t, CpuTensor& y, dnnl::memory::data_type dt) {
+        return dnnl_deconv(ctx, t, y, op, dt, y.dtype == out[0].dtype);
+      },
       [&]<class T>(const ConvTensors& t, CpuTensor& y) { loop_deconv<T>(t, y, op); });
 }
 

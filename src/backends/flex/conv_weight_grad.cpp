@@ -1,10 +1,13 @@
 // The weight gradient of a convolution. f32 / bf16 run oneDNN's
-// backward-weights primitive in its blocked layouts (f16 through f32); f64
-// and cases oneDNN declines use the direct loop below.
+// backward-weights primitive in its blocked layouts (f16 through f32),
+// reading x and the output gradient in the layout a convolution left them
+// in; f64 and cases oneDNN declines use the direct loop below.
 #include <algorithm>
 
+#include "backends/flex/blocked_layout.hpp"
 #include "backends/flex/conv_common.hpp"
 #include "backends/flex/parallel.hpp"
+#include "backends/flex/strided.hpp"
 #include "backends/flex/window.hpp"
 
 namespace burn::flex {
@@ -12,10 +15,14 @@ namespace {
 
 using host::CpuTensor;
 
-bool dnnl_weight_grad(const Context& ctx, const CpuTensor& x, const CpuTensor& g, CpuTensor& dw,
+/// oneDNN's backward-weights primitive. x and g may be opaque (a
+/// convolution's output); g's blocked copy, which the input gradient's
+/// transposed convolution kept on it (conv_transpose.cpp), is read and
+/// dropped: a convolution's backward reads g in no third kernel.
+bool dnnl_weight_grad(const Context& ctx, const host::CpuTensorPtr& x_in, const host::CpuTensorPtr& g_in, CpuTensor& dw,
                       const ir::ConvWeightGrad& op, dnnl::memory::data_type dt) {
   const std::size_t n = std::max<std::size_t>(op.stride.size(), 1);
-  const auto xs = dnn::unit_spatial(x.shape, n), gs = dnn::unit_spatial(g.shape, n);
+  const auto xs = dnn::unit_spatial(x_in->shape, n), gs = dnn::unit_spatial(g_in->shape, n);
   const auto ws = dnn::conv_weight_dims(dw.shape, n, op.groups);
   try {
     const auto x_md = dnn::plain_desc(xs, dt), g_md = dnn::plain_desc(gs, dt), w_md = dnn::plain_desc(ws, dt);
@@ -30,8 +37,10 @@ bool dnnl_weight_grad(const Context& ctx, const CpuTensor& x, const CpuTensor& g
     const bwd::primitive_desc pd({algo, x_any, w_any, g_any, geo.strides, geo.dilates, geo.pad, geo.pad}, dnn::engine(),
                                  hint);
     if (dnn::slow_half(pd, dt)) return false;
-    const std::vector<dnn::PlainArg> args{{DNNL_ARG_SRC, x_md, &x},
-                                          {DNNL_ARG_DIFF_DST, g_md, &g},
+    const dnn::BlockedInput x = dnn::laid_out(ctx, *dnn::conv_operand(ctx, x_in), x_md, pd.src_desc());
+    const dnn::BlockedInput g = dnn::laid_out(ctx, *dnn::conv_operand(ctx, g_in, true), g_md, pd.diff_dst_desc());
+    const std::vector<dnn::PlainArg> args{{DNNL_ARG_SRC, x.md, x.bytes.get()},
+                                          {DNNL_ARG_DIFF_DST, g.md, g.bytes.get()},
                                           {DNNL_ARG_DIFF_WEIGHTS, w_md, &dw, true}};
     dnn::execute_with_layouts(ctx, bwd(pd), pd, args);
     return true;
@@ -88,20 +97,23 @@ Result kernel(const Context& ctx, const ir::ConvWeightGrad& op, Inputs in, Outpu
   const std::string_view name = ir::op_name(ir::Op(op));
   dnn::expect_at_most_3d(name, op.stride.size());
   if (dw->num_elements() == 0) return {dw};
-  auto x = host::contiguous(ctx.alloc, host::as_cpu_ptr(in[0].primitive));
-  auto g = host::contiguous(ctx.alloc, host::as_cpu_ptr(in[1].primitive));
+  const auto x_in = host::as_cpu_ptr(in[0].primitive), g_in = host::as_cpu_ptr(in[1].primitive);
   const DType dtype = out[0].dtype;
-  if (x->num_elements() == 0 || g->num_elements() == 0) {  // nothing to sum
+  if (x_in->num_elements() == 0 || g_in->num_elements() == 0) {  // nothing to sum
     visit_float_dtype(name, dtype, [&]<class T>() { std::fill_n(dw->data<T>(), dw->num_elements(), T(0.0f)); });
     return {dw};
   }
   if (const auto dt = dnn::float_type(dtype)) {
-    if (dnnl_weight_grad(ctx, *x, *g, *dw, op, *dt)) return {dw};
+    if (dnnl_weight_grad(ctx, x_in, g_in, *dw, op, *dt)) return {dw};
   }
+  // Only oneDNN reads the opaque layouts.
+  x_in->make_plain();
+  g_in->make_plain();
+  auto x = make_contiguous(ctx, x_in), g = make_contiguous(ctx, g_in);
   if (is_half(dtype)) {
     auto x32 = dnn::to_f32(ctx, *x), g32 = dnn::to_f32(ctx, *g);
     auto dw32 = ctx.output({out[0].shape, DType::F32});
-    if (!dnnl_weight_grad(ctx, *x32, *g32, *dw32, op, dnnl::memory::data_type::f32))
+    if (!dnnl_weight_grad(ctx, x32, g32, *dw32, op, dnnl::memory::data_type::f32))
       loop_weight_grad<float>(*x32, *g32, *dw32, op);
     dnn::narrow_from_f32(*dw32, *dw);
     return {dw};

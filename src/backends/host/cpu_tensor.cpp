@@ -4,6 +4,7 @@
 #include <cstring>
 #include <mutex>
 #include <typeinfo>
+#include <utility>
 
 #include "core/huge_pages.hpp"
 #include "core/object_pool.hpp"
@@ -97,6 +98,21 @@ CpuTensor::OpaqueView CpuTensor::opaque_view() const {
   std::lock_guard lock(opaque_mutex(this));
   if (!opaque_flag_.load(std::memory_order_relaxed)) return {};
   return {opaque_, buffer};
+}
+
+void CpuTensor::keep_copy(OpaqueView copy) const {
+  std::lock_guard lock(opaque_mutex(this));
+  kept_ = std::move(copy);
+}
+
+CpuTensor::OpaqueView CpuTensor::kept_copy() const {
+  std::lock_guard lock(opaque_mutex(this));
+  return kept_;
+}
+
+CpuTensor::OpaqueView CpuTensor::take_kept_copy() const {
+  std::lock_guard lock(opaque_mutex(this));
+  return std::exchange(kept_, {});
 }
 
 void make_inputs_plain(std::span<const backend::Input> inputs, std::size_t skip) {

@@ -83,11 +83,28 @@ class CpuTensor final : public backend::Primitive {
   };
   OpaqueView opaque_view() const;
 
+  // ---- a kept copy in another layout ----------------------------------------------
+  // A kernel that reorders an input into an opaque layout may keep that copy
+  // on the tensor for the next kernel that reads the tensor the same way: a
+  // convolution's backward reads its output gradient twice (for the input
+  // gradient and for the weight gradient), both times in oneDNN's blocked
+  // layout. The copy lives as long as the tensor (its holders decide how
+  // long); tensors are values, so it never goes stale.
+
+  /// Keeps `copy` (this tensor's elements in `copy.layout`), replacing any
+  /// copy kept before.
+  void keep_copy(OpaqueView copy) const;
+  /// The kept copy; empty when none.
+  OpaqueView kept_copy() const;
+  /// The kept copy, no longer kept (its last reader takes it); empty when none.
+  OpaqueView take_kept_copy() const;
+
  private:
   void make_plain_locked() const;
 
   mutable std::atomic<bool> opaque_flag_{false};
   mutable std::shared_ptr<const OpaqueLayout> opaque_;  // guarded by opaque_mutex(this)
+  mutable OpaqueView kept_;                             // guarded by opaque_mutex(this)
 };
 
 /// Makes every input plain (see CpuTensor::make_plain), except the first

@@ -68,11 +68,16 @@ class KernelBackend : public CpuBackendBase, public backend::SingleOutputExecuti
     return false;
   }
 
-  // Kernels read row-major data; only convolution and max pooling read their
-  // input in the opaque (blocked) layout a convolution left it in.
+  // Kernels read row-major data; only the convolution family and max pooling
+  // read their activations in the opaque (blocked) layout a convolution left
+  // them in: input 0, and the weight gradient's output gradient (input 1).
   static void plain_inputs(const ir::Op& op, std::span<const backend::Input> inputs) {
-    const bool reads_blocked = std::holds_alternative<ir::Conv>(op) || std::holds_alternative<ir::MaxPool>(op);
-    make_inputs_plain(inputs, reads_blocked ? 1 : 0);
+    std::size_t read_blocked = 0;
+    if (std::holds_alternative<ir::Conv>(op) || std::holds_alternative<ir::ConvTranspose>(op) ||
+        std::holds_alternative<ir::MaxPool>(op))
+      read_blocked = 1;
+    else if (std::holds_alternative<ir::ConvWeightGrad>(op)) read_blocked = 2;
+    make_inputs_plain(inputs, read_blocked);
   }
 
   // Built once: a per-op Context would copy the allocator's shared_ptr (two
