@@ -17,19 +17,24 @@ class AdamRule final : public detail::UpdateRule {
   std::string_view name() const override { return "adam"; }
   std::vector<std::string_view> slot_names() const override { return detail::AdaptiveMoment::slot_names(); }
 
-  burn::detail::TensorRef update(double lr, const burn::detail::TensorRef& param, const burn::detail::TensorRef& grad,
-                                 detail::ParamState& state) const override {
+  std::vector<std::string_view> used_slots() const override { return moment_.used_slots(); }
+  /// The learning rate, m's scale and epsilon's: m_hat / (sqrt(v_hat) + eps)
+  /// rewritten with one scale on m and eps (Burn's form), the bias
+  /// corrections being scalars.
+  std::vector<double> step_scalars(double lr, std::uint64_t step) const override {
+    const double t = static_cast<double>(step);
+    const double bc2_sqrt = std::sqrt(1.0 - std::pow(moment_.beta_2, t));
+    return {lr, bc2_sqrt / (1.0 - std::pow(moment_.beta_1, t)), epsilon_ * bc2_sqrt};
+  }
+
+  burn::detail::TensorRef update(std::span<const detail::StepScalar> s, const burn::detail::TensorRef& param,
+                                 const burn::detail::TensorRef& grad, detail::ParamState& state) const override {
     const Val x{param};
     Val g{grad};
     if (weight_decay_) g = g + x * weight_decay_->penalty;
     const auto [m, v] = moment_.update(g, state);
-    // m_hat / (sqrt(v_hat) + eps) rewritten with one scale on m and eps
-    // (Burn's form): the bias corrections are scalars.
-    const double t = static_cast<double>(state.step);
-    const double bc2_sqrt = std::sqrt(1.0 - std::pow(moment_.beta_2, t));
-    const double scale = bc2_sqrt / (1.0 - std::pow(moment_.beta_1, t));
-    const Val delta = (m * scale) / (sqrt(v) + epsilon_ * bc2_sqrt);
-    return (x - delta * lr).r;
+    const Val delta = (m * s[1]) / (sqrt(v) + s[2]);
+    return (x - delta * s[0]).r;
   }
 
  private:

@@ -17,18 +17,25 @@ class AdamWRule final : public detail::UpdateRule {
   std::string_view name() const override { return "adamw"; }
   std::vector<std::string_view> slot_names() const override { return detail::AdaptiveMoment::slot_names(); }
 
-  burn::detail::TensorRef update(double lr, const burn::detail::TensorRef& param, const burn::detail::TensorRef& grad,
-                                 detail::ParamState& state) const override {
+  std::vector<std::string_view> used_slots() const override { return moment_.used_slots(); }
+  /// The learning rate, the two bias corrections and what decoupled decay
+  /// keeps of the weights.
+  std::vector<double> step_scalars(double lr, std::uint64_t step) const override {
+    const double t = static_cast<double>(step);
+    return {lr, 1.0 - std::pow(moment_.beta_1, t), 1.0 - std::pow(moment_.beta_2, t), 1.0 - lr * weight_decay_};
+  }
+
+  burn::detail::TensorRef update(std::span<const detail::StepScalar> s, const burn::detail::TensorRef& param,
+                                 const burn::detail::TensorRef& grad, detail::ParamState& state) const override {
     const Val x{param};
     const auto [m, v] = moment_.update(Val{grad}, state);
-    const double t = static_cast<double>(state.step);
-    const Val m_hat = m / (1.0 - std::pow(moment_.beta_1, t));
-    const Val v_hat = v / (1.0 - std::pow(moment_.beta_2, t));
+    const Val m_hat = m / s[1];
+    const Val v_hat = v / s[2];
     const Val delta = m_hat / (sqrt(v_hat) + epsilon_);
-    // Decoupled decay: the weights shrink directly, not through the gradient.
-    const double decay = lr * weight_decay_;
-    const Val decayed = decay == 0.0 ? x : x * (1.0 - decay);
-    return (decayed - delta * lr).r;
+    // Decoupled decay: the weights shrink directly, not through the gradient
+    // (by a factor of 1 without decay, which leaves them as they are).
+    const Val decayed = !s[3].tensor && s[3].value == 1.0 ? x : x * s[3];
+    return (decayed - delta * s[0]).r;
   }
 
  private:

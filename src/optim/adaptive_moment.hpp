@@ -13,6 +13,9 @@ struct AdaptiveMoment {
   bool amsgrad;
 
   static std::vector<std::string_view> slot_names() { return {"moment_1", "moment_2", "max_moment_2"}; }
+  std::vector<std::string_view> used_slots() const {
+    return amsgrad ? slot_names() : std::vector<std::string_view>{"moment_1", "moment_2"};
+  }
 
   /// Updates "moment_1", "moment_2" (and "max_moment_2") from `g`; returns
   /// {m, the v to divide by}.

@@ -1,4 +1,5 @@
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <burn/optim/optimizer.hpp>
@@ -32,6 +33,36 @@ struct Work {
   TensorRef value;  // detached, on the base device
   TensorRef grad;
 };
+
+/// The learning-rate check of an eager and a traced step alike.
+void check_lr(double lr) {
+  if (!std::isfinite(lr) || lr < 0.0)
+    throw Error(kOptimizerOp,
+                fmt::format("the learning rate must be finite and non-negative, got {}; nothing was updated "
+                            "(check the value or the scheduler that produced it)",
+                            lr));
+}
+
+/// Checks a traced step's state list (`who` is the call given it): one
+/// tensor per parameter and slot, each of its parameter's shape.
+void check_traced_state(std::string_view who, const std::vector<std::pair<std::string, module::ParamBase*>>& params,
+                        const std::vector<std::string_view>& slots, std::span<const TensorRef> state) {
+  if (state.size() != params.size() * slots.size())
+    throw Error(kOptimizerOp,
+                fmt::format("{} was given {} state tensors; {} trainable parameters with {} each ({}) take {} (make "
+                            "them with traced_state)",
+                            who, state.size(), params.size(), slots.size(), fmt::join(slots, ", "),
+                            params.size() * slots.size()));
+  for (std::size_t i = 0; i < params.size(); ++i)
+    for (std::size_t k = 0; k < slots.size(); ++k) {
+      const Shape& shape = state[i * slots.size() + k]->spec.shape;
+      if (shape != params[i].second->ref()->spec.shape)
+        throw Error(kOptimizerOp, fmt::format("{}: the '{}' state given for parameter '{}' has shape {}, the "
+                                              "parameter {}",
+                                              who, slots[k], params[i].first, shape.to_string(),
+                                              params[i].second->ref()->spec.shape.to_string()));
+    }
+}
 
 module::ParamId parse_id(std::string_view text, std::string_view key) {
   try {
@@ -67,11 +98,7 @@ std::optional<TensorRef> Optimizer::state_tensor(const module::ParamId& id, std:
 void Optimizer::step_params(double lr, const std::vector<std::pair<std::string, module::ParamBase*>>& params,
                             GradientsParams grads) {
   // Checked before anything is read or changed (the module and the state).
-  if (!std::isfinite(lr) || lr < 0.0)
-    throw Error(kOptimizerOp,
-                fmt::format("the learning rate must be finite and non-negative, got {}; nothing was updated "
-                            "(check the value or the scheduler that produced it)",
-                            lr));
+  check_lr(lr);
   // The update is not part of any graph.
   NoGradGuard no_grad;
 
@@ -136,7 +163,9 @@ void Optimizer::step_params(double lr, const std::vector<std::pair<std::string, 
       t = on(t, w.value->device, w.value->spec.dtype);
     }
     ++st.step;
-    TensorRef updated = rule_->update(lr, w.value, w.grad, st);
+    std::vector<detail::StepScalar> scalars;
+    for (const double v : rule_->step_scalars(lr, st.step)) scalars.push_back({v, nullptr});
+    TensorRef updated = rule_->update(scalars, w.value, w.grad, st);
     // Made a fresh trainable leaf here (Param's own rule, which set_ref applies
     // again as a no-op), so the commit below allocates nothing.
     values.push_back(module::detail::prepare_param(burn::detail::with_context(updated, w.param->ref()->device),
@@ -149,6 +178,116 @@ void Optimizer::step_params(double lr, const std::vector<std::pair<std::string, 
     auto node = states.extract(states.begin());
     if (auto it = states_.find(node.key()); it != states_.end()) it->second = std::move(node.mapped());
     else states_.insert(std::move(node));
+  }
+}
+
+// ---- traced steps ----------------------------------------------------------------------
+
+std::vector<TensorRef> Optimizer::traced_state_of(const ParamList& params) const {
+  const auto slots = rule_->used_slots();
+  std::vector<TensorRef> out;
+  out.reserve(params.size() * slots.size());
+  for (const auto& [path, p] : params) {
+    const TensorRef& value = p->ref();
+    const Device base = value->device.without_autodiff();
+    const auto it = states_.find(p->id());
+    for (const auto slot : slots) {
+      const TensorRef* kept = nullptr;
+      if (it != states_.end())
+        if (auto s = it->second.slots.find(std::string(slot)); s != it->second.slots.end()) kept = &s->second;
+      if (!kept) {
+        out.push_back(burn::detail::full(value->spec.shape, 0.0, {base, value->spec.dtype}, TensorKind::Float));
+        continue;
+      }
+      if ((*kept)->spec.shape != value->spec.shape)
+        throw Error(kOptimizerOp,
+                    fmt::format("the '{}' state of parameter '{}' has shape {} but the parameter has "
+                                "shape {}; was the state saved for another model?",
+                                slot, path, (*kept)->spec.shape.to_string(), value->spec.shape.to_string()));
+      out.push_back(on(*kept, base, value->spec.dtype));
+    }
+  }
+  return out;
+}
+
+TensorRef Optimizer::traced_scalars_of(double lr, const ParamList& params, const Device& device) const {
+  check_lr(lr);
+  std::optional<std::uint64_t> steps;
+  const std::string* first = nullptr;
+  for (const auto& [path, p] : params) {
+    const std::uint64_t n = param_step(p->id());
+    if (steps && *steps != n)
+      throw Error(kOptimizerOp,
+                  fmt::format("parameters '{}' and '{}' have taken {} and {} steps; a traced step updates every "
+                              "trainable parameter with one step count (take eager steps until they agree)",
+                              *first, path, *steps, n));
+    steps = n;
+    first = &path;
+  }
+  const std::vector<double> values = rule_->step_scalars(lr, steps.value_or(0) + 1);
+  std::vector<float> narrowed(values.begin(), values.end());
+  return burn::detail::from_data(TensorData(narrowed, {narrowed.size()}), {device.without_autodiff(), DType::F32},
+                                 TensorKind::Float);
+}
+
+std::vector<TensorRef> Optimizer::traced_update(const TensorRef& scalars, const ParamList& params,
+                                                const GradientsParams& grads, std::span<const TensorRef> state) const {
+  const auto slots = rule_->used_slots();
+  const std::size_t n_scalars = rule_->step_scalars(0.0, 1).size();
+  check_traced_state("traced_step", params, slots, state);
+  if (scalars->spec.shape != Shape{n_scalars})
+    throw Error(kOptimizerOp, fmt::format("the traced step's scalars have shape {}; the {} optimiser takes [{}] "
+                                          "(make them with traced_scalars)",
+                                          scalars->spec.shape.to_string(), rule_->name(), n_scalars));
+  NoGradGuard no_grad;
+  std::vector<detail::StepScalar> step;
+  for (std::size_t k = 0; k < n_scalars; ++k) {
+    const Range element(static_cast<std::int64_t>(k), static_cast<std::int64_t>(k) + 1);
+    step.push_back({0.0, burn::detail::slice(burn::detail::detach(scalars), std::span(&element, 1))});
+  }
+  // Work out every gradient first (clipping may mix them), then update.
+  std::vector<TensorRef> gs;
+  for (const auto& [path, p] : params) {
+    const auto g = grads.get_ref(p->id());
+    if (!g)
+      throw Error(kOptimizerOp, fmt::format("parameter '{}' has no gradient; a traced step updates every trainable "
+                                            "parameter (freeze the others with no_grad())",
+                                            path));
+    if ((*g)->spec.shape != p->ref()->spec.shape)
+      throw Error(kOptimizerOp,
+                  fmt::format("the gradient of parameter '{}' has shape {} but the parameter has shape {}", path,
+                              (*g)->spec.shape.to_string(), p->ref()->spec.shape.to_string()));
+    gs.push_back(on(*g, p->ref()->device.without_autodiff(), p->ref()->spec.dtype));
+  }
+  if (clipping_) {
+    if (clipping_->is_per_parameter()) {
+      for (auto& g : gs) g = clipping_->clip(g);
+    } else {
+      detail::clip_global_norm(gs, clipping_->threshold());
+    }
+  }
+  std::vector<TensorRef> next;
+  next.reserve(state.size());
+  for (std::size_t i = 0; i < params.size(); ++i) {
+    module::ParamBase& p = *params[i].second;
+    const Device base = p.ref()->device.without_autodiff();
+    detail::ParamState st;
+    for (std::size_t k = 0; k < slots.size(); ++k)
+      st.slots[std::string(slots[k])] = on(state[i * slots.size() + k], base, p.ref()->spec.dtype);
+    const TensorRef updated = rule_->update(step, on(p.ref(), base, p.ref()->spec.dtype), gs[i], st);
+    for (const auto slot : slots) next.push_back(st.slots.at(std::string(slot)));
+    p.set_ref(burn::detail::with_context(updated, p.ref()->device));
+  }
+  return next;
+}
+
+void Optimizer::commit_traced_of(const ParamList& params, std::span<const TensorRef> state) {
+  const auto slots = rule_->used_slots();
+  check_traced_state("commit_traced", params, slots, state);
+  for (std::size_t i = 0; i < params.size(); ++i) {
+    detail::ParamState& st = states_[params[i].second->id()];
+    for (std::size_t k = 0; k < slots.size(); ++k) st.slots[std::string(slots[k])] = state[i * slots.size() + k];
+    ++st.step;
   }
 }
 

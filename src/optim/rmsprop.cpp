@@ -15,8 +15,16 @@ class RmsPropRule final : public detail::UpdateRule {
   std::string_view name() const override { return "rmsprop"; }
   std::vector<std::string_view> slot_names() const override { return {"square_avg", "grad_avg", "momentum_buffer"}; }
 
-  burn::detail::TensorRef update(double lr, const burn::detail::TensorRef& param, const burn::detail::TensorRef& grad,
-                                 detail::ParamState& state) const override {
+  std::vector<std::string_view> used_slots() const override {
+    std::vector<std::string_view> used{"square_avg"};
+    if (c_.centered) used.emplace_back("grad_avg");
+    if (c_.momentum > 0.0) used.emplace_back("momentum_buffer");
+    return used;
+  }
+  std::vector<double> step_scalars(double lr, std::uint64_t) const override { return {lr}; }
+
+  burn::detail::TensorRef update(std::span<const detail::StepScalar> scalars, const burn::detail::TensorRef& param,
+                                 const burn::detail::TensorRef& grad, detail::ParamState& state) const override {
     auto slot = [&](const char* name) -> std::optional<Val> {
       auto it = state.slots.find(name);
       return it == state.slots.end() ? std::nullopt : std::optional<Val>(Val{it->second});
@@ -41,7 +49,7 @@ class RmsPropRule final : public detail::UpdateRule {
       u = b_prev ? *b_prev * c_.momentum + u : u;
       state.slots["momentum_buffer"] = u.r;
     }
-    return (x - u * lr).r;
+    return (x - u * scalars[0]).r;
   }
 
  private:

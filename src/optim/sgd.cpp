@@ -16,16 +16,25 @@ class SgdRule final : public detail::UpdateRule {
   std::string_view name() const override { return "sgd"; }
   std::vector<std::string_view> slot_names() const override { return {"velocity"}; }
 
-  burn::detail::TensorRef update(double lr, const burn::detail::TensorRef& param, const burn::detail::TensorRef& grad,
-                                 detail::ParamState& state) const override {
+  std::vector<std::string_view> used_slots() const override {
+    return momentum_ ? std::vector<std::string_view>{"velocity"} : std::vector<std::string_view>{};
+  }
+  /// The learning rate, and the weight of the gradient in the velocity:
+  /// PyTorch and Burn start the velocity at the first gradient, undamped.
+  std::vector<double> step_scalars(double lr, std::uint64_t step) const override {
+    return {lr, step == 1 || !momentum_ ? 1.0 : 1.0 - momentum_->dampening};
+  }
+
+  burn::detail::TensorRef update(std::span<const detail::StepScalar> s, const burn::detail::TensorRef& param,
+                                 const burn::detail::TensorRef& grad, detail::ParamState& state) const override {
+    const detail::StepScalar& lr = s[0];
     const Val x{param};
     Val g{grad};
     if (weight_decay_) g = g + x * weight_decay_->penalty;
     if (momentum_) {
       auto it = state.slots.find("velocity");
-      // PyTorch and Burn start the velocity at the first gradient, undamped.
-      const Val v =
-          it == state.slots.end() ? g : Val{it->second} * momentum_->momentum + g * (1.0 - momentum_->dampening);
+      // A traced step's first velocity is 0 * momentum + g * 1: the same values.
+      const Val v = it == state.slots.end() ? g : Val{it->second} * momentum_->momentum + g * s[1];
       state.slots["velocity"] = v.r;
       g = momentum_->nesterov ? g + v * momentum_->momentum : v;
     }

@@ -8,6 +8,7 @@
 #include <burn/burn.hpp>
 #include <burn/module/ops.hpp>
 #include <burn/nn/linear.hpp>
+#include <burn/optim/optim.hpp>
 #include <burn/trace.hpp>
 #include <gtest/gtest.h>
 
@@ -393,6 +394,131 @@ TEST(Trace, AModulesTrainingStepTakesAndReturnsItsTensors) {
     const Tensors want = module::tensors_of(module::valid(eager)), got = module::tensors_of(traced);
     for (std::size_t k = 0; k < want.size(); ++k) EXPECT_EQ(floats(got[k]), floats(want[k])) << "tensor " << k;
   }
+}
+
+// An optimiser's step inside the traced function: its state and the step's
+// scalars are inputs, the new state results (Optimizer::traced_state,
+// traced_scalars, traced_step, commit_traced). Three traced steps give the
+// eager steps' bits for every optimiser, and an eager step then continues
+// from the committed state as from its own.
+TEST(Trace, AnOptimisersStepIsTracedWithItsStateAsInputsAndResults) {
+  const std::vector<std::pair<std::string, std::function<optim::Optimizer()>>> optimisers{
+      {"sgd, momentum with dampening",
+       [] {
+         return optim::SgdConfig{}.with_momentum(optim::MomentumConfig{0.9, 0.1, false}).init();
+       }},
+      {"sgd, nesterov, weight decay",
+       [] {
+         return optim::SgdConfig{}
+             .with_momentum(optim::MomentumConfig{0.8, 0.0, true})
+             .with_weight_decay(optim::WeightDecayConfig{0.01})
+             .init();
+       }},
+      {"adam", [] { return optim::AdamConfig{}.init(); }},
+      {"adam, amsgrad, global-norm clipping",
+       [] {
+         return optim::AdamConfig{}
+             .with_amsgrad(true)
+             .with_grad_clipping(optim::GradientClippingConfig::global_norm(0.5))
+             .init();
+       }},
+      {"adamw", [] { return optim::AdamWConfig{}.with_weight_decay(0.05).init(); }},
+      {"rmsprop, centered, momentum",
+       [] { return optim::RmsPropConfig{}.with_centered(true).with_momentum(0.5).init(); }},
+  };
+  const double lr = 0.05;
+  for (const Device& d : {Device::cpu(), Device::flex()}) {
+    for (const auto& [name, make] : optimisers) {
+      SCOPED_TRACE(d.to_string() + ", " + name);
+      d.seed(7);
+      TwoLayers eager = module::fork(two_layers(d), d.autodiff());
+      TwoLayers traced = module::with_tensors(two_layers(d), module::tensors_of(module::valid(eager)));
+      optim::Optimizer eager_optim = make(), traced_optim = make();
+      const auto x = Tensor<2>::from_data(values(Shape{6, 8}, 2.0f, 41), d);
+      const auto y = Tensor<2>::from_data(values(Shape{6, 4}, 1.0f, 42), d);
+      const auto loss_of = [](const TwoLayers& m, const Tensor<2>& xs, const Tensor<2>& ys) {
+        return ((m.forward(xs) - ys) * (m.forward(xs) - ys)).mean();
+      };
+      Tensors state = traced_optim.traced_state(traced);
+      const std::size_t n = module::tensors_of(traced).size(), n_state = state.size();
+      Tensors specimen = module::tensors_of(traced);
+      specimen.insert(specimen.end(), state.begin(), state.end());
+      specimen.push_back(traced_optim.traced_scalars(lr, traced, d));
+      specimen.push_back(x.ref());
+      specimen.push_back(y.ref());
+      const TracedFunction step = trace(
+          [&, n, n_state](const Tensors& t) -> Tensors {
+            const auto m = module::with_tensors(two_layers(t[0]->device), std::span(t).first(n));
+            auto loss = loss_of(m, Tensor<2>(t[n + n_state + 1]), Tensor<2>(t[n + n_state + 2]));
+            auto grads = loss.backward();
+            auto [next, next_state] = traced_optim.traced_step(
+                t[n + n_state], m, optim::GradientsParams::from_grads(grads, m), std::span(t).subspan(n, n_state));
+            Tensors out = module::tensors_of(next);
+            out.insert(out.end(), next_state.begin(), next_state.end());
+            out.push_back(loss.ref());
+            return out;
+          },
+          specs_of(specimen));
+      for (int it = 0; it < 3; ++it) {
+        SCOPED_TRACE(it);
+        Tensors call = module::tensors_of(traced);
+        call.insert(call.end(), state.begin(), state.end());
+        call.push_back(traced_optim.traced_scalars(lr, traced, d));
+        call.push_back(x.ref());
+        call.push_back(y.ref());
+        const Tensors out = step(call);
+        traced = module::with_tensors(std::move(traced), std::span(out).first(n));
+        state.assign(out.begin() + static_cast<std::ptrdiff_t>(n), out.end() - 1);
+        traced_optim.commit_traced(traced, state);
+
+        auto loss = loss_of(eager, x.to_device(d.autodiff()), y.to_device(d.autodiff()));
+        auto grads = loss.backward();
+        eager = eager_optim.step(lr, eager, optim::GradientsParams::from_grads(grads, eager));
+        EXPECT_EQ(floats(out.back()), floats(loss.ref()));
+        const Tensors want = module::tensors_of(module::valid(eager)), got = module::tensors_of(traced);
+        for (std::size_t k = 0; k < want.size(); ++k) EXPECT_EQ(floats(got[k]), floats(want[k])) << "tensor " << k;
+        const Tensors want_state = eager_optim.traced_state(eager);
+        ASSERT_EQ(want_state.size(), state.size());
+        for (std::size_t k = 0; k < state.size(); ++k)
+          EXPECT_EQ(floats(state[k]), floats(want_state[k])) << "state " << k;
+      }
+      // The committed state and step count carry an eager step on.
+      TwoLayers resumed = module::fork(traced, d.autodiff());
+      auto loss = loss_of(resumed, x.to_device(d.autodiff()), y.to_device(d.autodiff()));
+      auto grads = loss.backward();
+      resumed = traced_optim.step(lr, resumed, optim::GradientsParams::from_grads(grads, resumed));
+      auto eager_loss = loss_of(eager, x.to_device(d.autodiff()), y.to_device(d.autodiff()));
+      auto eager_grads = eager_loss.backward();
+      eager = eager_optim.step(lr, eager, optim::GradientsParams::from_grads(eager_grads, eager));
+      const Tensors want = module::tensors_of(module::valid(eager)), got = module::tensors_of(module::valid(resumed));
+      for (std::size_t k = 0; k < want.size(); ++k) EXPECT_EQ(floats(got[k]), floats(want[k])) << "resumed " << k;
+    }
+  }
+}
+
+TEST(Trace, ATracedOptimiserStepRefusesWhatDoesNotFit) {
+  const Device d = Device::flex();
+  TwoLayers model = module::fork(two_layers(d), d.autodiff());
+  optim::Optimizer adam = optim::AdamConfig{}.init();
+  const Tensors state = adam.traced_state(model);
+  EXPECT_EQ(state.size(), 8u);  // two moments for each of four parameters
+  auto loss = (model.forward(Tensor<2>::ones({2, 8}, d.autodiff())) * 1.0).sum();
+  auto grads = loss.backward();
+  const auto all = optim::GradientsParams::from_grads(grads, model);
+  const auto scalars = adam.traced_scalars(0.1, model, d);
+  EXPECT_EQ(scalars->spec.shape, (Shape{3}));
+  burn::testing::expect_error([&] { (void)adam.traced_step(scalars, model, all, std::span(state).first(7)); },
+                              "7 state tensors");
+  burn::testing::expect_error([&] { (void)adam.traced_scalars(-1.0, model, d); }, "learning rate");
+  burn::testing::expect_error([&] { (void)adam.traced_step(Tensor<1>::ones({2}, d).ref(), model, all, state); },
+                              "takes [3]");
+  // A parameter without a gradient, then parameters whose step counts differ.
+  auto partial = all;
+  (void)partial.remove_ref(model.fc2.weight.id());
+  burn::testing::expect_error([&] { (void)adam.traced_step(scalars, model, partial, state); }, "fc2.weight");
+  model = adam.step(0.1, model, std::move(partial));
+  burn::testing::expect_error([&] { (void)adam.traced_scalars(0.1, model, d); }, "steps");
+  burn::testing::expect_error([&] { adam.commit_traced(model, std::span(state).first(2)); }, "take 8");
 }
 
 TEST(Trace, WithTensorsRefusesListsThatDoNotFitTheModule) {
