@@ -9,6 +9,8 @@
 #include <cstring>
 
 #if BURN_HAS_CAPTURE
+#include <burn/nn/linear.hpp>
+#include <burn/optim/optim.hpp>
 #include <burn/trace.hpp>
 #endif
 
@@ -180,6 +182,68 @@ TEST(RemoteDevice, RunsTracedFunctionsAsProgramsTheServerKeeps) {
       on_local[0] = l[0];
     }
   }
+}
+
+// A whole training step with Adam, traced (the optimiser's state and step
+// scalars are inputs and results): on the server it gives the bits of the
+// same step run here, step after step, and the committed state agrees.
+TEST(RemoteDevice, ATracedAdamStepOnTheServerGivesTheLocalBits) {
+  ServerProcess server;
+  struct Run {
+    Device device;
+    nn::Linear layer;
+    optim::Optimizer adam = optim::AdamConfig{}.init();
+    Tensors state;
+  };
+  const Device remote = server_device(server), local = Device::flex();
+  const nn::Linear start = nn::LinearConfig{8, 4}.init(local);
+  std::vector<Run> runs;
+  for (const Device& d : {remote, local}) {
+    Run r{d, start.to_device(d), optim::AdamConfig{}.init(), {}};
+    r.state = r.adam.traced_state(r.layer);
+    runs.push_back(std::move(r));
+  }
+  const std::size_t n = 2, ns = runs[1].state.size();  // weight and bias; two moments each
+  ASSERT_EQ(ns, 4u);
+  const optim::Optimizer& recorder = runs[1].adam;  // the step only reads its configuration
+  const auto specimen_of = [&](Run& r) {
+    Tensors in = module::tensors_of(r.layer);
+    in.insert(in.end(), r.state.begin(), r.state.end());
+    in.push_back(r.adam.traced_scalars(0.01, r.layer, r.device));
+    Tensors batch = regression_inputs(r.device);
+    in.push_back(batch[1]);
+    in.push_back(batch[2]);
+    return in;
+  };
+  const TracedFunction step = trace(
+      [&](const Tensors& t) -> Tensors {
+        const auto m = module::with_tensors(nn::LinearConfig{8, 4}.init(t[0]->device), std::span(t).first(n));
+        auto loss = activation::log_softmax(m.forward(Tensor<2>(t[n + ns + 1])), 1)
+                        .gather(1, Tensor<2, Int>(t[n + ns + 2]))
+                        .mean()
+                        .neg();
+        auto grads = loss.backward();
+        auto [next, next_state] = recorder.traced_step(t[n + ns], m, optim::GradientsParams::from_grads(grads, m),
+                                                       std::span(t).subspan(n, ns));
+        Tensors out = module::tensors_of(next);
+        out.insert(out.end(), next_state.begin(), next_state.end());
+        out.push_back(loss.ref());
+        return out;
+      },
+      specs_of(specimen_of(runs[1])));
+  for (int it = 0; it < 3; ++it) {
+    std::vector<Tensors> outs;
+    for (Run& r : runs) {
+      const Tensors out = step(specimen_of(r));
+      r.layer = module::with_tensors(std::move(r.layer), std::span(out).first(n));
+      r.state.assign(out.begin() + static_cast<std::ptrdiff_t>(n), out.end() - 1);
+      r.adam.commit_traced(r.layer, r.state);
+      outs.push_back(out);
+    }
+    for (std::size_t k = 0; k < outs[0].size(); ++k) detail::to_data(outs[0][k]).assert_eq(detail::to_data(outs[1][k]));
+    EXPECT_EQ(outs[0][0]->device, runs[0].device);
+  }
+  EXPECT_EQ(runs[0].adam.param_step(runs[0].layer.weight.id()), 3u);
 }
 
 // A call the server cannot complete (here: its results would pass the
