@@ -43,9 +43,57 @@ void check_lr(double lr) {
                             lr));
 }
 
+using ParamEntry = std::pair<std::string, module::ParamBase*>;
+
+/// Gradients and state are kept per id: two trainable parameters sharing one
+/// would trade gradients and share one state, and one of them never be
+/// updated.
+void check_distinct_ids(std::span<const ParamEntry> params) {
+  std::map<module::ParamId, const std::string*> seen;
+  for (const auto& [path, p] : params) {
+    if (!p->is_trainable()) continue;
+    if (const auto [it, fresh] = seen.emplace(p->id(), &path); !fresh)
+      throw Error(kOptimizerOp,
+                  fmt::format("parameters '{}' and '{}' have the same id {}; nothing was updated (a module "
+                              "copied, or one file loaded into two parts of the model: load with "
+                              "LoadOptions{{}}.with_fresh_ids())",
+                              *it->second, path, p->id().to_string()));
+  }
+}
+
+/// A trainable parameter and its gradient, checked before an update.
+void check_trainable(const std::string& path, const TensorRef& value, const TensorRef& grad) {
+  if (!is_float(value->spec.dtype))
+    throw Error(kOptimizerOp, fmt::format("parameter '{}' is of dtype {}; only float parameters can be trained", path,
+                                          dtype_name(value->spec.dtype)));
+  if (grad->spec.shape != value->spec.shape)
+    throw Error(kOptimizerOp, fmt::format("the gradient of parameter '{}' has shape {} but the parameter has shape {}",
+                                          path, grad->spec.shape.to_string(), value->spec.shape.to_string()));
+}
+
+/// A state tensor kept for a parameter, checked against it.
+void check_state_shape(std::string_view slot, const std::string& path, const module::ParamBase& p, const TensorRef& t) {
+  if (t->spec.shape != p.ref()->spec.shape)
+    throw Error(
+        kOptimizerOp,
+        fmt::format("the '{}' state of parameter '{}' (id {}) has shape {} but the parameter has shape {}; "
+                    "was the state saved for another model?",
+                    slot, path, p.id().to_string(), t->spec.shape.to_string(), p.ref()->spec.shape.to_string()));
+}
+
+/// Clips the gradients of one step (per parameter, or by their global norm).
+void clip(const std::optional<GradientClippingConfig>& clipping, std::vector<TensorRef>& grads) {
+  if (!clipping) return;
+  if (clipping->is_per_parameter()) {
+    for (auto& g : grads) g = clipping->clip(g);
+  } else {
+    detail::clip_global_norm(grads, clipping->threshold());
+  }
+}
+
 /// Checks a traced step's state list (`who` is the call given it): one
 /// tensor per parameter and slot, each of its parameter's shape.
-void check_traced_state(std::string_view who, const std::vector<std::pair<std::string, module::ParamBase*>>& params,
+void check_traced_state(std::string_view who, std::span<const ParamEntry> params,
                         const std::vector<std::string_view>& slots, std::span<const TensorRef> state) {
   if (state.size() != params.size() * slots.size())
     throw Error(kOptimizerOp,
@@ -102,46 +150,23 @@ void Optimizer::step_params(double lr, const std::vector<std::pair<std::string, 
   // The update is not part of any graph.
   NoGradGuard no_grad;
 
-  // Gradients and state are kept per id: two parameters sharing one would
-  // trade gradients and share one state, and one of them never be updated.
-  std::map<module::ParamId, const std::string*> seen;
-  for (const auto& [path, p] : params) {
-    if (!p->is_trainable()) continue;
-    if (const auto [it, fresh] = seen.emplace(p->id(), &path); !fresh)
-      throw Error(kOptimizerOp,
-                  fmt::format("parameters '{}' and '{}' have the same id {}; nothing was updated (a module "
-                              "copied, or one file loaded into two parts of the model: load with "
-                              "LoadOptions{{}}.with_fresh_ids())",
-                              *it->second, path, p->id().to_string()));
-  }
-
+  check_distinct_ids(params);
   std::vector<Work> work;
   for (const auto& [path, p] : params) {
     if (!p->is_trainable()) continue;
     auto g = grads.remove_ref(p->id());
     if (!g) continue;
     const TensorRef& value = p->ref();
-    if (!is_float(value->spec.dtype))
-      throw Error(kOptimizerOp, fmt::format("parameter '{}' is of dtype {}; only float parameters can be trained", path,
-                                            dtype_name(value->spec.dtype)));
-    if ((*g)->spec.shape != value->spec.shape)
-      throw Error(kOptimizerOp,
-                  fmt::format("the gradient of parameter '{}' has shape {} but the parameter has shape {}", path,
-                              (*g)->spec.shape.to_string(), value->spec.shape.to_string()));
+    check_trainable(path, value, *g);
     const Device base = value->device.without_autodiff();
     work.push_back({&path, p, on(value, base, value->spec.dtype), on(*g, base, value->spec.dtype)});
   }
-
   if (clipping_) {
-    if (clipping_->is_per_parameter()) {
-      for (auto& w : work) w.grad = clipping_->clip(w.grad);
-    } else {
-      std::vector<TensorRef> all;
-      all.reserve(work.size());
-      for (const auto& w : work) all.push_back(w.grad);
-      detail::clip_global_norm(all, clipping_->threshold());
-      for (std::size_t i = 0; i < work.size(); ++i) work[i].grad = all[i];
-    }
+    std::vector<TensorRef> gs;
+    gs.reserve(work.size());
+    for (const auto& w : work) gs.push_back(w.grad);
+    clip(clipping_, gs);
+    for (std::size_t i = 0; i < work.size(); ++i) work[i].grad = gs[i];
   }
 
   // Compute every new value and state first, then commit, so an error leaves
@@ -153,12 +178,7 @@ void Optimizer::step_params(double lr, const std::vector<std::pair<std::string, 
     detail::ParamState st;
     if (auto it = states_.find(w.param->id()); it != states_.end()) st = it->second;
     for (auto& [slot, t] : st.slots) {
-      if (t->spec.shape != w.value->spec.shape)
-        throw Error(kOptimizerOp,
-                    fmt::format("the '{}' state of parameter '{}' (id {}) has shape {} but the parameter has shape "
-                                "{}; was the state saved for another model?",
-                                slot, *w.path, w.param->id().to_string(), t->spec.shape.to_string(),
-                                w.value->spec.shape.to_string()));
+      check_state_shape(slot, *w.path, *w.param, t);
       // State follows its parameter (fork, to_device, load).
       t = on(t, w.value->device, w.value->spec.dtype);
     }
@@ -199,11 +219,7 @@ std::vector<TensorRef> Optimizer::traced_state_of(const ParamList& params) const
         out.push_back(burn::detail::full(value->spec.shape, 0.0, {base, value->spec.dtype}, TensorKind::Float));
         continue;
       }
-      if ((*kept)->spec.shape != value->spec.shape)
-        throw Error(kOptimizerOp,
-                    fmt::format("the '{}' state of parameter '{}' has shape {} but the parameter has "
-                                "shape {}; was the state saved for another model?",
-                                slot, path, (*kept)->spec.shape.to_string(), value->spec.shape.to_string()));
+      check_state_shape(slot, path, *p, *kept);
       out.push_back(on(*kept, base, value->spec.dtype));
     }
   }
@@ -239,6 +255,7 @@ std::vector<TensorRef> Optimizer::traced_update(const TensorRef& scalars, const 
     throw Error(kOptimizerOp, fmt::format("the traced step's scalars have shape {}; the {} optimiser takes [{}] "
                                           "(make them with traced_scalars)",
                                           scalars->spec.shape.to_string(), rule_->name(), n_scalars));
+  check_distinct_ids(params);
   NoGradGuard no_grad;
   std::vector<detail::StepScalar> step;
   for (std::size_t k = 0; k < n_scalars; ++k) {
@@ -253,19 +270,10 @@ std::vector<TensorRef> Optimizer::traced_update(const TensorRef& scalars, const 
       throw Error(kOptimizerOp, fmt::format("parameter '{}' has no gradient; a traced step updates every trainable "
                                             "parameter (freeze the others with no_grad())",
                                             path));
-    if ((*g)->spec.shape != p->ref()->spec.shape)
-      throw Error(kOptimizerOp,
-                  fmt::format("the gradient of parameter '{}' has shape {} but the parameter has shape {}", path,
-                              (*g)->spec.shape.to_string(), p->ref()->spec.shape.to_string()));
+    check_trainable(path, p->ref(), *g);
     gs.push_back(on(*g, p->ref()->device.without_autodiff(), p->ref()->spec.dtype));
   }
-  if (clipping_) {
-    if (clipping_->is_per_parameter()) {
-      for (auto& g : gs) g = clipping_->clip(g);
-    } else {
-      detail::clip_global_norm(gs, clipping_->threshold());
-    }
-  }
+  clip(clipping_, gs);
   std::vector<TensorRef> next;
   next.reserve(state.size());
   for (std::size_t i = 0; i < params.size(); ++i) {
