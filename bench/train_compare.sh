@@ -8,13 +8,15 @@
 #   EPOCHS=1 LIMIT_BATCHES=200 bench/train_compare.sh   # a quick look
 #   BUILD_DIR=build-foo THREADS=2 BATCH_SIZE=128 bench/train_compare.sh
 #   TORCH_COMPILE=1 bench/train_compare.sh         # PyTorch's model through torch.compile
+#   TRACE=1 bench/train_compare.sh                 # burn-train --trace (the step recorded once)
 #   ROUNDS=3 EPOCHS=1 LIMIT_BATCHES=300 bench/train_compare.sh   # the two sides take turns
 # Environment: BUILD_DIR (Release build dir, default build/release; configured
 # and built if needed), EPOCHS (5), BATCH_SIZE (64), LR (0.001), LR_SCHEDULE (cosine), SEED (42),
 # THREADS (2), WORKERS (1), LIMIT_BATCHES (unset: full epochs), PEERS_VENV
 # (default BUILD_DIR/peers-venv), TORCH_PYTHON (another interpreter with
 # torch, e.g. /usr/bin/python3 for Debian's 1.13), OUT_DIR (where the JSON
-# summaries go; default BUILD_DIR/train-compare), ROUNDS (1).
+# summaries go; default BUILD_DIR/train-compare), ROUNDS (1), TRACE (unset:
+# burn-train steps eagerly; set: --trace).
 # Runs PyTorch first, then burn-train, one after the other (never at the same
 # time: they would share the cores), ROUNDS times in turn, then prints a
 # per-epoch table. Taking turns puts both sides in the same spells of the
@@ -58,6 +60,8 @@ else
 fi
 compile=()
 [[ -n ${TORCH_COMPILE:-} ]] && compile=(--compile)
+traced=()
+[[ -n ${TRACE:-} ]] && traced=(--trace)
 if [[ ! -f $build/CMakeCache.txt ]]; then
   cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release
 fi
@@ -79,7 +83,7 @@ for ((round = 1; round <= rounds; ++round)); do
   echo "[train_compare.sh] round $round/$rounds: burn-train ($threads threads) ..." >&2
   python3 "$here/peak_rss.py" "$out/burn.rss.$round.json" \
     env BURN_NUM_THREADS="$threads" "$train_bin" --epochs "$epochs" --batch-size "$batch" --lr "$lr" --lr-schedule "$schedule" --seed "$seed" \
-    --threads "$threads" --workers "$workers" "${limit[@]}" --progress lines \
+    --threads "$threads" --workers "$workers" "${limit[@]}" "${traced[@]}" --progress lines \
     --summary-json "$out/burn.$round.json" >"$out/burn.$round.log"
   tail -n 2 "$out/burn.$round.log" >&2
 done
@@ -94,8 +98,9 @@ torch_rss = max(load(f"torch.rss.{r}.json")["peak_rss_mib"] for r in range(1, ro
 burn_rss = max(load(f"burn.rss.{r}.json")["peak_rss_mib"] for r in range(1, rounds + 1))
 meta = burn[0]["meta"]
 form = " through torch.compile" if torch[0]["meta"].get("compile") else ", eager"
+burn_form = ", traced" if meta.get("traced") else ""
 print(f"Fashion-MNIST, batch {meta['batch_size']}, Adam lr {meta['lr']}, "
-      f"{meta['threads']} threads (burn on {meta['device']}, PyTorch {torch[0]['meta']['torch']}{form}), "
+      f"{meta['threads']} threads (burn on {meta['device']}{burn_form}, PyTorch {torch[0]['meta']['torch']}{form}), "
       f"{rounds} round(s) in turn, OMP_WAIT_POLICY={os.environ.get('OMP_WAIT_POLICY', '(unset)')}")
 print()
 print("| round | epoch | torch train s | burn train s | torch img/s | burn img/s | burn / torch img/s | torch test acc | burn test acc |")

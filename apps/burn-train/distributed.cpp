@@ -31,10 +31,14 @@ Distributed::Distributed(Distributed&&) noexcept = default;
 Distributed& Distributed::operator=(Distributed&&) noexcept = default;
 Distributed::~Distributed() = default;
 
+bool Distributed::several_ranks_requested() {
+  const char* world = std::getenv("WORLD_SIZE");
+  return world != nullptr && !std::string(world).empty() && std::string(world) != "1";
+}
+
 Distributed Distributed::from_env() {
   Distributed d;
-  const char* world = std::getenv("WORLD_SIZE");
-  if (world == nullptr || std::string(world).empty() || std::string(world) == "1") return d;
+  if (!several_ranks_requested()) return d;
 #if BURN_HAS_COLLECTIVE
   d.group_ = std::make_unique<Group>(burn::collective::ProcessGroup::from_env());
   d.rank_ = d.group_->group.rank();
@@ -44,7 +48,7 @@ Distributed Distributed::from_env() {
   throw burn::ConfigurationError(
       "burn-train", fmt::format("WORLD_SIZE is {}, but this build of burn has no collectives (configured with "
                                 "BURN_COLLECTIVE=OFF); reconfigure with -DBURN_COLLECTIVE=ON to train on several ranks",
-                                world));
+                                std::getenv("WORLD_SIZE")));
 #endif
 }
 

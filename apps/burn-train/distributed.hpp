@@ -20,6 +20,9 @@ class Distributed {
   /// Throws burn::Error when the variables are malformed, the other ranks
   /// do not come, or this build has no collectives.
   static Distributed from_env();
+  /// Whether the environment asks for more than one rank (WORLD_SIZE set
+  /// and not 1), known before any rank connects.
+  static bool several_ranks_requested();
   Distributed(Distributed&&) noexcept;
   Distributed& operator=(Distributed&&) noexcept;
   ~Distributed();

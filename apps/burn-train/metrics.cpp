@@ -117,6 +117,7 @@ void write_summary_json(const std::filesystem::path& path, const RunInfo& info,
                {"num_params", info.num_params}};
   meta["limit_batches"] = info.limit_batches ? json(*info.limit_batches) : json(nullptr);
   meta["peak_rss_bytes"] = peak_resident_bytes();
+  meta["traced"] = info.traced;
   json epochs = json::array();
   for (const auto& m : history) epochs.push_back(epoch_to_json(m));
   const json summary = {{"meta", meta},

@@ -57,6 +57,7 @@ struct RunInfo {
   std::uint64_t seed = 0;
   std::optional<std::size_t> limit_batches;
   std::size_t num_params = 0;
+  bool traced = false;  ///< --trace: the step recorded once and replayed
 };
 
 /// Writes {"meta": {...}, "epochs": [...], "final_test_acc": x} to `path`,

@@ -88,6 +88,9 @@ std::string usage_text(const std::string& program) {
       "                         on 2000 training images) and test the quantized model\n"
       "  --quantized-model FILE save the quantized model there (safetensors), then test\n"
       "                         it as read back\n"
+      "  --trace                record the training step (forward, backward, Adam) once\n"
+      "                         and replay it for every batch: the same model, less\n"
+      "                         work per operation (not with --precision f16 or --nproc)\n"
       "  --expect-loss-decrease exit with status 3 unless the training loss fell\n"
       "  --nproc N              train data-parallel on N local processes (burn-run starts\n"
       "                         them); each trains on its shard with --batch-size, rank 0\n"
@@ -192,6 +195,14 @@ std::optional<Options> parse_options(int argc, const char* const* argv) {
       if (o.quantized_model.empty()) throw UsageError("--quantized-model needs a file name");
     } else if (arg == "--nproc") {
       o.nproc = parse_count(arg, next(), 1);
+    } else if (arg == "--trace") {
+      no_value();
+#if BURN_HAS_CAPTURE
+      o.trace = true;
+#else
+      throw UsageError(
+          "--trace: this burn-train was built without the capture device (reconfigure with -DBURN_CAPTURE=ON)");
+#endif
     } else if (arg == "--expect-loss-decrease") {
       no_value();
       o.expect_loss_decrease = true;
@@ -201,6 +212,14 @@ std::optional<Options> parse_options(int argc, const char* const* argv) {
   }
   if (!o.quantized_model.empty() && o.quantize.empty())
     throw UsageError("--quantized-model needs --quantize int8 (the model to save)");
+  if (o.trace && o.precision == "f16")
+    throw UsageError(
+        "--trace does not take --precision f16: its loss scaler decides on the host after each backward whether "
+        "to apply the step, which a recorded step cannot; use --precision bf16 or leave --trace out");
+  if (o.trace && o.nproc > 1)
+    throw UsageError(
+        "--trace trains on one process: data-parallel training (--nproc) averages the gradients between the "
+        "backward and the update, which one recorded step does not do; leave --trace out");
   if (o.resume && o.checkpoint_dir.empty())
     throw UsageError("--resume needs --checkpoint-dir (the directory holding the checkpoint)");
   return o;

@@ -53,6 +53,9 @@ struct Options {
   std::string quantize;
   /// Where to save the quantized model (empty: not saved).
   std::filesystem::path quantized_model;
+  /// Record the training step once (burn::trace) and replay it for every
+  /// batch instead of running it operation by operation.
+  bool trace = false;
 };
 
 /// A malformed command line; main prints it with the usage hint and exits 2.

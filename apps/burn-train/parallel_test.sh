@@ -3,7 +3,9 @@
 #   1. --nproc 2: burn-run starts two ranks; the loss falls, only rank 0
 #      prints progress and writes the checkpoint, which records 2 ranks;
 #   2. --resume on 2 ranks continues at epoch 2;
-#   3. --nproc under burn-run (RANK already set) is refused with status 2.
+#   3. --nproc under burn-run (RANK already set) is refused with status 2;
+#   4. so is --trace under burn-run (one recorded step cannot average the
+#      ranks' gradients).
 # Usage: parallel_test.sh path/to/burn-train path/to/burn-run
 # Exits 4 (burn-train's "Fashion-MNIST not installed") when the data is missing.
 set -uo pipefail
@@ -35,4 +37,8 @@ run "$dir/3.log" "$launcher" --nproc 2 -- "$bin" --nproc 2 --epochs 1 "${common[
 status=$?
 [[ $status -eq 2 ]] || fail "--nproc under burn-run exited with $status, not 2"
 grep -q 'already rank' "$dir/3.log" || fail "--nproc under burn-run was not explained"
+run "$dir/4.log" "$launcher" --nproc 2 -- "$bin" --trace --epochs 1 "${common[@]}"
+status=$?
+[[ $status -eq 2 ]] || fail "--trace under burn-run exited with $status, not 2"
+grep -q 'trace trains on one process, but WORLD_SIZE is 2' "$dir/4.log" || fail "--trace under burn-run was not explained"
 echo "parallel_test: passed"

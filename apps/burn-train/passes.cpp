@@ -11,14 +11,6 @@
 namespace burn_train {
 namespace {
 
-// Items whose arg-max logit is the target class.
-std::size_t count_correct(const burn::Tensor<2>& logits, const burn::Tensor<1, burn::Int>& targets) {
-  const std::size_t n = targets.dims()[0];
-  const auto predicted = logits.detach().argmax(1);  // [n, 1]
-  const auto expected = targets.reshape(std::array<std::size_t, 2>{n, 1});
-  return static_cast<std::size_t>(predicted.equal(expected).to_int().sum().into_scalar<std::int64_t>());
-}
-
 std::size_t pass_length(const Loader& loader, const std::optional<std::size_t>& limit) {
   const std::size_t n = loader.num_batches();
   return limit ? std::min(n, *limit) : n;
@@ -46,9 +38,40 @@ struct Tally {
 
 }  // namespace
 
-PassMetrics train_epoch(Model& model, burn::optim::Optimizer& optimizer, const burn::nn::loss::CrossEntropyLoss& loss,
-                        burn::lr_scheduler::LrScheduler& schedule, const Loader& loader, std::size_t epoch,
-                        const PassSettings& settings, std::vector<double>& batch_losses, const BackwardFn& backward) {
+burn::Tensor<1, burn::Int> count_correct(const burn::Tensor<2>& logits, const burn::Tensor<1, burn::Int>& targets) {
+  const std::size_t n = targets.dims()[0];
+  const auto predicted = logits.detach().argmax(1);  // [n, 1]
+  const auto expected = targets.reshape(std::array<std::size_t, 2>{n, 1});
+  return predicted.equal(expected).to_int().sum();
+}
+
+StepFn eager_step(burn::optim::Optimizer& optimizer, const burn::nn::loss::CrossEntropyLoss& loss,
+                  std::optional<burn::DType> autocast, burn::amp::GradScaler* scaler, BackwardFn backward) {
+  return [&optimizer, &loss, autocast, scaler, backward = std::move(backward)](
+             Model& model, const burn::data::MnistBatch& batch, double lr) {
+    const auto [logits, batch_loss] = [&] {
+      std::optional<burn::amp::Autocast> scope;
+      if (autocast) scope.emplace(batch.images.device(), *autocast);
+      auto out = model.forward(batch.images);
+      auto l = loss.forward(out, batch.targets);
+      return std::pair{std::move(out), std::move(l)};
+    }();
+    // Right answers of the model as it was before this step's update.
+    auto correct = count_correct(logits, batch.targets);
+    if (scaler) {
+      auto grads = backward(scaler->scale(batch_loss), model);
+      model = scaler->step(optimizer, lr, std::move(model), std::move(grads));
+      scaler->update();
+    } else {
+      model = optimizer.step(lr, std::move(model), backward(batch_loss, model));
+    }
+    return StepResult{batch_loss.detach(), std::move(correct)};
+  };
+}
+
+PassMetrics train_epoch(Model& model, const StepFn& step, burn::lr_scheduler::LrScheduler& schedule,
+                        const Loader& loader, std::size_t epoch, const PassSettings& settings,
+                        std::vector<double>& batch_losses) {
   const std::size_t total = pass_length(loader, settings.limit_batches);
   ProgressBar bar(settings.label, total, settings.style);
   Tally tally;
@@ -56,22 +79,7 @@ PassMetrics train_epoch(Model& model, burn::optim::Optimizer& optimizer, const b
   for (auto& batch : batches) {
     if (tally.done == total) break;  // --limit-batches; leaving early stops the loader's workers
     const std::size_t n = batch.targets.dims()[0];
-    const auto [logits, batch_loss] = [&] {
-      std::optional<burn::amp::Autocast> autocast;
-      if (settings.autocast) autocast.emplace(batch.images.device(), *settings.autocast);
-      auto out = model.forward(batch.images);
-      auto l = loss.forward(out, batch.targets);
-      return std::pair{std::move(out), std::move(l)};
-    }();
-    const double lr = schedule.step();
-    if (settings.scaler) {
-      auto grads = backward(settings.scaler->scale(batch_loss), model);
-      model = settings.scaler->step(optimizer, lr, std::move(model), std::move(grads));
-      settings.scaler->update();
-    } else {
-      model = optimizer.step(lr, std::move(model), backward(batch_loss, model));
-    }
-
+    const auto [batch_loss, correct] = step(model, batch, schedule.step());
     const double value = batch_loss.into_scalar<double>();
     // With loss scaling, an f16 overflow in the forward is a skipped step,
     // not divergence (the scaler stops a run whose every step overflows).
@@ -81,7 +89,7 @@ PassMetrics train_epoch(Model& model, burn::optim::Optimizer& optimizer, const b
                                              "smaller --lr)",
                                              value, epoch + 1, tally.done + 1));
     batch_losses.push_back(value);
-    tally.add(bar, value, count_correct(logits, batch.targets), n);
+    tally.add(bar, value, static_cast<std::size_t>(correct.into_scalar<std::int64_t>()), n);
   }
   return tally.finish(bar);
 }
@@ -103,7 +111,8 @@ PassMetrics evaluate(const ForwardFn& forward, const burn::nn::loss::CrossEntrop
     std::optional<burn::amp::Autocast> autocast;
     if (settings.autocast) autocast.emplace(batch.images.device(), *settings.autocast);
     const auto logits = forward(batch.images);
-    tally.add(bar, loss.forward(logits, batch.targets).into_scalar<double>(), count_correct(logits, batch.targets),
+    tally.add(bar, loss.forward(logits, batch.targets).into_scalar<double>(),
+              static_cast<std::size_t>(count_correct(logits, batch.targets).into_scalar<std::int64_t>()),
               batch.targets.dims()[0]);
   }
   return tally.finish(bar);

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # burn-train on a remote device reaches the same model, bit for bit, as on
 # the server's device locally: a burn-server on 127.0.0.1 hosts flex:0, the
-# same short run trains once on local flex and once on remote:.../flex:0, and
+# same short run trains once on local flex, once on remote:.../flex:0 and
+# once more there with --trace (each step one program the server keeps), and
 # the saved weights and the reported losses must be identical.
 # Usage: remote_test.sh path/to/burn-train path/to/burn-server
 # Exits 4 when Fashion-MNIST is missing (ctest reports a skip).
@@ -29,6 +30,8 @@ status=$?
 [[ $status -eq 0 ]] || { cat "$dir/local.log"; fail "the local run exited with $status"; }
 "$train" "${common[@]}" --device "$remote" --checkpoint-dir "$dir/remote" --summary-json "$dir/remote.json" \
   >"$dir/remote.log" 2>&1 || { cat "$dir/remote.log"; fail "the remote run failed"; }
+"$train" "${common[@]}" --device "$remote" --trace --checkpoint-dir "$dir/traced" --summary-json "$dir/traced.json" \
+  >"$dir/traced.log" 2>&1 || { cat "$dir/traced.log"; fail "the traced remote run failed"; }
 
 # The model's tensors (the file's header holds random parameter ids, which
 # differ between any two runs: the data after it; the optimiser's file is
@@ -39,13 +42,16 @@ tensor_bytes() {
   tail -c +$((9 + n)) "$1"
 }
 for f in model-epoch-1.safetensors; do
-  [[ -s $dir/local/$f && -s $dir/remote/$f ]] || fail "a run did not write $f"
+  [[ -s $dir/local/$f && -s $dir/remote/$f && -s $dir/traced/$f ]] || fail "a run did not write $f"
   cmp <(tensor_bytes "$dir/local/$f") <(tensor_bytes "$dir/remote/$f") ||
     fail "the tensors of $f trained on $remote differ from those trained on local flex"
+  cmp <(tensor_bytes "$dir/local/$f") <(tensor_bytes "$dir/traced/$f") ||
+    fail "the tensors of $f trained on $remote with --trace differ from those trained on local flex"
 done
 # Per-epoch losses and accuracies (timings differ, and are left out).
-metrics() { grep -o '"\(loss\|accuracy\|train_loss\|test_loss\|train_accuracy\|test_accuracy\)": *[-0-9.e]*' "$1"; }
+metrics() { grep -o '"\(loss\|acc\|train_loss\|test_loss\|train_acc\|test_acc\)": *[-0-9.e]*' "$1"; }
 [[ -n $(metrics "$dir/local.json") ]] || fail "no loss in the summary JSON"
 diff <(metrics "$dir/local.json") <(metrics "$dir/remote.json") || fail "the losses differ"
+diff <(metrics "$dir/local.json") <(metrics "$dir/traced.json") || fail "the losses of the traced run differ"
 grep 'final test accuracy' "$dir/local.log"
-echo "remote_test: $remote trained the same weights and losses as local flex"
+echo "remote_test: $remote trained the same weights and losses as local flex, step by step and traced"

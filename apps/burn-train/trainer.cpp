@@ -12,6 +12,7 @@
 #include <burn/quant.hpp>
 #include <burn/record/module_record.hpp>
 #include <charconv>
+#include <cstdlib>
 #include <filesystem>
 #include <memory>
 #include <numeric>
@@ -25,6 +26,7 @@
 #include "model.hpp"
 #include "passes.hpp"
 #include "preflight.hpp"
+#include "traced_step.hpp"
 
 namespace burn_train {
 namespace {
@@ -178,15 +180,25 @@ int run_training(const Options& options) {
   check_outputs_writable(options);
   const burn::Device device = make_device(options);
   const burn::Device train_device = device.autodiff();
+  // A traced step computes its gradients inside the recording: its model and
+  // batches live on the plain device.
+  const burn::Device step_device = options.trace ? device : train_device;
+  // Before any rank connects, so that every rank refuses alike.
+  if (options.trace && Distributed::several_ranks_requested())
+    throw UsageError(
+        fmt::format("--trace trains on one process, but WORLD_SIZE is {}: data-parallel training "
+                    "averages the gradients between the backward and the update, which one recorded "
+                    "step does not do; leave --trace out",
+                    std::getenv("WORLD_SIZE")));
   const FashionMnist data = load_fashion_mnist(options.data_dir);
   // Under burn-run: this rank's shard of each pass (alone: all of it).
   Distributed dist = Distributed::from_env();
   const bool say = dist.is_leader();
   const auto shards = static_cast<std::size_t>(dist.world_size());
   const auto shard = static_cast<std::size_t>(dist.rank());
-  // Training batches live on the autodiff device (the model's); test batches
-  // on the plain one, where the evaluation copy of the model lives.
-  const Loader train_loader(data.train, burn::data::MnistBatcher{train_device},
+  // Training batches live on the model's device; test batches on the plain
+  // one, where the evaluation copy of the model lives.
+  const Loader train_loader(data.train, burn::data::MnistBatcher{step_device},
                             {.batch_size = options.batch_size,
                              .shuffle = true,
                              .seed = options.seed,
@@ -201,6 +213,7 @@ int run_training(const Options& options) {
   check_batches(options, config, device, train_loader.num_items(), test_loader.num_items());
   device.seed(options.seed);
   Model model = config.init(train_device);
+  if (options.trace) model = burn::module::valid(std::move(model));  // same values and ids, no autodiff
   burn::optim::Optimizer optimizer = burn::optim::AdamConfig{}.init();
   const auto train_loss = burn::nn::loss::CrossEntropyLossConfig{}.init(train_device);
   const auto test_loss = burn::nn::loss::CrossEntropyLossConfig{}.init(device);
@@ -220,8 +233,7 @@ int run_training(const Options& options) {
   std::optional<burn::amp::GradScaler> scaler;
   if (precision.loss_scaling) scaler.emplace();
   if (options.resume) {
-    auto resumed =
-        resume(options, config, train_device, model, optimizer, *schedule, scaler ? &*scaler : nullptr, dist);
+    auto resumed = resume(options, config, step_device, model, optimizer, *schedule, scaler ? &*scaler : nullptr, dist);
     start_epoch = resumed.epochs_done;
     history = std::move(resumed.history);
   }
@@ -235,6 +247,7 @@ int run_training(const Options& options) {
     fmt::print("model: {} parameters; Adam lr {} ({} schedule), batch size {}, {} epoch{}{}\n", model.num_params(),
                options.lr, options.lr_schedule, options.batch_size, options.epochs, options.epochs == 1 ? "" : "s",
                options.limit_batches ? fmt::format(", at most {} batches per pass", *options.limit_batches) : "");
+    if (options.trace) fmt::print("step: traced (recorded once per batch size, then replayed)\n");
     if (precision.autocast)
       fmt::print("precision: {} autocast (f32 weights{})\n", options.precision,
                  precision.loss_scaling ? ", loss scaling" : "");
@@ -255,15 +268,24 @@ int run_training(const Options& options) {
     return PassSettings{std::move(label), style, options.limit_batches, precision.autocast,
                         scaler ? &*scaler : nullptr};
   };
+  const StepFn step = [&]() -> StepFn {
+#if BURN_HAS_CAPTURE
+    if (options.trace) {
+      auto traced = std::make_shared<TracedStep>(config, optimizer, precision.autocast);
+      return [traced](Model& m, const burn::data::MnistBatch& batch, double lr) { return (*traced)(m, batch, lr); };
+    }
+#endif
+    return eager_step(optimizer, train_loss, precision.autocast, scaler ? &*scaler : nullptr,
+                      [&](const burn::Tensor<1>& loss, const Model& current) { return dist.backward(loss, current); });
+  }();
   std::vector<double> batch_losses;
   for (std::size_t epoch = start_epoch; epoch < options.epochs; ++epoch) {
     device.seed(epoch_seed(options.seed, epoch, dist.rank()));
     const std::string prefix = fmt::format("epoch {}/{}", epoch + 1, options.epochs);
     EpochMetrics m;
     m.epoch = epoch + 1;
-    m.train = dist.combine(train_epoch(
-        model, optimizer, train_loss, *schedule, train_loader, epoch, settings(prefix + " train"), batch_losses,
-        [&](const burn::Tensor<1>& loss, const Model& current) { return dist.backward(loss, current); }));
+    m.train = dist.combine(
+        train_epoch(model, step, *schedule, train_loader, epoch, settings(prefix + " train"), batch_losses));
     // The parameters agree already; batch-norm statistics are rank 0's from here.
     model = dist.broadcast(model);
     m.test = dist.combine(evaluate(model.valid(), test_loss, test_loader, settings(prefix + " test ")));
@@ -291,7 +313,7 @@ int run_training(const Options& options) {
   if (say && !options.summary_json.empty()) {
     write_summary_json(options.summary_json,
                        RunInfo{device.to_string(), device.num_threads(), options.batch_size, options.lr, options.seed,
-                               options.limit_batches, model.num_params()},
+                               options.limit_batches, model.num_params(), options.trace},
                        history);
   }
 

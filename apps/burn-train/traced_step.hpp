@@ -1,0 +1,48 @@
+// burn-train --trace: the training step recorded once and replayed for every
+// batch (burn::trace, docs/trace.md). The recording holds the forward, the
+// loss, the backward, Adam's update and the count of correct predictions;
+// a call takes the model's tensors (parameters and batch-norm statistics),
+// the optimiser's state, the step's scalars (learning rate, bias
+// corrections) and the batch, and gives back the new tensors, the new
+// state, the loss and the count. Dropout draws its masks anew on every call
+// from the device's generator, in the order the eager step draws them, so a
+// traced run trains the same model as an eager one, bit for bit.
+#pragma once
+
+#include <burn/config.hpp>
+#include <burn/dtype.hpp>
+#include <burn/optim/optimizer.hpp>
+#include <optional>
+
+#include "model.hpp"
+#include "passes.hpp"
+
+#if BURN_HAS_CAPTURE
+#include <burn/trace.hpp>
+#endif
+
+namespace burn_train {
+
+#if BURN_HAS_CAPTURE
+/// The traced step for models of `config`, trained by `optimizer` (which
+/// must outlive it), with the forward and loss under autocast in
+/// `autocast`'s dtype if set. The model it steps must live on a device
+/// without autodiff (module::valid): the gradients are computed inside the
+/// recording. A batch of another size (the last of an epoch) is recorded
+/// once more, on its first call.
+class TracedStep {
+ public:
+  TracedStep(const ModelConfig& config, burn::optim::Optimizer& optimizer, std::optional<burn::DType> autocast);
+
+  StepResult operator()(Model& model, const burn::data::MnistBatch& batch, double lr);
+
+ private:
+  ModelConfig config_;
+  burn::optim::Optimizer* optimizer_;
+  std::optional<burn::DType> autocast_;
+  // Made at the first call, when the input specs are known.
+  std::optional<burn::TracedFunction> step_;
+};
+#endif
+
+}  // namespace burn_train
