@@ -31,14 +31,10 @@ Distributed::Distributed(Distributed&&) noexcept = default;
 Distributed& Distributed::operator=(Distributed&&) noexcept = default;
 Distributed::~Distributed() = default;
 
-bool Distributed::several_ranks_requested() {
-  const char* world = std::getenv("WORLD_SIZE");
-  return world != nullptr && !std::string(world).empty() && std::string(world) != "1";
-}
-
 Distributed Distributed::from_env() {
   Distributed d;
-  if (!several_ranks_requested()) return d;
+  const char* world = std::getenv("WORLD_SIZE");
+  if (world == nullptr || std::string(world).empty() || std::string(world) == "1") return d;
 #if BURN_HAS_COLLECTIVE
   d.group_ = std::make_unique<Group>(burn::collective::ProcessGroup::from_env());
   d.rank_ = d.group_->group.rank();
@@ -48,7 +44,7 @@ Distributed Distributed::from_env() {
   throw burn::ConfigurationError(
       "burn-train", fmt::format("WORLD_SIZE is {}, but this build of burn has no collectives (configured with "
                                 "BURN_COLLECTIVE=OFF); reconfigure with -DBURN_COLLECTIVE=ON to train on several ranks",
-                                std::getenv("WORLD_SIZE")));
+                                world));
 #endif
 }
 
@@ -65,6 +61,14 @@ burn::optim::GradientsParams Distributed::backward(const burn::Tensor<1>& loss, 
 #endif
   burn::Gradients grads = loss.backward();
   return burn::optim::GradientsParams::from_grads(grads, model);
+}
+
+burn::optim::GradientsParams Distributed::average(const burn::optim::GradientsParams& grads, const Model& model) {
+#if BURN_HAS_COLLECTIVE
+  if (group_) return group_->sync.all_reduce(grads, model);
+#endif
+  (void)model;
+  return grads;
 }
 
 PassMetrics Distributed::combine(const PassMetrics& mine) {

@@ -20,9 +20,6 @@ class Distributed {
   /// Throws burn::Error when the variables are malformed, the other ranks
   /// do not come, or this build has no collectives.
   static Distributed from_env();
-  /// Whether the environment asks for more than one rank (WORLD_SIZE set
-  /// and not 1), known before any rank connects.
-  static bool several_ranks_requested();
   Distributed(Distributed&&) noexcept;
   Distributed& operator=(Distributed&&) noexcept;
   ~Distributed();
@@ -36,6 +33,8 @@ class Distributed {
   Model broadcast(const Model& model);
   /// Backward from `loss`: the parameters' gradients, averaged over the ranks.
   burn::optim::GradientsParams backward(const burn::Tensor<1>& loss, const Model& model);
+  /// Gradients computed already (by a traced step), averaged over the ranks.
+  burn::optim::GradientsParams average(const burn::optim::GradientsParams& grads, const Model& model);
   /// A pass's loss, accuracy, item and batch counts over every rank's shard
   /// (times stay this rank's).
   PassMetrics combine(const PassMetrics& mine);

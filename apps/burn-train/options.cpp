@@ -90,7 +90,7 @@ std::string usage_text(const std::string& program) {
       "                         it as read back\n"
       "  --trace                record the training step (forward, backward, Adam) once\n"
       "                         and replay it for every batch: the same model, less\n"
-      "                         work per operation (not with --precision f16 or --nproc)\n"
+      "                         work per operation (not with --precision f16)\n"
       "  --expect-loss-decrease exit with status 3 unless the training loss fell\n"
       "  --nproc N              train data-parallel on N local processes (burn-run starts\n"
       "                         them); each trains on its shard with --batch-size, rank 0\n"
@@ -216,10 +216,6 @@ std::optional<Options> parse_options(int argc, const char* const* argv) {
     throw UsageError(
         "--trace does not take --precision f16: its loss scaler decides on the host after each backward whether "
         "to apply the step, which a recorded step cannot; use --precision bf16 or leave --trace out");
-  if (o.trace && o.nproc > 1)
-    throw UsageError(
-        "--trace trains on one process: data-parallel training (--nproc) averages the gradients between the "
-        "backward and the update, which one recorded step does not do; leave --trace out");
   if (o.resume && o.checkpoint_dir.empty())
     throw UsageError("--resume needs --checkpoint-dir (the directory holding the checkpoint)");
   return o;

@@ -7,11 +7,19 @@
 // state, the loss and the count. Dropout draws its masks anew on every call
 // from the device's generator, in the order the eager step draws them, so a
 // traced run trains the same model as an eager one, bit for bit.
+//
+// Data-parallel training averages the gradients over the ranks between the
+// backward and the update, which is communication, not an operation a
+// recording holds: there the step is two recordings, the forward and
+// backward (giving the gradients) and the update (taking the averaged
+// ones), with the all-reduce between them.
 #pragma once
 
 #include <burn/config.hpp>
 #include <burn/dtype.hpp>
+#include <burn/optim/gradients_params.hpp>
 #include <burn/optim/optimizer.hpp>
+#include <functional>
 #include <optional>
 
 #include "model.hpp"
@@ -32,16 +40,27 @@ namespace burn_train {
 /// once more, on its first call.
 class TracedStep {
  public:
-  TracedStep(const ModelConfig& config, burn::optim::Optimizer& optimizer, std::optional<burn::DType> autocast);
+  /// Averages a step's gradients over the ranks (Distributed::average).
+  using Average =
+      std::function<burn::optim::GradientsParams(const burn::optim::GradientsParams& grads, const Model& model)>;
+
+  /// One recording per step, or, given `average`, two around it.
+  TracedStep(const ModelConfig& config, burn::optim::Optimizer& optimizer, std::optional<burn::DType> autocast,
+             Average average = {});
 
   StepResult operator()(Model& model, const burn::data::MnistBatch& batch, double lr);
 
  private:
+  StepResult whole_step(Model& model, const burn::data::MnistBatch& batch, double lr);
+  StepResult averaged_step(Model& model, const burn::data::MnistBatch& batch, double lr);
+
   ModelConfig config_;
   burn::optim::Optimizer* optimizer_;
   std::optional<burn::DType> autocast_;
-  // Made at the first call, when the input specs are known.
-  std::optional<burn::TracedFunction> step_;
+  Average average_;
+  // Made at the first call, when the input specs are known: the whole step,
+  // or its two parts.
+  std::optional<burn::TracedFunction> step_, gradients_, update_;
 };
 #endif
 

@@ -183,13 +183,6 @@ int run_training(const Options& options) {
   // A traced step computes its gradients inside the recording: its model and
   // batches live on the plain device.
   const burn::Device step_device = options.trace ? device : train_device;
-  // Before any rank connects, so that every rank refuses alike.
-  if (options.trace && Distributed::several_ranks_requested())
-    throw UsageError(
-        fmt::format("--trace trains on one process, but WORLD_SIZE is {}: data-parallel training "
-                    "averages the gradients between the backward and the update, which one recorded "
-                    "step does not do; leave --trace out",
-                    std::getenv("WORLD_SIZE")));
   const FashionMnist data = load_fashion_mnist(options.data_dir);
   // Under burn-run: this rank's shard of each pass (alone: all of it).
   Distributed dist = Distributed::from_env();
@@ -271,7 +264,12 @@ int run_training(const Options& options) {
   const StepFn step = [&]() -> StepFn {
 #if BURN_HAS_CAPTURE
     if (options.trace) {
-      auto traced = std::make_shared<TracedStep>(config, optimizer, precision.autocast);
+      TracedStep::Average average;
+      if (dist.world_size() > 1)
+        average = [&dist](const burn::optim::GradientsParams& grads, const Model& current) {
+          return dist.average(grads, current);
+        };
+      auto traced = std::make_shared<TracedStep>(config, optimizer, precision.autocast, std::move(average));
       return [traced](Model& m, const burn::data::MnistBatch& batch, double lr) { return (*traced)(m, batch, lr); };
     }
 #endif
