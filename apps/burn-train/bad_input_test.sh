@@ -50,7 +50,6 @@ expect 2 "--precision must be f32, bf16 or f16, got 'int8'" --precision int8
 expect 2 "--quantize must be int8, got 'int4'" --quantize int4
 expect 2 "--denormals must be flush or keep, got 'zero'" --denormals zero
 expect 2 "--quantized-model needs --quantize int8" --quantized-model "$dir/q.safetensors"
-expect 2 "--trace does not take --precision f16" --trace --precision f16
 expect 2 "--quantized-model $dir is a directory" --quantize int8 --quantized-model "$dir"
 
 # 2. A checkpoint, then a run killed while writing one: its temporary file

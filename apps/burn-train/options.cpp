@@ -90,7 +90,7 @@ std::string usage_text(const std::string& program) {
       "                         it as read back\n"
       "  --trace                record the training step (forward, backward, Adam) once\n"
       "                         and replay it for every batch: the same model, less\n"
-      "                         work per operation (not with --precision f16)\n"
+      "                         work per operation\n"
       "  --expect-loss-decrease exit with status 3 unless the training loss fell\n"
       "  --nproc N              train data-parallel on N local processes (burn-run starts\n"
       "                         them); each trains on its shard with --batch-size, rank 0\n"
@@ -212,10 +212,6 @@ std::optional<Options> parse_options(int argc, const char* const* argv) {
   }
   if (!o.quantized_model.empty() && o.quantize.empty())
     throw UsageError("--quantized-model needs --quantize int8 (the model to save)");
-  if (o.trace && o.precision == "f16")
-    throw UsageError(
-        "--trace does not take --precision f16: its loss scaler decides on the host after each backward whether "
-        "to apply the step, which a recorded step cannot; use --precision bf16 or leave --trace out");
   if (o.resume && o.checkpoint_dir.empty())
     throw UsageError("--resume needs --checkpoint-dir (the directory holding the checkpoint)");
   return o;

@@ -8,7 +8,9 @@
 #   2. one eager epoch, then --resume --trace for the second: the same as
 #      two eager epochs (the optimiser's saved state goes into the recorded
 #      step);
-#   3. bf16 autocast inside the recorded step, on cpu: the same as eager.
+#   3. bf16 autocast inside the recorded step, on cpu: the same as eager;
+#   4. f16 with loss scaling on flex, over a step whose gradients overflow
+#      (skipped, the scale halved): the same as eager.
 # Usage: trace_test.sh path/to/burn-train
 # Exits 4 when Fashion-MNIST is missing (ctest reports a skip).
 set -uo pipefail
@@ -87,4 +89,17 @@ train cpu-bf16-eager --device cpu --epochs 1 --precision bf16
 train cpu-bf16-traced --device cpu --epochs 1 --precision bf16 --trace
 same cpu-bf16-eager cpu-bf16-traced 1
 echo "trace_test: bf16 autocast traced gives the eager weights and metrics"
+
+# f16 runs slowly on a CPU (oneDNN 2.6 has no f16 convolution kernels for
+# it): a few small batches, enough for the fifth step to overflow.
+f16=(--device flex --epochs 1 --precision f16 --batch-size 16 --limit-batches 8)
+train flex-f16-eager "${f16[@]}"
+train flex-f16-traced "${f16[@]}" --trace
+grep -q '"loss_scale": *"32768"' "$dir/flex-f16-eager/checkpoint.json" ||
+  fail "no step of the f16 run was skipped, so the test does not cover a skipped traced step"
+same flex-f16-eager flex-f16-traced 1
+cmp <(grep -o '"loss_scale[a-z_]*": *"[0-9]*"' "$dir/flex-f16-eager/checkpoint.json") \
+  <(grep -o '"loss_scale[a-z_]*": *"[0-9]*"' "$dir/flex-f16-traced/checkpoint.json") ||
+  fail "the traced f16 run's loss scale differs from the eager one's"
+echo "trace_test: f16 with loss scaling traced, a step skipped, gives the eager weights and scale"
 grep 'final test accuracy' "$dir/cpu-traced.log"

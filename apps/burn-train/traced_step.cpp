@@ -26,9 +26,10 @@ struct Forward {
 };
 
 // Forward, loss and backward of `m` on a batch: the loss, the count of right
-// answers and the gradients.
+// answers and the gradients, those of the loss times the scale in `scales`
+// when given (f16 loss scaling).
 Forward forward_backward(const Model& m, const burn::Tensor<4>& images, const burn::Tensor<1, burn::Int>& targets,
-                         std::optional<burn::DType> autocast) {
+                         std::optional<burn::DType> autocast, const burn::detail::TensorRef& scales) {
   const burn::Device capture = images.device();
   const auto [logits, loss] = [&] {
     std::optional<burn::amp::Autocast> scope;
@@ -38,7 +39,7 @@ Forward forward_backward(const Model& m, const burn::Tensor<4>& images, const bu
     return std::pair{std::move(out), std::move(l)};
   }();
   auto correct = count_correct(logits, targets);
-  auto grads = loss.backward();
+  auto grads = scales ? burn::amp::GradScaler::traced_scale(loss, scales).backward() : loss.backward();
   return Forward{loss.detach(), std::move(correct), std::move(grads)};
 }
 
@@ -54,15 +55,16 @@ void for_each_trainable(const Model& m, F&& f) {
 }  // namespace
 
 TracedStep::TracedStep(const ModelConfig& config, burn::optim::Optimizer& optimizer,
-                       std::optional<burn::DType> autocast, Average average)
-    : config_(config), optimizer_(&optimizer), autocast_(autocast), average_(std::move(average)) {}
+                       std::optional<burn::DType> autocast, burn::amp::GradScaler* scaler, Average average)
+    : config_(config), optimizer_(&optimizer), autocast_(autocast), scaler_(scaler), average_(std::move(average)) {}
 
 StepResult TracedStep::operator()(Model& model, const burn::data::MnistBatch& batch, double lr) {
   return average_ ? averaged_step(model, batch, lr) : whole_step(model, batch, lr);
 }
 
 StepResult TracedStep::whole_step(Model& model, const burn::data::MnistBatch& batch, double lr) {
-  // Inputs: the model's tensors, the optimiser's state, the scalars, the batch.
+  // Inputs: the model's tensors, the optimiser's state, the scalars, the
+  // batch (and the loss scales).
   Tensors in = burn::module::tensors_of(model);
   const std::size_t n_model = in.size();
   const Tensors state = optimizer_->traced_state(model);
@@ -71,44 +73,54 @@ StepResult TracedStep::whole_step(Model& model, const burn::data::MnistBatch& ba
   in.push_back(optimizer_->traced_scalars(lr, model, batch.images.device()));
   in.push_back(batch.images.ref());
   in.push_back(batch.targets.ref());
+  const bool scaled = scaler_ != nullptr;
+  if (scaled) in.push_back(scaler_->traced_scales(batch.images.device()));
 
   if (!step_) {
     step_.emplace(
-        [config = config_, optimizer = optimizer_, autocast = autocast_, n_model, n_state](const Tensors& t) {
+        [config = config_, optimizer = optimizer_, autocast = autocast_, scaled, n_model, n_state](const Tensors& t) {
           const Model m = burn::module::with_tensors(config.init(t[0]->device), std::span(t).first(n_model));
-          auto f = forward_backward(m, burn::Tensor<4>(t[n_model + n_state + 1]),
-                                    burn::Tensor<1, burn::Int>(t[n_model + n_state + 2]), autocast);
-          auto [next, next_state] = optimizer->traced_step(
-              t[n_model + n_state], m, GradientsParams::from_grads(f.grads, m), std::span(t).subspan(n_model, n_state));
+          const std::size_t batch_at = n_model + n_state + 1;
+          const burn::detail::TensorRef scales = scaled ? t[batch_at + 2] : nullptr;
+          auto f = forward_backward(m, burn::Tensor<4>(t[batch_at]), burn::Tensor<1, burn::Int>(t[batch_at + 1]),
+                                    autocast, scales);
+          auto grads = GradientsParams::from_grads(f.grads, m);
+          std::optional<burn::Tensor<1, burn::Bool>> found;
+          if (scaled) found = burn::amp::GradScaler::traced_unscale(grads, scales);
+          auto [next, next_state] =
+              optimizer->traced_step(t[n_model + n_state], m, grads, std::span(t).subspan(n_model, n_state));
           Tensors out = burn::module::tensors_of(next);
           out.insert(out.end(), next_state.begin(), next_state.end());
           out.push_back(f.loss.ref());
           out.push_back(f.correct.ref());
+          if (found) out.push_back(found->ref());
           return out;
         },
         burn::specs_of(in));
   }
 
   const Tensors out = (*step_)(in);
-  model = burn::module::with_tensors(std::move(model), std::span(out).first(n_model));
-  optimizer_->commit_traced(model, std::span(out).subspan(n_model, n_state));
+  apply(model, out, n_model, n_state, n_model + n_state + 2);
   return StepResult{burn::Tensor<1>(out[n_model + n_state]), burn::Tensor<1, burn::Int>(out[n_model + n_state + 1])};
 }
 
 StepResult TracedStep::averaged_step(Model& model, const burn::data::MnistBatch& batch, double lr) {
-  // First part: the model's tensors and the batch in; the model's tensors
-  // after the forward (batch-norm statistics move), the gradients of the
-  // trainable parameters, the loss and the count out.
+  // First part: the model's tensors and the batch (and the loss scales) in;
+  // the model's tensors after the forward (batch-norm statistics move), the
+  // gradients of the trainable parameters, the loss and the count out.
   Tensors in = burn::module::tensors_of(model);
   const std::size_t n_model = in.size();
   in.push_back(batch.images.ref());
   in.push_back(batch.targets.ref());
+  const bool scaled = scaler_ != nullptr;
+  const burn::detail::TensorRef scales = scaled ? scaler_->traced_scales(batch.images.device()) : nullptr;
+  if (scaled) in.push_back(scales);
   if (!gradients_) {
     gradients_.emplace(
-        [config = config_, autocast = autocast_, n_model](const Tensors& t) {
+        [config = config_, autocast = autocast_, scaled, n_model](const Tensors& t) {
           const Model m = burn::module::with_tensors(config.init(t[0]->device), std::span(t).first(n_model));
-          auto f =
-              forward_backward(m, burn::Tensor<4>(t[n_model]), burn::Tensor<1, burn::Int>(t[n_model + 1]), autocast);
+          auto f = forward_backward(m, burn::Tensor<4>(t[n_model]), burn::Tensor<1, burn::Int>(t[n_model + 1]),
+                                    autocast, scaled ? t[n_model + 2] : nullptr);
           Tensors out = burn::module::tensors_of(m);
           const GradientsParams grads = GradientsParams::from_grads(f.grads, m);
           for_each_trainable(m, [&](const burn::module::ParamBase& p) { out.push_back(*grads.get_ref(p.id())); });
@@ -127,33 +139,62 @@ StepResult TracedStep::averaged_step(Model& model, const burn::data::MnistBatch&
 
   const GradientsParams averaged = average_(local, model);
 
-  // Second part: the model's tensors, the optimiser's state, the scalars and
-  // the averaged gradients in; the new tensors and state out.
+  // Second part: the model's tensors, the optimiser's state, the scalars,
+  // the averaged gradients (and the loss scales) in; the new tensors and
+  // state (and the check) out.
   in = burn::module::tensors_of(model);
   const Tensors state = optimizer_->traced_state(model);
   const std::size_t n_state = state.size();
   in.insert(in.end(), state.begin(), state.end());
   in.push_back(optimizer_->traced_scalars(lr, model, batch.images.device()));
-  for_each_trainable(model, [&](const burn::module::ParamBase& p) { in.push_back(*averaged.get_ref(p.id())); });
+  std::size_t n_grads = 0;
+  for_each_trainable(model, [&](const burn::module::ParamBase& p) {
+    in.push_back(*averaged.get_ref(p.id()));
+    ++n_grads;
+  });
+  if (scaled) in.push_back(scales);
   if (!update_) {
     update_.emplace(
-        [config = config_, optimizer = optimizer_, n_model, n_state](const Tensors& t) {
+        [config = config_, optimizer = optimizer_, scaled, n_model, n_state, n_grads](const Tensors& t) {
           const Model m = burn::module::with_tensors(config.init(t[0]->device), std::span(t).first(n_model));
           GradientsParams grads;
           std::size_t g = n_model + n_state + 1;
           for_each_trainable(m, [&](const burn::module::ParamBase& p) { grads.insert_ref(p.id(), t[g++]); });
+          std::optional<burn::Tensor<1, burn::Bool>> found;
+          if (scaled) found = burn::amp::GradScaler::traced_unscale(grads, t[n_model + n_state + 1 + n_grads]);
           auto [next, next_state] =
               optimizer->traced_step(t[n_model + n_state], m, grads, std::span(t).subspan(n_model, n_state));
           Tensors out = burn::module::tensors_of(next);
           out.insert(out.end(), next_state.begin(), next_state.end());
+          if (found) out.push_back(found->ref());
           return out;
         },
         burn::specs_of(in));
   }
-  const Tensors out = (*update_)(in);
-  model = burn::module::with_tensors(std::move(model), std::span(out).first(n_model));
-  optimizer_->commit_traced(model, std::span(out).subspan(n_model, n_state));
+  apply(model, (*update_)(in), n_model, n_state, n_model + n_state);
   return result;
+}
+
+void TracedStep::apply(Model& model, const Tensors& out, std::size_t n_model, std::size_t n_state,
+                       std::size_t found_at) {
+  const bool found_inf = scaler_ && burn::Tensor<1, burn::Bool>(out.at(found_at)).into_scalar<bool>();
+  if (scaler_) scaler_->commit_traced(found_inf);
+  if (!found_inf) {
+    model = burn::module::with_tensors(std::move(model), std::span(out).first(n_model));
+    optimizer_->commit_traced(model, std::span(out).subspan(n_model, n_state));
+  } else {
+    // A skipped step: the parameters and the optimiser's state stay, and the
+    // batch-norm statistics the forward moved are kept, as GradScaler::step
+    // returns the module the forward ran on.
+    Tensors kept = burn::module::tensors_of(model);
+    std::size_t k = 0;
+    burn::module::for_each_tensor(model, [&](const std::string&, const burn::module::ParamBase& p) {
+      if (!p.is_trainable()) kept[k] = out[k];
+      ++k;
+    });
+    model = burn::module::with_tensors(std::move(model), kept);
+  }
+  if (scaler_) scaler_->update();
 }
 
 }  // namespace burn_train

@@ -269,7 +269,8 @@ int run_training(const Options& options) {
         average = [&dist](const burn::optim::GradientsParams& grads, const Model& current) {
           return dist.average(grads, current);
         };
-      auto traced = std::make_shared<TracedStep>(config, optimizer, precision.autocast, std::move(average));
+      auto traced = std::make_shared<TracedStep>(config, optimizer, precision.autocast, scaler ? &*scaler : nullptr,
+                                                 std::move(average));
       return [traced](Model& m, const burn::data::MnistBatch& batch, double lr) { return (*traced)(m, batch, lr); };
     }
 #endif

@@ -2,6 +2,7 @@
 #include <burn/amp/grad_scaler.hpp>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <vector>
 
@@ -25,6 +26,28 @@ void check_config(const GradScalerConfig& c) {
   if (!(c.backoff_factor > 0.0 && c.backoff_factor < 1.0))
     throw Error(kConfig, fmt::format("backoff_factor must be between 0 and 1 (exclusive), got {}", c.backoff_factor));
   if (c.growth_interval == 0) throw Error(kConfig, "growth_interval must be at least 1");
+}
+
+// Element `index` of a traced step's scales ({scale, 1 / scale}), in the
+// dtype of `like` and shaped to broadcast against it.
+burn::detail::TensorRef scale_factor(const burn::detail::TensorRef& scales, std::int64_t index,
+                                     const burn::detail::TensorRef& like) {
+  if (!scales) burn::detail::throw_moved_from("GradScaler::traced_unscale");
+  if (scales->spec.shape != Shape{2} || scales->spec.dtype != DType::F32)
+    throw Error(kScaler, fmt::format("a traced step's scales are the [2] f32 tensor traced_scales() makes, got a {} {} "
+                                     "tensor",
+                                     scales->spec.shape.to_string(), dtype_name(scales->spec.dtype)));
+  const std::array<Range, 1> at{Range{index, index + 1}};
+  burn::detail::TensorRef factor = burn::detail::slice(scales, at);
+  if (factor->spec.dtype != like->spec.dtype) factor = burn::detail::cast(factor, like->spec.dtype);
+  return burn::detail::reshape_exact(factor, Shape(std::vector<std::size_t>(like->spec.shape.rank(), 1)));
+}
+
+// One flag per gradient ("holds inf or nan").
+burn::detail::TensorRef any_not_finite(const burn::detail::TensorRef& grad) {
+  auto bad = burn::detail::binary(ir::BinaryOp::LogicalOr, burn::detail::unary(ir::UnaryOp::IsNan, grad),
+                                  burn::detail::unary(ir::UnaryOp::IsInf, grad));
+  return burn::detail::reduce_all(ir::ReduceOp::Any, bad);
 }
 
 }  // namespace
@@ -54,9 +77,7 @@ bool GradScaler::unscale(optim::GradientsParams& grads) {
   for (auto& item : grads.items()) {
     auto& grad = item.second;
     grad = burn::detail::binary_scalar(ir::BinaryOp::Mul, grad, inverse);
-    auto bad = burn::detail::binary(ir::BinaryOp::LogicalOr, burn::detail::unary(ir::UnaryOp::IsNan, grad),
-                                    burn::detail::unary(ir::UnaryOp::IsInf, grad));
-    auto any = burn::detail::reduce_all(ir::ReduceOp::Any, bad);
+    auto any = any_not_finite(grad);
     auto group = std::find_if(flags.begin(), flags.end(), [&](const auto& f) { return f.first == grad->device; });
     if (group == flags.end()) flags.emplace_back(grad->device, std::vector{std::move(any)});
     else group->second.push_back(std::move(any));
@@ -69,6 +90,42 @@ bool GradScaler::unscale(optim::GradientsParams& grads) {
   found_inf_ = found;
   checked_ = true;
   return !found;
+}
+
+burn::detail::TensorRef GradScaler::traced_scales(const Device& device) const {
+  const std::vector<float> values{static_cast<float>(scale_), static_cast<float>(1.0 / scale_)};
+  return Tensor<1>::from_data(TensorData(values, {values.size()}), device.without_autodiff()).ref();
+}
+
+burn::detail::TensorRef GradScaler::traced_scale_ref(const burn::detail::TensorRef& loss,
+                                                     const burn::detail::TensorRef& scales) {
+  if (!loss) burn::detail::throw_moved_from("GradScaler::traced_scale");
+  if (!is_float(loss->spec.dtype))
+    throw Error(kScaler,
+                fmt::format("traced_scale() takes the float loss, got a {} tensor", dtype_name(loss->spec.dtype)));
+  const auto wide = is_half(loss->spec.dtype) ? burn::detail::cast(loss, DType::F32) : loss;
+  return burn::detail::binary(ir::BinaryOp::Mul, wide, scale_factor(scales, 0, wide));
+}
+
+Tensor<1, Bool> GradScaler::traced_unscale(optim::GradientsParams& grads, const burn::detail::TensorRef& scales) {
+  std::vector<burn::detail::TensorRef> flags;
+  for (auto& item : grads.items()) {
+    auto& grad = item.second;
+    grad = burn::detail::binary(ir::BinaryOp::Mul, grad, scale_factor(scales, 1, grad));
+    flags.push_back(any_not_finite(grad));
+  }
+  if (flags.empty()) throw Error(kScaler, "traced_unscale() needs at least one gradient");
+  return Tensor<1, Bool>(burn::detail::reduce_all(ir::ReduceOp::Any, burn::detail::cat(flags, 0)));
+}
+
+void GradScaler::commit_traced(bool found_inf) {
+  if (checked_)
+    throw Error(kScaler,
+                "the gradients of this iteration were already checked; call update() after each traced step before "
+                "the next");
+  found_inf_ = found_inf;
+  checked_ = true;
+  if (found_inf) ++skipped_steps_;
 }
 
 void GradScaler::update() {

@@ -5,6 +5,12 @@
 
 #include <cmath>
 #include <limits>
+#include <span>
+#include <vector>
+
+#if BURN_HAS_CAPTURE
+#include <burn/trace.hpp>
+#endif
 
 #include "burn_test.hpp"
 
@@ -178,6 +184,78 @@ TEST(GradScaler, MisuseAndBadSettingsAreClearErrors) {
   falling.unscale(bad);
   expect_error([&] { falling.update(); }, "fell to zero");
 }
+
+#if BURN_HAS_CAPTURE
+std::vector<float> flat_floats(const burn::detail::TensorRef& t) {
+  return Tensor<1>(burn::detail::reshape_exact(t, Shape{t->spec.shape.num_elements()})).to_data().to_vec<float>();
+}
+
+// A traced step takes the scale as an input and gives the check as a
+// result: the gradients unscale() gives, bit for bit, and its flag; after
+// commit_traced() the scale follows the same schedule as after unscale().
+TEST(GradScaler, ATracedStepUnscalesAndChecksAsUnscaleDoes) {
+  for (const Device base : {Device::flex(), Device::cpu()}) {
+    SCOPED_TRACE(base.to_string());
+    Problem p(base);
+    amp::GradScaler eager(amp::GradScalerConfig{}.with_init_scale(1024.0));
+    amp::GradScaler traced(amp::GradScalerConfig{}.with_init_scale(1024.0));
+
+    // Inputs: the model's tensors, x, y, the scales, and what is added to
+    // the bias gradient (0, or inf as an f16 overflow would make it).
+    const nn::Linear plain = module::valid(p.model);
+    TracedFunction::Tensors in = module::tensors_of(plain);
+    const std::size_t n = in.size();
+    in.push_back(Problem::inputs(base).ref());
+    in.push_back(Problem::targets(base).ref());
+    in.push_back(traced.traced_scales(base));
+    in.push_back(Tensor<1>::zeros(Shape{1}, base).ref());
+    const TracedFunction check = trace(
+        [n](const TracedFunction::Tensors& t) -> TracedFunction::Tensors {
+          const auto m = module::with_tensors(nn::LinearConfig{3, 2}.init(t[0]->device), std::span(t).first(n));
+          const auto loss = nn::loss::MseLoss{}.forward(m.forward(Tensor<2>(t[n])), Tensor<2>(t[n + 1]));
+          Gradients g = amp::GradScaler::traced_scale(loss, t[n + 2]).backward();
+          auto grads = optim::GradientsParams::from_grads(g, m);
+          const auto& bias = m.bias.value();
+          grads.insert(bias.id(), *grads.get<1>(bias.id()) + Tensor<1>(t[n + 3]));
+          const auto found = amp::GradScaler::traced_unscale(grads, t[n + 2]);
+          return {*grads.get_ref(m.weight.id()), *grads.get_ref(bias.id()), found.ref()};
+        },
+        specs_of(in));
+
+    auto want = p.grads(eager.scale(p.loss(p.model)), p.model);
+    ASSERT_TRUE(eager.unscale(want));
+    eager.update();
+    const auto out = check(in);
+    const bool found = Tensor<1, Bool>(out[2]).into_scalar<bool>();
+    EXPECT_FALSE(found);
+    EXPECT_EQ(flat_floats(out[0]), flat_floats(*want.get_ref(p.model.weight.id())));
+    EXPECT_EQ(flat_floats(out[1]), flat_floats(*want.get_ref(p.model.bias.value().id())));
+    traced.commit_traced(found);
+    traced.update();
+    EXPECT_EQ(traced.get_scale(), eager.get_scale());
+    EXPECT_EQ(traced.growth_tracker(), 1u);
+    EXPECT_EQ(traced.skipped_steps(), 0u);
+
+    // An inf in one gradient: found, the step counts as skipped, the scale backs off.
+    in[n + 3] = Tensor<1>::full(Shape{1}, std::numeric_limits<double>::infinity(), base).ref();
+    in[n + 2] = traced.traced_scales(base);
+    const auto poisoned = check(in);
+    EXPECT_TRUE((Tensor<1, Bool>(poisoned[2]).into_scalar<bool>()));
+    traced.commit_traced(true);
+    EXPECT_TRUE(traced.found_inf());
+    EXPECT_EQ(traced.skipped_steps(), 1u);
+    burn::testing::expect_error([&] { traced.commit_traced(true); }, "already checked");
+    traced.update();
+    EXPECT_EQ(traced.get_scale(), 512.0);
+    EXPECT_EQ(traced.growth_tracker(), 0u);
+
+    // Scales that are not traced_scales()'s are refused while tracing.
+    TracedFunction::Tensors wrong = in;
+    wrong[n + 2] = Tensor<1>::ones(Shape{3}, base).ref();
+    burn::testing::expect_error([&] { (void)check(wrong); }, "traced_scales()");
+  }
+}
+#endif
 
 }  // namespace
 #endif

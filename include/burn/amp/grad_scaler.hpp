@@ -19,6 +19,19 @@
 //   }
 //
 // bf16 has f32's exponent range and needs no scaler.
+//
+// Inside a traced step (burn::trace, docs/trace.md) the scale is an input,
+// since it changes between steps, and the check is a result, since the
+// recording cannot read values; the caller applies the step or not:
+//
+//   Tensors in = {..., scaler.traced_scales(device)};       // each call
+//   ... inside the traced function:
+//   auto grads = GradScaler::traced_scale(loss, scales).backward();
+//   auto params = GradientsParams::from_grads(grads, model);
+//   auto found = GradScaler::traced_unscale(params, scales);  // a result
+//   ... after the call:
+//   scaler.commit_traced(Tensor<1, Bool>(out[k]).into_scalar<bool>());
+//   // keep the step's results unless found_inf(); then update()
 #pragma once
 
 #include <cstddef>
@@ -108,6 +121,26 @@ class GradScaler {
   std::size_t skipped_steps() const noexcept { return skipped_steps_; }
   const GradScalerConfig& config() const noexcept { return config_; }
 
+  /// {scale, 1 / scale}, a [2] f32 tensor on `device` (without autodiff):
+  /// the input of the next traced step.
+  burn::detail::TensorRef traced_scales(const Device& device) const;
+  /// Inside a traced step: `loss` (a 16-bit loss widened to f32) times the
+  /// scale in `scales`, as scale() computes it.
+  template <std::size_t D>
+  static Tensor<D> traced_scale(const Tensor<D>& loss, const burn::detail::TensorRef& scales) {
+    return Tensor<D>(traced_scale_ref(loss.ref(), scales));
+  }
+  /// Inside a traced step: every gradient times the inverse scale in
+  /// `scales`, as unscale() computes it, and a [1] bool tensor: whether any
+  /// of them holds inf or nan.
+  static Tensor<1, Bool> traced_unscale(optim::GradientsParams& grads, const burn::detail::TensorRef& scales);
+  /// After a traced step: records its check as unscale() does (a step that
+  /// found inf or nan counts as skipped; the caller keeps the parameters and
+  /// the optimiser's state as they were). Call update() next. Throws
+  /// burn::Error("[GradScaler] ...") as unscale() does when called twice in
+  /// one iteration.
+  void commit_traced(bool found_inf);
+
   /// Restores a saved scale and growth tracker (a checkpoint's); throws
   /// burn::Error("[GradScaler] ...") for a scale that is not finite and
   /// positive.
@@ -115,6 +148,8 @@ class GradScaler {
 
  private:
   burn::detail::TensorRef scale_ref(const burn::detail::TensorRef& loss) const;
+  static burn::detail::TensorRef traced_scale_ref(const burn::detail::TensorRef& loss,
+                                                  const burn::detail::TensorRef& scales);
 
   GradScalerConfig config_;
   double scale_;
