@@ -54,11 +54,67 @@ std::ostream& operator<<(std::ostream& os, FloatDType d);
 std::ostream& operator<<(std::ostream& os, IntDType d);
 
 /// IEEE-754 binary16, stored in 16 bits, converted to float for arithmetic.
+///
+/// The conversions are exact IEEE ones (round to nearest even, subnormals
+/// kept, overflow to infinity, NaN to the quiet NaN 0x7e00 with its sign)
+/// written without branches: each case is computed and the right one
+/// selected by masks, so that a loop converting a row compiles to vector
+/// instructions (an f16 kernel spends most of its time converting). They
+/// give the same bits with and without flush-to-zero and
+/// denormals-are-zero: their float arithmetic never has a subnormal
+/// operand or result except inputs far below the half range, which round
+/// to zero either way.
 struct f16 {
   std::uint16_t bits = 0;
   f16() = default;
-  explicit f16(float value) noexcept;
-  explicit operator float() const noexcept;
+  explicit f16(float value) noexcept {
+    std::uint32_t x;
+    std::memcpy(&x, &value, 4);
+    const std::uint32_t sign = x & 0x80000000u;
+    const std::uint32_t abs = x ^ sign;
+    // Normal halves: rebias the exponent, add 0xfff plus the lowest kept
+    // bit (ties to even) and drop 13 mantissa bits; a carry rounds up into
+    // the exponent, up to infinity above 65504.
+    const std::uint32_t normal = (abs - 0x37fff001u + ((abs >> 13) & 1u)) >> 13;
+    // Below 2^-14, subnormal halves: adding 0.5 puts the half's unit
+    // (2^-24) at the float's last mantissa bit, and the float addition
+    // rounds to nearest even.
+    constexpr std::uint32_t kHalfUnitAligned = 0x3f000000u;  // 0.5f
+    float aligned;
+    std::memcpy(&aligned, &abs, 4);
+    aligned += 0.5f;
+    std::uint32_t aligned_bits;
+    std::memcpy(&aligned_bits, &aligned, 4);
+    const std::uint32_t subnormal = aligned_bits - kHalfUnitAligned;
+    // From 2^16 (and infinity, NaN): infinity, or the quiet NaN.
+    const std::uint32_t special = 0x7c00u | (static_cast<std::uint32_t>(abs > 0x7f800000u) << 9);
+    const std::uint32_t is_special = 0u - static_cast<std::uint32_t>(abs >= 0x47800000u);
+    const std::uint32_t is_subnormal = 0u - static_cast<std::uint32_t>(abs < 0x38800000u);
+    const std::uint32_t half =
+        (special & is_special) | (subnormal & is_subnormal) | (normal & ~(is_special | is_subnormal));
+    bits = static_cast<std::uint16_t>(half | (sign >> 16));
+  }
+  explicit operator float() const noexcept {
+    const std::uint32_t shifted = static_cast<std::uint32_t>(bits & 0x7fffu) << 13;  // exponent and mantissa
+    const std::uint32_t exponent = shifted & 0x0f800000u;
+    const std::uint32_t normal = shifted + 0x38000000u;   // rebias: + (127 - 15) << 23
+    const std::uint32_t special = shifted + 0x70000000u;  // infinity, NaN: exponent all ones
+    // Subnormal halves (and zero): as the normal float 2^-14 * (1 + m), less 2^-14.
+    std::uint32_t biased = shifted + 0x38800000u;
+    float as_normal;
+    std::memcpy(&as_normal, &biased, 4);
+    as_normal -= 6.103515625e-05f;  // 2^-14
+    std::uint32_t subnormal;
+    std::memcpy(&subnormal, &as_normal, 4);
+    const std::uint32_t is_special = 0u - static_cast<std::uint32_t>(exponent == 0x0f800000u);
+    const std::uint32_t is_subnormal = 0u - static_cast<std::uint32_t>(exponent == 0);
+    const std::uint32_t out = (special & is_special) | (subnormal & is_subnormal) |
+                              (normal & ~(is_special | is_subnormal)) |
+                              (static_cast<std::uint32_t>(bits & 0x8000u) << 16);
+    float f;
+    std::memcpy(&f, &out, 4);
+    return f;
+  }
   static f16 from_bits(std::uint16_t b) noexcept {
     f16 h;
     h.bits = b;

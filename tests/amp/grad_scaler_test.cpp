@@ -194,7 +194,7 @@ std::vector<float> flat_floats(const burn::detail::TensorRef& t) {
 // result: the gradients unscale() gives, bit for bit, and its flag; after
 // commit_traced() the scale follows the same schedule as after unscale().
 TEST(GradScaler, ATracedStepUnscalesAndChecksAsUnscaleDoes) {
-  for (const Device base : {Device::flex(), Device::cpu()}) {
+  for (const Device& base : {Device::flex(), Device::cpu()}) {
     SCOPED_TRACE(base.to_string());
     Problem p(base);
     amp::GradScaler eager(amp::GradScalerConfig{}.with_init_scale(1024.0));

@@ -92,6 +92,31 @@ TEST(F16, EveryPatternRoundTrips) {
   }
 }
 
+// Every rounding decision: for each pair of neighbouring finite halves, the
+// float exactly between them goes to the even one, and the floats just
+// above and below it to the upper and lower one (normal and subnormal
+// binades, both signs, the carry into the next binade included).
+TEST(F16, EveryMidpointRoundsToNearestEven) {
+  std::size_t wrong = 0;
+  for (std::uint32_t b = 0; b < 0x7BFF; ++b) {
+    for (const std::uint32_t sign : {0u, 0x8000u}) {
+      const auto lower = static_cast<std::uint16_t>(b | sign), upper = static_cast<std::uint16_t>((b + 1) | sign);
+      const double lo = static_cast<float>(f16::from_bits(lower)), hi = static_cast<float>(f16::from_bits(upper));
+      const auto mid = static_cast<float>((lo + hi) / 2.0);  // exact: 12 significant bits
+      const std::uint16_t even = (b & 1u) == 0 ? lower : upper;
+      const float toward_upper = std::nextafter(mid, static_cast<float>(hi));
+      const float toward_lower = std::nextafter(mid, static_cast<float>(lo));
+      if (f16(mid).bits != even || f16(toward_upper).bits != upper || f16(toward_lower).bits != lower) {
+        if (++wrong <= 5)
+          ADD_FAILURE() << "between 0x" << std::hex << lower << " and 0x" << upper << ": midpoint -> 0x"
+                        << f16(mid).bits << ", above -> 0x" << f16(toward_upper).bits << ", below -> 0x"
+                        << f16(toward_lower).bits;
+      }
+    }
+  }
+  EXPECT_EQ(wrong, 0u);
+}
+
 TEST(BF16, KnownBitPatterns) {
   EXPECT_EQ(bf16_bits(0.0f), 0x0000);
   EXPECT_EQ(bf16_bits(-0.0f), 0x8000);

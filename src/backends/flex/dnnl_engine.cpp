@@ -3,6 +3,7 @@
 #include <mutex>
 #include <string>
 
+#include "backends/flex/element.hpp"
 #include "backends/flex/packed_weights.hpp"
 #include "backends/flex/parallel.hpp"
 
@@ -95,6 +96,17 @@ PrimitiveCache& primitive_cache() {
   return cache;
 }
 
+// Contiguous conversions to and from f32, compiled for each instruction set
+// (the f16 and bf16 conversions vectorise).
+template <class T>
+BURN_FLEX_ROW_CLONES void widen_row(const T* src, float* dst, std::size_t n) {
+  for (std::size_t i = 0; i < n; ++i) dst[i] = static_cast<float>(src[i]);
+}
+template <class T>
+BURN_FLEX_ROW_CLONES void narrow_row(const float* src, T* dst, std::size_t n) {
+  for (std::size_t i = 0; i < n; ++i) dst[i] = convert_element<T>(src[i]);
+}
+
 }  // namespace
 
 std::shared_ptr<const void> find_cached_primitive(const std::string& key, bool& found) {
@@ -155,9 +167,7 @@ host::CpuTensorPtr to_f32(const Context& ctx, const host::CpuTensor& t) {
   visit_float_dtype("to_f32", t.dtype, [&]<class T>() {
     if (t.is_contiguous()) {
       const T* src = t.data<T>();
-      parallel_for(t.num_elements(), [&](std::size_t b, std::size_t e) {
-        for (std::size_t i = b; i < e; ++i) dst[i] = static_cast<float>(src[i]);
-      });
+      parallel_for(t.num_elements(), [&](std::size_t b, std::size_t e) { widen_row(src + b, dst + b, e - b); });
     } else {
       const T* src = reinterpret_cast<const T*>(t.buffer->data());
       host::for_each_offset(t.shape, t.strides, t.offset,
@@ -171,9 +181,7 @@ void narrow_from_f32(const host::CpuTensor& src, host::CpuTensor& dst) {
   const float* s = src.data<float>();
   visit_float_dtype("narrow_from_f32", dst.dtype, [&]<class T>() {
     T* d = dst.data<T>();
-    parallel_for(dst.num_elements(), [&](std::size_t b, std::size_t e) {
-      for (std::size_t i = b; i < e; ++i) d[i] = convert_element<T>(s[i]);
-    });
+    parallel_for(dst.num_elements(), [&](std::size_t b, std::size_t e) { narrow_row(s + b, d + b, e - b); });
   });
 }
 
