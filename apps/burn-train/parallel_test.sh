@@ -39,12 +39,6 @@ run "$dir/3.log" "$launcher" --nproc 2 -- "$bin" --nproc 2 --epochs 1 "${common[
 status=$?
 [[ $status -eq 2 ]] || fail "--nproc under burn-run exited with $status, not 2"
 grep -q 'already rank' "$dir/3.log" || fail "--nproc under burn-run was not explained"
-# The model's tensors (the file's header holds random parameter ids).
-tensor_bytes() {
-  local n
-  n=$(od -An -t u8 -N8 "$1" | tr -d ' ')
-  tail -c +$((9 + n)) "$1"
-}
 traced=(--limit-batches 20 --eval-batch-size 100 --progress none --lr-schedule constant --epochs 1)
 run "$dir/4.log" "$bin" --nproc 2 "${traced[@]}" --checkpoint-dir "$dir/eager" || fail "the eager 2-rank run exited with $?"
 run "$dir/5.log" "$bin" --nproc 2 "${traced[@]}" --checkpoint-dir "$dir/traced" --trace ||

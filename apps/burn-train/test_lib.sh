@@ -16,3 +16,15 @@ run() {
   cat "$log"
   return $status
 }
+
+# tensor_bytes FILE: the tensors of a saved model, without the file's header
+# (which holds random parameter ids, different in any two runs).
+tensor_bytes() {
+  local n
+  n=$(od -An -t u8 -N8 "$1" | tr -d ' ')
+  tail -c +$((9 + n)) "$1"
+}
+
+# metrics FILE: the losses and accuracies of a --summary-json file (timings
+# differ between runs and are left out).
+metrics() { grep -o '"\(loss\|acc\|train_loss\|test_loss\|train_acc\|test_acc\)": *[-0-9.e]*' "$1"; }

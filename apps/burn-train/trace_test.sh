@@ -43,14 +43,6 @@ slice train-labels-idx1-ubyte 1000 1 8
 slice t10k-images-idx3-ubyte 500 784 16
 slice t10k-labels-idx1-ubyte 500 1 8
 
-# The model's tensors (the file's header holds random parameter ids).
-tensor_bytes() {
-  local n
-  n=$(od -An -t u8 -N8 "$1" | tr -d ' ')
-  tail -c +$((9 + n)) "$1"
-}
-# Per-epoch losses and accuracies (timings differ, and are left out).
-metrics() { grep -o '"\(train_loss\|test_loss\|train_acc\|test_acc\)": *[-0-9.e]*' "$1"; }
 
 # train NAME ARGS...: a run whose checkpoints go to $dir/NAME and summary to $dir/NAME.json.
 train() {

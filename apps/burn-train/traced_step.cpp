@@ -52,6 +52,27 @@ void for_each_trainable(const Model& m, F&& f) {
   });
 }
 
+// Inside the recording: Adam's step of `m` with `grads`, and the results it
+// gives back, the updated model's tensors followed by the new state.
+Tensors update_results(const burn::optim::Optimizer& optimizer, const burn::detail::TensorRef& scalars, const Model& m,
+                       const GradientsParams& grads, std::span<const burn::detail::TensorRef> state) {
+  auto [next, next_state] = optimizer.traced_step(scalars, m, grads, state);
+  Tensors out = burn::module::tensors_of(next);
+  out.insert(out.end(), next_state.begin(), next_state.end());
+  return out;
+}
+
+// Appends the inputs of an update to `in` (the model's tensors already
+// there): the optimiser's state, then the step's scalars. Returns the
+// number of state tensors.
+std::size_t append_update_inputs(Tensors& in, const burn::optim::Optimizer& optimizer, const Model& model, double lr,
+                                 const burn::Device& device) {
+  const Tensors state = optimizer.traced_state(model);
+  in.insert(in.end(), state.begin(), state.end());
+  in.push_back(optimizer.traced_scalars(lr, model, device));
+  return state.size();
+}
+
 }  // namespace
 
 TracedStep::TracedStep(const ModelConfig& config, burn::optim::Optimizer& optimizer,
@@ -67,10 +88,7 @@ StepResult TracedStep::whole_step(Model& model, const burn::data::MnistBatch& ba
   // batch (and the loss scales).
   Tensors in = burn::module::tensors_of(model);
   const std::size_t n_model = in.size();
-  const Tensors state = optimizer_->traced_state(model);
-  const std::size_t n_state = state.size();
-  in.insert(in.end(), state.begin(), state.end());
-  in.push_back(optimizer_->traced_scalars(lr, model, batch.images.device()));
+  const std::size_t n_state = append_update_inputs(in, *optimizer_, model, lr, batch.images.device());
   in.push_back(batch.images.ref());
   in.push_back(batch.targets.ref());
   const bool scaled = scaler_ != nullptr;
@@ -87,10 +105,8 @@ StepResult TracedStep::whole_step(Model& model, const burn::data::MnistBatch& ba
           auto grads = GradientsParams::from_grads(f.grads, m);
           std::optional<burn::Tensor<1, burn::Bool>> found;
           if (scaled) found = burn::amp::GradScaler::traced_unscale(grads, scales);
-          auto [next, next_state] =
-              optimizer->traced_step(t[n_model + n_state], m, grads, std::span(t).subspan(n_model, n_state));
-          Tensors out = burn::module::tensors_of(next);
-          out.insert(out.end(), next_state.begin(), next_state.end());
+          Tensors out =
+              update_results(*optimizer, t[n_model + n_state], m, grads, std::span(t).subspan(n_model, n_state));
           out.push_back(f.loss.ref());
           out.push_back(f.correct.ref());
           if (found) out.push_back(found->ref());
@@ -143,10 +159,7 @@ StepResult TracedStep::averaged_step(Model& model, const burn::data::MnistBatch&
   // the averaged gradients (and the loss scales) in; the new tensors and
   // state (and the check) out.
   in = burn::module::tensors_of(model);
-  const Tensors state = optimizer_->traced_state(model);
-  const std::size_t n_state = state.size();
-  in.insert(in.end(), state.begin(), state.end());
-  in.push_back(optimizer_->traced_scalars(lr, model, batch.images.device()));
+  const std::size_t n_state = append_update_inputs(in, *optimizer_, model, lr, batch.images.device());
   std::size_t n_grads = 0;
   for_each_trainable(model, [&](const burn::module::ParamBase& p) {
     in.push_back(*averaged.get_ref(p.id()));
@@ -162,10 +175,8 @@ StepResult TracedStep::averaged_step(Model& model, const burn::data::MnistBatch&
           for_each_trainable(m, [&](const burn::module::ParamBase& p) { grads.insert_ref(p.id(), t[g++]); });
           std::optional<burn::Tensor<1, burn::Bool>> found;
           if (scaled) found = burn::amp::GradScaler::traced_unscale(grads, t[n_model + n_state + 1 + n_grads]);
-          auto [next, next_state] =
-              optimizer->traced_step(t[n_model + n_state], m, grads, std::span(t).subspan(n_model, n_state));
-          Tensors out = burn::module::tensors_of(next);
-          out.insert(out.end(), next_state.begin(), next_state.end());
+          Tensors out =
+              update_results(*optimizer, t[n_model + n_state], m, grads, std::span(t).subspan(n_model, n_state));
           if (found) out.push_back(found->ref());
           return out;
         },

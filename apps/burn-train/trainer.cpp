@@ -12,7 +12,6 @@
 #include <burn/quant.hpp>
 #include <burn/record/module_record.hpp>
 #include <charconv>
-#include <cstdlib>
 #include <filesystem>
 #include <memory>
 #include <numeric>

@@ -30,9 +30,9 @@ void check_config(const GradScalerConfig& c) {
 
 // Element `index` of a traced step's scales ({scale, 1 / scale}), in the
 // dtype of `like` and shaped to broadcast against it.
-burn::detail::TensorRef scale_factor(const burn::detail::TensorRef& scales, std::int64_t index,
+burn::detail::TensorRef scale_factor(const char* op, const burn::detail::TensorRef& scales, std::int64_t index,
                                      const burn::detail::TensorRef& like) {
-  if (!scales) burn::detail::throw_moved_from("GradScaler::traced_unscale");
+  if (!scales) burn::detail::throw_moved_from(op);
   if (scales->spec.shape != Shape{2} || scales->spec.dtype != DType::F32)
     throw Error(kScaler, fmt::format("a traced step's scales are the [2] f32 tensor traced_scales() makes, got a {} {} "
                                      "tensor",
@@ -104,14 +104,14 @@ burn::detail::TensorRef GradScaler::traced_scale_ref(const burn::detail::TensorR
     throw Error(kScaler,
                 fmt::format("traced_scale() takes the float loss, got a {} tensor", dtype_name(loss->spec.dtype)));
   const auto wide = is_half(loss->spec.dtype) ? burn::detail::cast(loss, DType::F32) : loss;
-  return burn::detail::binary(ir::BinaryOp::Mul, wide, scale_factor(scales, 0, wide));
+  return burn::detail::binary(ir::BinaryOp::Mul, wide, scale_factor("GradScaler::traced_scale", scales, 0, wide));
 }
 
 Tensor<1, Bool> GradScaler::traced_unscale(optim::GradientsParams& grads, const burn::detail::TensorRef& scales) {
   std::vector<burn::detail::TensorRef> flags;
   for (auto& item : grads.items()) {
     auto& grad = item.second;
-    grad = burn::detail::binary(ir::BinaryOp::Mul, grad, scale_factor(scales, 1, grad));
+    grad = burn::detail::binary(ir::BinaryOp::Mul, grad, scale_factor("GradScaler::traced_unscale", scales, 1, grad));
     flags.push_back(any_not_finite(grad));
   }
   if (flags.empty()) throw Error(kScaler, "traced_unscale() needs at least one gradient");
