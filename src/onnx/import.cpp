@@ -23,6 +23,7 @@
 #include <onnx/defs/schema.h>
 
 #include "onnx/external_data.hpp"
+#include "onnx/import_functions.hpp"
 #include "onnx/import_ops.hpp"
 #include "onnx/import_optimize.hpp"
 
@@ -347,7 +348,7 @@ bool checker_knows(const ::onnx::ModelProto& model, std::int64_t opset) {
 }
 
 /// What the checker checks of the graph's structure, for models newer than
-/// it knows: every value is defined once, before the nodes that read it,
+/// it knows and for the graph inlined local functions leave: every value is defined once, before the nodes that read it,
 /// and every output is defined. (Each operator checks its own inputs and
 /// attributes when it runs.)
 void check_graph_structure(const ::onnx::ModelProto& model, const std::string& source) {
@@ -443,6 +444,9 @@ Model load_model(::onnx::ModelProto proto, const std::optional<std::filesystem::
   } else {
     check_graph_structure(proto, source);
   }
+  // Calls of the model's own functions become their bodies; the graph they
+  // leave must still define each value once, before its readers.
+  if (inline_local_functions(proto, opset, source) > 0) check_graph_structure(proto, source);
   // A model that will not be trained runs as its inference form.
   if (!trainable) fold_batch_norms(proto);
   std::vector<std::pair<std::string, TensorData>> float_initializers;

@@ -72,8 +72,8 @@ TEST(OnnxTorchFixtures, EveryModelPyTorchExportedMatchesPyTorchOnEveryDevice) {
   // exporter (opset 17) and from its default torch.export-based one (opset
   // 20, the weights in an external data file); a missing file is a failure,
   // not a skip.
-  for (const std::string name :
-       {"mlp", "cnn", "cnn_bn", "resnet_block", "transformer", "lstm", "gru", "gelu_mlp", "activations", "norms"}) {
+  for (const std::string name : {"mlp", "cnn", "cnn_bn", "resnet_block", "transformer", "lstm", "gru", "gelu_mlp",
+                                 "activations", "norms", "modules_as_functions"}) {
     EXPECT_TRUE(seen.count(name)) << name << ".json is missing from " << kFixtures;
     EXPECT_TRUE(seen.count(name + ".dynamo")) << name << ".dynamo.json is missing from " << kFixtures;
   }
@@ -106,15 +106,16 @@ TEST(OnnxTorchFixtures, ModelsThePyTorchHereExportsNowMatchIt) {
   const std::filesystem::path dir(env);
   const auto seen = check_fixtures(dir);
   for (const char* name : {"mlp", "cnn", "cnn_bn", "resnet_block", "transformer", "lstm", "gru", "gelu_mlp",
-                           "activations", "norms", "resnet18"})
+                           "activations", "norms", "modules_as_functions", "resnet18"})
     EXPECT_TRUE(seen.count(name)) << name << ".json is missing from " << dir;
 }
 
 TEST(OnnxTorchFixtures, GradientsThroughAnImportedModelMatchPyTorchs) {
   // sum(output^2) at the fixture's input, backward through the imported model
   // on an autodiff device: every parameter's gradient is PyTorch's (for the
-  // Llama-style block, through Attention and RMSNormalization).
-  for (const char* name : {"mlp", "cnn_bn", "llama_block.torch23"}) {
+  // Llama-style block, through Attention and RMSNormalization; for the
+  // model of local functions, through the functions' inlined bodies).
+  for (const char* name : {"mlp", "cnn_bn", "llama_block.torch23", "modules_as_functions"}) {
     SCOPED_TRACE(name);
     const auto spec = nlohmann::json::parse(std::ifstream(kFixtures / (std::string(name) + ".json")));
     const auto& g = spec["gradients"];

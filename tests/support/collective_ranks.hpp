@@ -33,10 +33,24 @@ inline unsigned free_port() {
   return a.local_endpoint().port();
 }
 
+/// A run's ranks; its directory (the ranks' logs and outputs) goes with it,
+/// so that test runs leave nothing behind (a failing check shows the logs).
 struct Ranks {
   std::filesystem::path dir;
   std::vector<std::unique_ptr<ChildProcess>> processes;
   std::vector<std::optional<int>> status;
+
+  Ranks() = default;
+  Ranks(Ranks&& other) noexcept
+      : dir(std::exchange(other.dir, {})), processes(std::move(other.processes)), status(std::move(other.status)) {}
+  Ranks(const Ranks&) = delete;
+  Ranks& operator=(const Ranks&) = delete;
+  Ranks& operator=(Ranks&&) = delete;
+  ~Ranks() {
+    processes.clear();  // stops any rank still running before its files go
+    std::error_code ec;
+    if (!dir.empty()) std::filesystem::remove_all(dir, ec);
+  }
 
   std::string log(std::size_t r) const {
     std::ifstream in(dir / ("rank" + std::to_string(r) + ".log"));
