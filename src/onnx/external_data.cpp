@@ -68,16 +68,17 @@ ExternalRange external_range(const TensorProto& t, std::string_view op, const st
 /// The bytes a tensor of `t`'s element type and dims takes, or nullopt
 /// where burn has no dtype for it (read_tensor reports that).
 std::optional<std::uint64_t> payload_bytes(const TensorProto& t) {
-  const auto dtype = burn_dtype(t.data_type());
+  const auto dtype = storage_dtype(t.data_type());
   if (!dtype) return std::nullopt;
-  std::uint64_t n = dtype_size(*dtype);
+  const bool four_bit = is_four_bit(t.data_type());  // two values a byte
+  std::uint64_t n = four_bit ? 1 : dtype_size(*dtype);
   for (const std::int64_t d : t.dims()) {
     if (d < 0) return std::nullopt;
     if (d != 0 && n > std::numeric_limits<std::uint64_t>::max() / 2 / static_cast<std::uint64_t>(d))
       return std::nullopt;
     n *= static_cast<std::uint64_t>(d);
   }
-  return n;
+  return four_bit ? (n + 1) / 2 : n;
 }
 
 /// The external files of one model, each opened once.

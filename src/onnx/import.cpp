@@ -185,6 +185,29 @@ std::string import_key(const ::onnx::NodeProto& n) {
   return n.domain() + "::" + n.op_type();
 }
 
+/// Import holds INT4 and UINT4 values a byte each (as I8 and U8), so a
+/// QuantizeLinear whose zero point is 4-bit would saturate to 8 bits; its
+/// output_dtype (which ONNX requires to match the zero point's type where
+/// both are given) is set to the 4-bit type, which the operator reads.
+void name_four_bit_outputs(::onnx::GraphProto& graph) {
+  std::unordered_map<std::string, std::int32_t> four_bit;  // value -> its 4-bit element type
+  for (const auto& init : graph.initializer())
+    if (is_four_bit(init.data_type())) four_bit.emplace(init.name(), init.data_type());
+  for (const auto& n : graph.node())
+    if (n.op_type() == "Constant" && n.output_size() == 1)
+      for (const auto& a : n.attribute())
+        if (a.name() == "value" && is_four_bit(a.t().data_type())) four_bit.emplace(n.output(0), a.t().data_type());
+  if (four_bit.empty()) return;
+  for (auto& n : *graph.mutable_node()) {
+    if (import_key(n) != "QuantizeLinear" || n.input_size() < 3) continue;
+    const auto it = four_bit.find(n.input(2));
+    if (it == four_bit.end()) continue;
+    const bool named = std::any_of(n.attribute().begin(), n.attribute().end(),
+                                   [](const auto& a) { return a.name() == "output_dtype"; });
+    if (!named) set_attribute(n, "output_dtype", std::int64_t{it->second});
+  }
+}
+
 std::shared_ptr<Model::Program> prepare(::onnx::ModelProto proto, const std::string& source, const Device& device,
                                         std::vector<std::pair<std::string, TensorData>>& float_initializers) {
   auto program = std::make_shared<Model::Program>(
@@ -233,7 +256,7 @@ std::shared_ptr<Model::Program> prepare(::onnx::ModelProto proto, const std::str
     Model::Program::InputSpec spec;
     if (in.type().has_tensor_type()) {
       const auto& tt = in.type().tensor_type();
-      spec.dtype = burn_dtype(tt.elem_type());
+      spec.dtype = storage_dtype(tt.elem_type());
       if (tt.has_shape()) {
         spec.has_shape = true;
         for (const auto& d : tt.shape().dim())
@@ -244,6 +267,7 @@ std::shared_ptr<Model::Program> prepare(::onnx::ModelProto proto, const std::str
     program->input_specs.push_back(spec);
   }
   for (const auto& out : graph.output()) program->outputs.push_back(out.name());
+  name_four_bit_outputs(*program->proto.mutable_graph());
 
   for (const auto& n : graph.node()) {
     Model::Program::Step step;

@@ -546,6 +546,7 @@ void add_nn_ops(ImportTable& table) {
       {"QLinearConv", import_qlinear_conv},
       {"com.microsoft::QLinearAdd", import_qlinear_add},
       {"com.microsoft::QLinearGlobalAveragePool", import_qlinear_global_average_pool},
+      {"com.microsoft::MatMulNBits", import_matmul_nbits},
       {"Pad", pad},
       {"ConvTranspose", conv_transpose},
       {"MaxPool", max_pool},

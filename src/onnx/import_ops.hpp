@@ -111,6 +111,9 @@ std::vector<detail::TensorRef> import_qlinear_conv(const NodeArgs& args);
 /// ONNX Runtime's com.microsoft QLinearAdd and QLinearGlobalAveragePool.
 std::vector<detail::TensorRef> import_qlinear_add(const NodeArgs& args);
 std::vector<detail::TensorRef> import_qlinear_global_average_pool(const NodeArgs& args);
+/// ONNX Runtime's com.microsoft MatMulNBits: a product with 2-, 4- or 8-bit
+/// block-quantized weights (what its 4-bit weight quantizer writes).
+std::vector<detail::TensorRef> import_matmul_nbits(const NodeArgs& args);
 
 /// MatMul's product of `x` and `y` (1-D operands as numpy), for the node `args`.
 detail::TensorRef import_matmul(const NodeArgs& args, const detail::TensorRef& x, const detail::TensorRef& y);

@@ -4,7 +4,9 @@
 // dynamically quantized ones (DynamicQuantizeLinear, MatMulInteger and
 // ConvInteger, quantize_dynamic's), with scales per tensor, per axis or per
 // block (opset 21's blocked quantization); and the QOperator format's
-// QLinearMatMul and QLinearConv (quantize_static's other format). Each computes what the ONNX definition
+// QLinearMatMul and QLinearConv (quantize_static's other format); and the
+// weight-only forms of its MatMulNBitsQuantizer: com.microsoft's MatMulNBits
+// and DequantizeLinear of 4-bit weights. Each computes what the ONNX definition
 // says: integer products are exact (int32 matmuls; convolutions in f64, or in
 // f32 where every sum stays below 2^24), rounding is half to even.
 #include <algorithm>
@@ -26,8 +28,11 @@ using detail::TensorRef;
 
 namespace {
 
-/// The range of an 8-bit integer dtype (or int32's, for a bias), for saturation.
-std::pair<double, double> integer_range(const NodeArgs& a, DType dtype) {
+/// The range of an 8-bit integer dtype (or int32's, for a bias), for
+/// saturation; of INT4 or UINT4 where `four_bit` (held in I8 or U8).
+std::pair<double, double> integer_range(const NodeArgs& a, DType dtype, bool four_bit = false) {
+  if (four_bit && dtype == DType::U8) return {0.0, 15.0};
+  if (four_bit && dtype == DType::I8) return {-8.0, 7.0};
   switch (dtype) {
     case DType::U8: return {0.0, 255.0};
     case DType::I8: return {-128.0, 127.0};
@@ -82,10 +87,11 @@ TensorRef quant_param(const NodeArgs& a, const TensorRef& p, const Shape& xs, st
   return detail::reshape(p, dims);
 }
 
-/// round-half-to-even(x / scale) + zero_point, saturated to `dtype`'s range, as `dtype`.
+/// round-half-to-even(x / scale) + zero_point, saturated to `dtype`'s range
+/// (a 4-bit one's where `four_bit`), as `dtype`.
 TensorRef quantize_to(const NodeArgs& a, const TensorRef& x, const TensorRef& scale,
-                      const std::optional<TensorRef>& zero_point, DType dtype) {
-  const auto [lo, hi] = integer_range(a, dtype);
+                      const std::optional<TensorRef>& zero_point, DType dtype, bool four_bit = false) {
+  const auto [lo, hi] = integer_range(a, dtype, four_bit);
   TensorRef q = detail::unary(ir::UnaryOp::Round, detail::binary(ir::BinaryOp::Div, x, scale));
   if (zero_point) q = detail::binary(ir::BinaryOp::Add, q, *zero_point);
   return detail::cast(detail::clamp(q, Scalar(lo), Scalar(hi)), dtype);
@@ -120,7 +126,7 @@ LinearQuantParams linear_quant_params(const NodeArgs& a) {
 DType dtype_attr(const NodeArgs& a, std::string_view name, DType fallback) {
   const std::int64_t code = a.attr_int(name, 0);
   if (code == 0) return fallback;
-  const auto dtype = burn_dtype(static_cast<std::int32_t>(code));
+  const auto dtype = storage_dtype(static_cast<std::int32_t>(code));
   if (!dtype) a.fail(fmt::format("{} {} is not an ONNX element type burn holds", name, code));
   return *dtype;
 }
@@ -160,8 +166,10 @@ std::vector<TensorRef> import_dequantize_linear(const NodeArgs& a) {
 std::vector<TensorRef> import_quantize_linear(const NodeArgs& a) {
   const LinearQuantParams p = linear_quant_params(a);
   // The zero point's type is the output's; without one, output_dtype's
-  // (opset 21), else uint8.
+  // (opset 21), else uint8. A 4-bit output (INT4 or UINT4, held a value a
+  // byte) is named by output_dtype: load sets it from a 4-bit zero point.
   const DType out = dtype_attr(a, "output_dtype", p.zero_point_dtype.value_or(DType::U8));
+  const bool four_bit = is_four_bit(static_cast<std::int32_t>(a.attr_int("output_dtype", 0)));
   if (p.zero_point_dtype && out != *p.zero_point_dtype)
     a.fail(fmt::format("output_dtype {} must be the zero point's dtype, {}", dtype_name(out),
                        dtype_name(*p.zero_point_dtype)));
@@ -170,7 +178,8 @@ std::vector<TensorRef> import_quantize_linear(const NodeArgs& a) {
   if (!is_float(precision)) a.fail(fmt::format("precision {} is not a float type", dtype_name(precision)));
   std::optional<TensorRef> zero_point;
   if (p.zero_point) zero_point = detail::cast(*p.zero_point, precision);
-  return {quantize_to(a, detail::cast(a.in(0), precision), detail::cast(p.scale, precision), zero_point, out)};
+  return {
+      quantize_to(a, detail::cast(a.in(0), precision), detail::cast(p.scale, precision), zero_point, out, four_bit)};
 }
 
 /// DynamicQuantizeLinear: uint8 with a scale and zero point from the input's
@@ -398,6 +407,99 @@ std::vector<TensorRef> import_qlinear_global_average_pool(const NodeArgs& a) {
   const TensorRef real =
       detail::binary(ir::BinaryOp::Mul, detail::cast(sums, DType::F32), detail::reshape(scale, ones));
   return {saturated_round(a, real, 4, x->spec.dtype)};
+}
+
+namespace {
+
+/// The `bits`-wide unsigned values packed in the bytes of `packed` (an
+/// integer tensor [rows, bytes]), the first of each byte in its low bits:
+/// [rows, bytes * 8 / bits] as int32.
+TensorRef unpack_bits(const TensorRef& packed, std::int64_t bits) {
+  TensorRef bytes = detail::cast(packed, DType::I32);
+  if (bits == 8) return bytes;
+  const std::int64_t per_byte = 8 / bits;
+  std::vector<TensorRef> parts;
+  for (std::int64_t i = 0; i < per_byte; ++i)
+    parts.push_back(detail::binary_scalar(ir::BinaryOp::BitAnd,
+                                          detail::binary_scalar(ir::BinaryOp::Shr, bytes, Scalar(i * bits)),
+                                          Scalar((std::int64_t{1} << bits) - 1)));
+  const Shape& s = bytes->spec.shape;
+  const std::vector<std::int64_t> dims{static_cast<std::int64_t>(s[0]), static_cast<std::int64_t>(s[1]) * per_byte};
+  return detail::reshape(detail::stack(parts, 2), dims);
+}
+
+/// One value per block ([n, blocks]) spread over each block's columns and
+/// cut to `k`: [n, k].
+TensorRef per_column(const TensorRef& per_block, std::int64_t block, std::int64_t k) {
+  const Shape& s = per_block->spec.shape;
+  const auto n = static_cast<std::int64_t>(s[0]), blocks = static_cast<std::int64_t>(s[1]);
+  const std::vector<std::int64_t> wide{n, blocks, block}, flat{n, blocks * block};
+  const TensorRef spread = detail::reshape(detail::expand(detail::unsqueeze_dim(per_block, 2), wide), flat);
+  return detail::narrow(spread, 1, 0, static_cast<std::size_t>(k));
+}
+
+}  // namespace
+
+std::vector<TensorRef> import_matmul_nbits(const NodeArgs& a) {
+  const std::int64_t k = a.attr_int("K", 0), n = a.attr_int("N", 0), bits = a.attr_int("bits", 4);
+  const std::int64_t block = a.attr_int("block_size", 0);
+  if (k <= 0 || n <= 0) a.fail(fmt::format("attributes K and N must be positive, they are {} and {}", k, n));
+  if (bits != 2 && bits != 4 && bits != 8) a.fail(fmt::format("bits {} is not one of 2, 4 and 8", bits));
+  if (block < 16 || (block & (block - 1)) != 0)
+    a.fail(fmt::format("block_size {} must be a power of two of at least 16", block));
+  if (a.has(4)) a.fail("g_idx (a column order, act-order quantization) is not supported; quantize without it");
+  const TensorRef& x = a.in(0);
+  const DType dtype = x->spec.dtype;
+  if (!is_float(dtype)) a.fail(fmt::format("input A must be a float tensor, it is {}", dtype_name(dtype)));
+  const Shape& xs = x->spec.shape;
+  if (xs.rank() < 1 || static_cast<std::int64_t>(xs[xs.rank() - 1]) != k)
+    a.fail(fmt::format("input A (shape {}) must end in K = {}", xs.to_string(), k));
+  const std::int64_t blocks = (k + block - 1) / block, blob = block * bits / 8;
+  const TensorRef& b = a.in(1);
+  if (b->spec.dtype != DType::U8 || b->spec.shape.num_elements() != static_cast<std::size_t>(n * blocks * blob))
+    a.fail(fmt::format("input B must be uint8 of shape [{}, {}, {}] (N, blocks of K, bytes a block), it is {} {}", n,
+                       blocks, blob, dtype_name(b->spec.dtype), b->spec.shape.to_string()));
+  const TensorRef values = detail::narrow(unpack_bits(detail::reshape(b, std::vector{n, blocks * blob}), bits), 1, 0,
+                                          static_cast<std::size_t>(k));
+  const TensorRef& scales = a.in(2);
+  if (scales->spec.dtype != dtype || scales->spec.shape.num_elements() != static_cast<std::size_t>(n * blocks))
+    a.fail(fmt::format("scales must be {} with {} values (N x blocks), they are {} {}", dtype_name(dtype), n * blocks,
+                       dtype_name(scales->spec.dtype), scales->spec.shape.to_string()));
+  const std::vector<std::int64_t> per_block{n, blocks};
+  const TensorRef scale = per_column(detail::reshape(scales, per_block), block, k);
+  // The zero point: packed like B (a byte holds 8 / bits blocks' values, each
+  // row padded to whole bytes), in the scales' type, or 2^(bits - 1).
+  TensorRef w = detail::cast(values, dtype);
+  if (!a.has(3)) {
+    w = detail::binary_scalar(ir::BinaryOp::Sub, w, Scalar(static_cast<double>(std::int64_t{1} << (bits - 1))));
+  } else {
+    const TensorRef& zp = a.in(3);
+    TensorRef zero;
+    if (zp->spec.dtype == DType::U8) {
+      const std::int64_t row_bytes = (blocks * bits + 7) / 8;
+      if (zp->spec.shape.num_elements() != static_cast<std::size_t>(n * row_bytes))
+        a.fail(fmt::format("uint8 zero_points must hold {} bytes (N x {} packed), they have shape {}", n * row_bytes,
+                           row_bytes, zp->spec.shape.to_string()));
+      zero = detail::cast(detail::narrow(unpack_bits(detail::reshape(zp, std::vector{n, row_bytes}), bits), 1, 0,
+                                         static_cast<std::size_t>(blocks)),
+                          dtype);
+    } else if (zp->spec.dtype == dtype && zp->spec.shape.num_elements() == static_cast<std::size_t>(n * blocks)) {
+      zero = detail::reshape(zp, per_block);
+    } else {
+      a.fail(fmt::format("zero_points must be packed uint8 or {} with {} values, they are {} {}", dtype_name(dtype),
+                         n * blocks, dtype_name(zp->spec.dtype), zp->spec.shape.to_string()));
+    }
+    w = detail::binary(ir::BinaryOp::Sub, w, per_column(zero, block, k));
+  }
+  w = detail::binary(ir::BinaryOp::Mul, w, scale);  // [N, K]
+  TensorRef y = import_matmul(a, x, detail::swap_dims(w, 0, 1));
+  if (a.has(5)) {
+    const TensorRef& bias = a.in(5);
+    if (bias->spec.shape.num_elements() != static_cast<std::size_t>(n))
+      a.fail(fmt::format("bias must have N = {} values, it has shape {}", n, bias->spec.shape.to_string()));
+    y = broadcast_binary(ir::BinaryOp::Add, y, detail::reshape(bias, std::vector<std::int64_t>{n}));
+  }
+  return {y};
 }
 
 }  // namespace burn::onnx

@@ -51,7 +51,22 @@ std::optional<DType> burn_dtype(std::int32_t type) {
   }
 }
 
+bool is_four_bit(std::int32_t type) { return type == kOnnxUint4 || type == kOnnxInt4; }
+
+std::optional<DType> storage_dtype(std::int32_t type) {
+  if (type == kOnnxInt4) return DType::I8;
+  if (type == kOnnxUint4) return DType::U8;
+  return burn_dtype(type);
+}
+
 std::string onnx_type_name(std::int32_t type) {
+  // Element types newer than the schema burn builds with.
+  switch (type) {
+    case kOnnxUint4: return "UINT4";
+    case kOnnxInt4: return "INT4";
+    case 23: return "FLOAT4E2M1";
+    default: break;
+  }
   if (::onnx::TensorProto_DataType_IsValid(type))
     return ::onnx::TensorProto_DataType_Name(static_cast<TensorProto_DataType>(type));
   return fmt::format("element type {}", type);
@@ -110,11 +125,40 @@ std::vector<std::byte> from_field(const Field& field, std::size_t n, DType dtype
   return out;
 }
 
+/// `n` 4-bit values packed two a byte (the first in the low bits), read
+/// from raw_data or int32_data (where each int32 holds one packed byte), one
+/// value per byte; INT4 values sign-extended.
+std::vector<std::byte> unpack_four_bit(const TensorProto& proto, std::size_t n, std::string_view op,
+                                       const std::string& description) {
+  const std::size_t packed = (n + 1) / 2;
+  std::vector<std::uint8_t> bytes(packed);
+  if (proto.has_raw_data()) {
+    if (proto.raw_data().size() != packed)
+      throw Error(op, fmt::format("tensor '{}' ({}) has {} bytes of data, expected {} (two 4-bit values a byte)",
+                                  proto.name(), description, proto.raw_data().size(), packed));
+    std::memcpy(bytes.data(), proto.raw_data().data(), packed);
+  } else {
+    if (static_cast<std::size_t>(proto.int32_data_size()) != packed)
+      throw Error(op, fmt::format("tensor '{}' ({}) has {} int32_data entries, expected {} (two 4-bit values each)",
+                                  proto.name(), description, proto.int32_data_size(), packed));
+    for (std::size_t i = 0; i < packed; ++i)
+      bytes[i] = static_cast<std::uint8_t>(proto.int32_data(static_cast<int>(i)));
+  }
+  const bool is_signed = proto.data_type() == kOnnxInt4;
+  std::vector<std::byte> out(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    const unsigned nibble = (bytes[i / 2] >> (4 * (i % 2))) & 0xFU;
+    const int value = is_signed && nibble >= 8 ? static_cast<int>(nibble) - 16 : static_cast<int>(nibble);
+    out[i] = static_cast<std::byte>(static_cast<std::uint8_t>(value));
+  }
+  return out;
+}
+
 }  // namespace
 
 TensorData read_tensor(const TensorProto& proto, std::string_view op) {
   const std::string& name = proto.name();
-  const auto dtype = burn_dtype(proto.data_type());
+  const auto dtype = storage_dtype(proto.data_type());
   if (!dtype)
     throw Error(op, fmt::format("tensor '{}' has element type {}, which burn has no dtype for", name,
                                 onnx_type_name(proto.data_type())));
@@ -133,6 +177,11 @@ TensorData read_tensor(const TensorProto& proto, std::string_view op) {
   }
   const std::size_t width = dtype_size(*dtype);
   Shape shape(dims);
+  if (is_four_bit(proto.data_type())) {
+    auto values =
+        unpack_four_bit(proto, n, op, fmt::format("{} {}", onnx_type_name(proto.data_type()), shape.to_string()));
+    return TensorData(std::move(values), std::move(shape), *dtype);
+  }
   if (proto.has_raw_data()) {
     const std::string& raw = proto.raw_data();
     if (raw.size() != n * width)

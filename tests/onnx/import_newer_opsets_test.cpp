@@ -391,6 +391,127 @@ TEST(OnnxImportNewerOpsets, SwishAndBlockedQuantizationComputeWhatOnnxDefines) {
       << e;
 }
 
+/// A 4-bit initializer (INT4 22, UINT4 21) of `values`, packed two a byte
+/// with the first in the low bits, in raw_data or (`typed`) in int32_data.
+void add_four_bit(Builder& g, const std::string& name, std::int32_t type, const std::vector<int>& values,
+                  const std::vector<std::int64_t>& dims, bool typed = false) {
+  std::string packed((values.size() + 1) / 2, '\0');
+  for (std::size_t i = 0; i < values.size(); ++i)
+    packed[i / 2] = static_cast<char>(static_cast<unsigned char>(packed[i / 2]) |
+                                      ((static_cast<unsigned>(values[i]) & 0xFU) << (4 * (i % 2))));
+  auto* t = g.g.add_initializer();
+  t->set_name(name);
+  t->set_data_type(type);
+  for (auto d : dims) t->add_dims(d);
+  if (typed) {
+    for (char c : packed) t->add_int32_data(static_cast<unsigned char>(c));
+  } else {
+    t->set_raw_data(packed);
+  }
+}
+
+TEST(OnnxImportNewerOpsets, FourBitIntegersAreReadUnpackedAndQuantizeLinearSaturatesToThem) {
+  constexpr std::int32_t kUint4 = 21, kInt4 = 22;
+  Builder g(21);
+  g.model.set_ir_version(10);
+  g.input("x", {5}).output("signed").output("unsigned").output("typed").output("q").output("q_u4");
+  // Five values: the last byte holds one, its high bits unused.
+  add_four_bit(g, "w_i4", kInt4, {-8, -1, 0, 7, 3}, {5});
+  add_four_bit(g, "w_u4", kUint4, {15, 0, 8, 1, 9}, {5});
+  add_four_bit(g, "w_typed", kInt4, {-3, 5, -7, 2, -1}, {5}, /*typed=*/true);
+  add_four_bit(g, "zp_i4", kInt4, {0}, {});
+  g.init("half", f32({0.5F}, {}));
+  g.node("DequantizeLinear", {"w_i4", "half"}, {"signed"});
+  g.node("DequantizeLinear", {"w_u4", "half"}, {"unsigned"});
+  g.node("DequantizeLinear", {"w_typed", "half"}, {"typed"});
+  // A 4-bit zero point makes the output INT4: x / 0.5 saturates to [-8, 7].
+  g.node("QuantizeLinear", {"x", "half", "zp_i4"}, {"q4"});
+  g.node("DequantizeLinear", {"q4", "half", "zp_i4"}, {"q"});
+  // output_dtype UINT4 without a zero point: [0, 15].
+  Builder::attr(g.node("QuantizeLinear", {"x", "half"}, {"qu4"}), "output_dtype", std::int64_t{kUint4});
+  g.node("DequantizeLinear", {"qu4", "half"}, {"q_u4"});
+  for (const Device& device : testing::all_devices()) {
+    SCOPED_TRACE(device.to_string());
+    const auto out = g.load(device).run({f32({-100.0F, -1.6F, 0.2F, 3.4F, 100.0F}, {5})});
+    out[0].assert_eq(f32({-4.0F, -0.5F, 0.0F, 3.5F, 1.5F}, {5}));
+    out[1].assert_eq(f32({7.5F, 0.0F, 4.0F, 0.5F, 4.5F}, {5}));
+    out[2].assert_eq(f32({-1.5F, 2.5F, -3.5F, 1.0F, -0.5F}, {5}));
+    out[3].assert_eq(f32({-4.0F, -1.5F, 0.0F, 3.5F, 3.5F}, {5}));  // -200 -> -8, -3.2 -> -3, 6.8 -> 7, 200 -> 7
+    out[4].assert_eq(f32({0.0F, 0.0F, 0.0F, 3.5F, 7.5F}, {5}));
+  }
+
+  Builder short_data(21);
+  short_data.model.set_ir_version(10);
+  short_data.output("y");
+  add_four_bit(short_data, "w", kInt4, {1, 2, 3}, {6});  // two bytes for six values that need three
+  short_data.init("one", f32({1.0F}, {}));
+  short_data.node("DequantizeLinear", {"w", "one"}, {"y"});
+  const std::string e = error_of([&] { (void)short_data.load(Device::flex()); });
+  EXPECT_NE(e.find("tensor 'w' (INT4 [6]) has 2 bytes of data, expected 3 (two 4-bit values a byte)"),
+            std::string::npos)
+      << e;
+}
+
+TEST(OnnxImportNewerOpsets, MatMulNBitsDequantizesEachBlockAsOnnxRuntimeDefines) {
+  // ONNX Runtime's com.microsoft MatMulNBits with 2-bit weights (its
+  // quantizer's fixtures cover 4 and 8 bits): K = 20 in blocks of 16 (the
+  // second short), N = 3, zero points packed four a byte, a bias.
+  constexpr std::int64_t kK = 20, kN = 3, kBlock = 16;
+  std::vector<int> codes(kN * 32);  // [N, 2 blocks, 16 values], padding zero
+  for (std::size_t i = 0; i < codes.size(); ++i) codes[i] = (i % 32) < kK ? static_cast<int>((i * 7 + i / 5) % 4) : 0;
+  std::vector<std::uint8_t> b(kN * 2 * 4, 0);  // 4 bytes a block of 16 two-bit values
+  for (std::size_t i = 0; i < codes.size(); ++i)
+    b[i / 4] = static_cast<std::uint8_t>(b[i / 4] | (codes[i] << (2 * (i % 4))));
+  const std::vector<float> scales{0.5F, 2.0F, 1.0F, 0.25F, 4.0F, 1.5F};  // [N, 2]
+  const std::vector<int> zero{1, 2, 3, 0, 2, 1};                         // [N, 2]
+  std::vector<std::uint8_t> zp(kN, 0);                                   // a byte a row
+  for (std::size_t r = 0; r < static_cast<std::size_t>(kN); ++r)
+    zp[r] = static_cast<std::uint8_t>(zero[2 * r] | (zero[2 * r + 1] << 2));
+  std::vector<float> x(2 * kK);
+  for (std::size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(std::sin(0.3 * static_cast<double>(i)));
+  const std::vector<float> bias{0.25F, -1.0F, 2.0F};
+  std::vector<float> want(2 * kN);
+  for (std::size_t m = 0; m < 2; ++m)
+    for (std::size_t n = 0; n < static_cast<std::size_t>(kN); ++n) {
+      double sum = bias[n];
+      for (std::size_t k = 0; k < static_cast<std::size_t>(kK); ++k) {
+        const std::size_t blk = k / kBlock;
+        sum += static_cast<double>(x[m * kK + k]) * (codes[n * 32 + k] - zero[n * 2 + blk]) * scales[n * 2 + blk];
+      }
+      want[m * kN + n] = static_cast<float>(sum);
+    }
+
+  auto model = [&](bool with_g_idx) {
+    Builder g(21);
+    g.model.set_ir_version(10);
+    auto* ms = g.model.add_opset_import();
+    ms->set_domain("com.microsoft");
+    ms->set_version(1);
+    g.input("x", {2, kK}).output("y");
+    g.init("b", TensorData(b, Shape{kN, 2, 4}));
+    g.init("scales", f32(scales, {kN * 2}));
+    g.init("zp", TensorData(zp, Shape{kN}));
+    g.init("bias", f32(bias, {kN}));
+    g.init("g_idx", TensorData(std::vector<std::int32_t>(kK, 0), Shape{kK}));
+    auto& n = g.node("MatMulNBits", {"x", "b", "scales", "zp", with_g_idx ? "g_idx" : "", "bias"}, {"y"});
+    n.set_domain("com.microsoft");
+    Builder::attr(n, "K", kK);
+    Builder::attr(n, "N", kN);
+    Builder::attr(n, "bits", std::int64_t{2});
+    Builder::attr(n, "block_size", kBlock);
+    return g;
+  };
+  for (const Device& device : testing::all_devices()) {
+    SCOPED_TRACE(device.to_string());
+    model(false).load(device).run({f32(x, {2, kK})})[0].assert_approx_eq(f32(want, {2, kN}), {1e-5, 1e-5});
+  }
+  const std::string e = error_of([&] { (void)model(true).load(Device::flex()).run({f32(x, {2, kK})}); });
+  EXPECT_NE(e.find("node 'MatMulNBits_1' (MatMulNBits): g_idx (a column order, act-order quantization) is not "
+                   "supported"),
+            std::string::npos)
+      << e;
+}
+
 TEST(OnnxImportNewerOpsets, QLinearOperatorsRequantizeAsDefined) {
   // QLinearMatMul with b's scale and zero point per column, and QLinearConv
   // with a per-channel weight scale and zero point and an int32 bias: sums

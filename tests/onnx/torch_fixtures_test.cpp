@@ -94,6 +94,14 @@ TEST(OnnxTorchFixtures, EveryModelPyTorchExportedMatchesPyTorchOnEveryDevice) {
         "rms_rotary.opset23", "group_norm.opset18", "group_norm.opset21", "swish.opset24", "blocked_quant.opset21",
         "quant_attrs.opset23", "llama_block.torch23"})
     EXPECT_TRUE(seen.count(name)) << name << ".json is missing from " << kFixtures;
+  // ONNX Runtime's weight-only quantizer on the Llama-style block and the
+  // transformer layer (make_quantized_fixtures.py): MatMulNBits with 4-bit,
+  // symmetric 4-bit, 8-bit and HQQ weights, and the QDQ format's UINT4 and
+  // INT4 DequantizeLinear.
+  for (const std::string name :
+       {"llama_block.torch23.int4", "llama_block.torch23.int4sym", "llama_block.torch23.int8",
+        "llama_block.torch23.hqq", "llama_block.torch23.int4qdq", "llama_block.torch23.int4qdqsym", "transformer.int4"})
+    EXPECT_TRUE(seen.count(name)) << name << ".json is missing from " << kFixtures;
 }
 
 TEST(OnnxTorchFixtures, ModelsThePyTorchHereExportsNowMatchIt) {
