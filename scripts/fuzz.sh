@@ -13,7 +13,7 @@ cd "$(dirname "$0")/.."
 seconds="${1:-60}"
 shift || true
 targets=("$@")
-[[ ${#targets[@]} -gt 0 ]] || targets=(safetensors pytorch idx record_metadata checkpoint remote_protocol)
+[[ ${#targets[@]} -gt 0 ]] || targets=(safetensors pytorch idx record_metadata checkpoint remote_protocol onnx)
 
 build=build/fuzz
 CC=clang CXX=clang++ cmake -S tests/fuzz -B "$build" -G Ninja >/dev/null
@@ -25,7 +25,7 @@ trap 'rm -rf "$work"' EXIT
 failed=0
 for target in "${targets[@]}"; do
   binary="$build/fuzz_$target"
-  [[ -x $binary ]] || { echo "fuzz.sh: no target '$target' (have: safetensors pytorch idx record_metadata checkpoint remote_protocol)" >&2; exit 2; }
+  [[ -x $binary ]] || { echo "fuzz.sh: no target '$target' (have: safetensors pytorch idx record_metadata checkpoint remote_protocol onnx)" >&2; exit 2; }
   corpus="$work/$target"
   mkdir -p "$corpus"
   [[ -d tests/fuzz/corpus/$target ]] && cp tests/fuzz/corpus/"$target"/* "$corpus"/

@@ -26,6 +26,7 @@
 #include "onnx/import_functions.hpp"
 #include "onnx/import_ops.hpp"
 #include "onnx/import_optimize.hpp"
+#include "onnx/model_checks.hpp"
 
 namespace burn::onnx {
 
@@ -343,13 +344,6 @@ void plan_slots(Model::Program& program) {
   program.n_slots = slots.size();
 }
 
-/// The newest ONNX IR version import reads. PyTorch 2.x's exporter writes 10
-/// (ONNX 1.16 to 1.17); 11 to 13 add only element types (4- and 2-bit
-/// integers and floats, 8-bit exponents), which a tensor of them names in
-/// its error, and multi-device placement hints, which a single-device run
-/// leaves aside.
-constexpr std::int64_t kNewestIrVersion = 13;
-
 /// The model's operator set of the default domain; an error outside the
 /// range import reads.
 std::int64_t default_opset(const ::onnx::ModelProto& model, const std::string& source) {
@@ -369,42 +363,6 @@ bool checker_knows(const ::onnx::ModelProto& model, std::int64_t opset) {
   const auto& ranges = ::onnx::OpSchemaRegistry::DomainToVersionRange::Instance().Map();
   const auto it = ranges.find(::onnx::ONNX_DOMAIN);
   return model.ir_version() <= ::onnx::IR_VERSION && it != ranges.end() && opset <= it->second.second;
-}
-
-/// What the checker checks of the graph's structure, for models newer than
-/// it knows and for the graph inlined local functions leave: every value is defined once, before the nodes that read it,
-/// and every output is defined. (Each operator checks its own inputs and
-/// attributes when it runs.)
-void check_graph_structure(const ::onnx::ModelProto& model, const std::string& source) {
-  if (model.ir_version() > kNewestIrVersion)
-    throw Error(kLoadOp, fmt::format("{}: the model has ONNX IR version {}; this version reads IR versions up to {} "
-                                     "(save it with an older onnx package or exporter)",
-                                     source, model.ir_version(), kNewestIrVersion));
-  const auto& graph = model.graph();
-  std::set<std::string> defined;
-  auto define = [&](const std::string& name, const std::string& what) {
-    if (name.empty()) return;
-    if (!defined.insert(name).second)
-      throw Error(kLoadOp, fmt::format("{} is not a valid ONNX model: the value '{}' ({}) is defined twice", source,
-                                       name, what));
-  };
-  for (const auto& init : graph.initializer()) define(init.name(), "an initializer");
-  for (const auto& in : graph.input())
-    if (!defined.count(in.name())) define(in.name(), "a graph input");
-  for (const auto& node : graph.node()) {
-    if (node.op_type().empty())
-      throw Error(kLoadOp, fmt::format("{} is not a valid ONNX model: node '{}' has no operator", source, node.name()));
-    for (const auto& in : node.input())
-      if (!in.empty() && !defined.count(in))
-        throw Error(kLoadOp, fmt::format("{} is not a valid ONNX model: node '{}' ({}) reads '{}', which no graph "
-                                         "input, initializer or earlier node defines",
-                                         source, node.name(), node.op_type(), in));
-    for (const auto& out : node.output()) define(out, fmt::format("an output of node '{}'", node.name()));
-  }
-  for (const auto& out : graph.output())
-    if (!defined.count(out.name()))
-      throw Error(kLoadOp, fmt::format("{} is not a valid ONNX model: the graph output '{}' is never defined", source,
-                                       out.name()));
 }
 
 }  // namespace

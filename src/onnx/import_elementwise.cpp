@@ -165,9 +165,12 @@ std::vector<TensorRef> gelu_op(const NodeArgs& a) {
 }
 
 std::vector<TensorRef> dropout(const NodeArgs& a) {
-  if (a.output_wanted(1)) a.fail("the mask output is not supported");
   if (a.has(2) && a.scalar(2) != 0.0) a.fail("training_mode = true is not supported: export in eval mode");
-  return one(a.in(0));
+  if (!a.output_wanted(1)) return one(a.in(0));
+  // In inference every element is kept: the mask is all true.
+  const TensorRef& x = a.in(0);
+  return {x,
+          detail::full(x->spec.shape, Scalar(true), TensorCreationOptions(x->device, DType::Bool), TensorKind::Bool)};
 }
 
 }  // namespace

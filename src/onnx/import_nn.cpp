@@ -431,21 +431,35 @@ std::vector<TensorRef> layer_norm(const NodeArgs& a) {
   const TensorRef& x = a.in(0);
   const std::size_t r = rank_of(x);
   const std::size_t first = axis(a, a.attr_int("axis", -1), r);
-  if (a.output_wanted(1) || a.output_wanted(2)) a.fail("the Mean and InvStdDev outputs are not supported");
   const double eps = a.attr_float("epsilon", 1e-5F);
+  std::vector<TensorRef> out;
+  if (a.output_wanted(1) || a.output_wanted(2)) {
+    // The statistics (what a training graph keeps for its backward): Mean
+    // and InvStdDev, x's shape with ones from `axis` on.
+    auto [var, mean] = detail::var_mean_dim(flattened_from(x, first), static_cast<std::int64_t>(first), 0);
+    I64s kept = dims_of(x);
+    for (std::size_t d = first; d < r; ++d) kept[d] = 1;
+    const TensorRef inv_std = detail::unary(ir::UnaryOp::Rsqrt, detail::binary_scalar(ir::BinaryOp::Add, var, eps));
+    out = {TensorRef(), detail::reshape(mean, kept), detail::reshape(inv_std, kept)};
+  }
+  auto with_statistics = [&](TensorRef y) {
+    if (out.empty()) return one(y);
+    out[0] = std::move(y);
+    return out;
+  };
   // Over the last dim with a [n] scale (and bias): burn's layer norm, one
   // kernel on the devices that have it.
   const std::size_t n = shape_of(x).dims().back();
   const auto is_row = [n](const TensorRef& t) { return rank_of(t) == 1 && shape_of(t)[0] == n; };
   if (first + 1 == r && is_row(a.in(1)) && (!a.has(2) || is_row(a.in(2)))) {
     const TensorRef bias = a.has(2) ? a.in(2) : detail::create(ir::Full{Shape{n}, 0.0, a.in(1)->spec.dtype}, x->device);
-    return one(detail::layer_norm(x, a.in(1), bias, eps));
+    return with_statistics(detail::layer_norm(x, a.in(1), bias, eps));
   }
   // Normalise over dims first.. as one flattened dim.
   const TensorRef norm = standardized(flattened_from(x, first), static_cast<std::int64_t>(first), eps);
   TensorRef y = broadcast_binary(ir::BinaryOp::Mul, detail::reshape(norm, dims_of(x)), a.in(1));
   if (a.has(2)) y = broadcast_binary(ir::BinaryOp::Add, y, a.in(2));
-  return one(y);
+  return with_statistics(y);
 }
 
 std::vector<TensorRef> resize(const NodeArgs& a) {

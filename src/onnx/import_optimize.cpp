@@ -69,13 +69,18 @@ std::optional<std::vector<float>> private_f32(const ::onnx::GraphProto& g, const
 /// everything involved allow; returns whether it did.
 bool fold_into_conv(::onnx::GraphProto& g, const GraphIndex& ix, int bn) {
   const ::onnx::NodeProto& norm = g.node(bn);
-  if (norm.input_size() != 5 || int_attr(norm, "training_mode", 0) != 0) return false;
+  if (norm.input_size() != 5 || norm.output_size() < 1 || norm.output(0).empty() ||
+      int_attr(norm, "training_mode", 0) != 0)
+    return false;
   for (int o = 1; o < norm.output_size(); ++o)
     if (!norm.output(o).empty()) return false;  // running statistics are wanted
   const auto p = ix.producer.find(norm.input(0));
   if (p == ix.producer.end() || g.node(p->second).op_type() != "Conv") return false;
   ::onnx::NodeProto& conv = *g.mutable_node(p->second);
   if (conv.output_size() != 1 || ix.readers.at(conv.output(0)) != 1) return false;  // only the batch norm reads it
+  // A Conv without its weight is left for the operator to refuse when it runs
+  // (newer models than ONNX's checker knows reach here unchecked).
+  if (conv.input_size() < 2) return false;
 
   const auto w_it = ix.initializer.find(conv.input(1));
   if (w_it == ix.initializer.end()) return false;

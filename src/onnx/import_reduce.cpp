@@ -102,9 +102,15 @@ std::vector<TensorRef> composed_reduce(const NodeArgs& a) {
 
 template <ir::ReduceOp Op>
 std::vector<TensorRef> arg_reduce(const NodeArgs& a) {
-  if (a.attr_int("select_last_index", 0)) a.fail("select_last_index = 1 is not supported (burn picks the first)");
   const std::size_t d = axis(a, a.attr_int("axis", 0), rank_of(a.in(0)));
-  return one(reduce(a, Op, a.in(0), I64s{static_cast<std::int64_t>(d)}, a.attr_int("keepdims", 1) != 0));
+  const bool keepdims = a.attr_int("keepdims", 1) != 0;
+  const I64s axes{static_cast<std::int64_t>(d)};
+  if (a.attr_int("select_last_index", 0) == 0) return one(reduce(a, Op, a.in(0), axes, keepdims));
+  // The last of equal extremes: the first one along the reversed axis,
+  // counted back from the end.
+  const TensorRef first_reversed = reduce(a, Op, detail::flip(a.in(0), axes), axes, keepdims);
+  const auto last = static_cast<std::int64_t>(a.in(0)->spec.shape[d]) - 1;
+  return one(detail::scalar_binary(ir::BinaryOp::Sub, Scalar(last), first_reversed));
 }
 
 std::vector<TensorRef> cumsum(const NodeArgs& a) {

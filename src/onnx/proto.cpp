@@ -130,17 +130,19 @@ std::vector<std::byte> from_field(const Field& field, std::size_t n, DType dtype
 /// value per byte; INT4 values sign-extended.
 std::vector<std::byte> unpack_four_bit(const TensorProto& proto, std::size_t n, std::string_view op,
                                        const std::string& description) {
+  // The payload's size is checked before anything is allocated: the dims
+  // alone may claim far more than the file holds.
   const std::size_t packed = (n + 1) / 2;
+  if (proto.has_raw_data() && proto.raw_data().size() != packed)
+    throw Error(op, fmt::format("tensor '{}' ({}) has {} bytes of data, expected {} (two 4-bit values a byte)",
+                                proto.name(), description, proto.raw_data().size(), packed));
+  if (!proto.has_raw_data() && static_cast<std::size_t>(proto.int32_data_size()) != packed)
+    throw Error(op, fmt::format("tensor '{}' ({}) has {} int32_data entries, expected {} (two 4-bit values each)",
+                                proto.name(), description, proto.int32_data_size(), packed));
   std::vector<std::uint8_t> bytes(packed);
   if (proto.has_raw_data()) {
-    if (proto.raw_data().size() != packed)
-      throw Error(op, fmt::format("tensor '{}' ({}) has {} bytes of data, expected {} (two 4-bit values a byte)",
-                                  proto.name(), description, proto.raw_data().size(), packed));
     std::memcpy(bytes.data(), proto.raw_data().data(), packed);
   } else {
-    if (static_cast<std::size_t>(proto.int32_data_size()) != packed)
-      throw Error(op, fmt::format("tensor '{}' ({}) has {} int32_data entries, expected {} (two 4-bit values each)",
-                                  proto.name(), description, proto.int32_data_size(), packed));
     for (std::size_t i = 0; i < packed; ++i)
       bytes[i] = static_cast<std::uint8_t>(proto.int32_data(static_cast<int>(i)));
   }

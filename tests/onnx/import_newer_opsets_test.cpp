@@ -450,6 +450,17 @@ TEST(OnnxImportNewerOpsets, FourBitIntegersAreReadUnpackedAndQuantizeLinearSatur
   EXPECT_NE(e.find("tensor 'w' (INT4 [6]) has 2 bytes of data, expected 3 (two 4-bit values a byte)"),
             std::string::npos)
       << e;
+
+  // Dims that claim 2^40 values over two bytes (found by the onnx fuzz
+  // target: the buffer was allocated before the size was checked).
+  Builder huge(21);
+  huge.model.set_ir_version(10);
+  huge.output("y");
+  add_four_bit(huge, "w", kInt4, {1, 2, 3}, {std::int64_t{1} << 40});
+  huge.init("one", f32({1.0F}, {}));
+  huge.node("DequantizeLinear", {"w", "one"}, {"y"});
+  const std::string h = error_of([&] { (void)huge.load(Device::flex()); });
+  EXPECT_NE(h.find("has 2 bytes of data, expected 549755813888"), std::string::npos) << h;
 }
 
 TEST(OnnxImportNewerOpsets, MatMulNBitsDequantizesEachBlockAsOnnxRuntimeDefines) {

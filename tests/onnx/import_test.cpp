@@ -9,6 +9,7 @@
 #include <map>
 #include <numbers>
 #include <numeric>
+#include <tuple>
 
 #include "burn_test.hpp"
 #include "onnx_builder.hpp"
@@ -165,6 +166,40 @@ TEST(OnnxImport, LayerNormalizationAndSoftmaxMatchTheirDefinitions) {
   out[1].assert_approx_eq(f32(sm, {2, 4}), {1e-6, 1e-7});
 }
 
+TEST(OnnxImport, LayerNormalizationStatisticsAndDropoutsMaskAreTheOptionalOutputs) {
+  // Axis 1 of [2, 2, 3]: each sample normalised over its six values; Mean
+  // and InvStdDev have shape [2, 1, 1]. Both the fused row path (axis -1)
+  // and the flattened one give them.
+  Builder b;
+  b.input("x", {2, 2, 3}).output("y").output("mean").output("inv").output("mean_row").output("kept");
+  b.output("mask", ::onnx::TensorProto::BOOL);
+  b.init("scale", f32(std::vector<float>(6, 1.0F), {2, 3})).init("row_scale", f32({1, 1, 1}, {3}));
+  auto& ln = b.node("LayerNormalization", {"x", "scale"}, {"y", "mean", "inv"});
+  Builder::attr(ln, "axis", std::int64_t{1});
+  Builder::attr(b.node("LayerNormalization", {"x", "row_scale"}, {"y_row", "mean_row"}), "axis", std::int64_t{-1});
+  b.node("Dropout", {"x"}, {"kept", "mask"});
+  const std::vector<float> x{1, 2, 3, 4, 6, 8, -1, 0, 0, 5, 2, 1};
+  std::vector<float> mean, inv, mean_row;
+  for (int s = 0; s < 2; ++s) {
+    double m = 0, v = 0;
+    for (int i = 0; i < 6; ++i) m += x[s * 6 + i] / 6.0;
+    for (int i = 0; i < 6; ++i) v += (x[s * 6 + i] - m) * (x[s * 6 + i] - m) / 6.0;
+    mean.push_back(static_cast<float>(m));
+    inv.push_back(static_cast<float>(1.0 / std::sqrt(v + 1e-5)));
+    for (int r = 0; r < 2; ++r)
+      mean_row.push_back((x[s * 6 + r * 3] + x[s * 6 + r * 3 + 1] + x[s * 6 + r * 3 + 2]) / 3.0F);
+  }
+  for (const Device& device : testing::all_devices()) {
+    SCOPED_TRACE(device.to_string());
+    const auto out = b.load(device).run({f32(x, {2, 2, 3})});
+    out[1].assert_approx_eq(f32(mean, {2, 1, 1}), {1e-6, 1e-6});
+    out[2].assert_approx_eq(f32(inv, {2, 1, 1}), {1e-5, 1e-6});
+    out[3].assert_approx_eq(f32(mean_row, {2, 2, 1}), {1e-6, 1e-6});
+    out[4].assert_eq(f32(x, {2, 2, 3}));
+    out[5].assert_eq(TensorData(std::vector<bool>(12, true), Shape{2, 2, 3}));
+  }
+}
+
 TEST(OnnxImport, ReduceMeanWithoutKeepdimsAndSplit) {
   Builder b;
   b.input("x", {2, 4}).output("m").output("a").output("c");
@@ -178,6 +213,31 @@ TEST(OnnxImport, ReduceMeanWithoutKeepdimsAndSplit) {
   out[0].assert_eq(f32({3, 2}, {2}));
   out[1].assert_eq(f32({1, 0}, {2, 1}));
   out[2].assert_eq(f32({2, 3, 6, 0, 4, 4}, {2, 3}));
+}
+
+TEST(OnnxImport, ArgMaxAndArgMinPickTheFirstOrTheLastOfEqualExtremes) {
+  Builder b;
+  b.input("x", {2, 4});
+  const std::vector<std::tuple<const char*, const char*, std::int64_t, std::int64_t>> nodes{
+      {"ArgMax", "max_first", 0, 1},
+      {"ArgMax", "max_last", 1, 1},
+      {"ArgMin", "min_first", 0, 0},
+      {"ArgMin", "min_last", 1, 0}};
+  for (const auto& [op, out, last, keepdims] : nodes) {
+    b.output(out, ::onnx::TensorProto::INT64);
+    auto& n = b.node(op, {"x"}, {out});
+    Builder::attr(n, "axis", std::int64_t{-1});
+    Builder::attr(n, "select_last_index", last);
+    Builder::attr(n, "keepdims", keepdims);
+  }
+  for (const Device& device : testing::all_devices()) {
+    SCOPED_TRACE(device.to_string());
+    const auto out = b.load(device).run({f32({1, 3, 3, 0, 2, 2, 1, 1}, {2, 4})});
+    out[0].assert_eq(TensorData(std::vector<std::int64_t>{1, 0}, Shape{2, 1}));
+    out[1].assert_eq(TensorData(std::vector<std::int64_t>{2, 1}, Shape{2, 1}));
+    out[2].assert_eq(TensorData(std::vector<std::int64_t>{3, 2}, Shape{2}));
+    out[3].assert_eq(TensorData(std::vector<std::int64_t>{3, 3}, Shape{2}));
+  }
 }
 
 TEST(OnnxImport, TheFormsOfOpsetsEighteenToTwentyRunAsDefined) {
@@ -804,6 +864,34 @@ TEST(OnnxImport, InferenceLoadLeavesABatchNormWhoseConvOutputIsReadElsewhere) {
   got[0].assert_approx_eq(want[0], {1e-6, 1e-6});
   got[1].assert_approx_eq(want[1], {1e-6, 1e-6});
   EXPECT_EQ(param_names(inference).size(), 10u) << "nothing folded: the conv's output is also a graph output";
+}
+
+TEST(OnnxImport, InferenceLoadOfMalformedConvAndBatchNormPairsIsSafe) {
+  // Found by the onnx fuzz target: in a model newer than ONNX's checker
+  // knows, a batch norm without outputs after a Conv crashed the batch-norm
+  // fold, and so could a Conv missing its weight.
+  Builder b(21);
+  b.model.set_ir_version(10);
+  b.input("x", {1, 1, 2, 2}).output("y");
+  for (const char* name : {"scale", "bias", "mean", "var"}) b.init(name, f32({1.0F}, {1}));
+  b.node("Conv", {"x"}, {"c"});
+  b.node("BatchNormalization", {"c", "scale", "bias", "mean", "var"}, {"y"});
+  const auto model = onnx::Model::from_bytes(b.bytes(), Device::flex(), /*trainable=*/false);
+  const std::string e = error_of([&] { (void)model.run({f32({1, 2, 3, 4}, {1, 1, 2, 2})}); });
+  EXPECT_NE(e.find("node 'Conv_1' (Conv): input 1 is required but missing"), std::string::npos) << e;
+
+  // And a batch norm with no outputs at all: nothing to fold into.
+  Builder silent(21);
+  silent.model.set_ir_version(10);
+  silent.input("x", {1, 1, 2, 2}).output("y");
+  silent.init("w", f32({2.0F}, {1, 1, 1, 1}));
+  for (const char* name : {"scale", "bias", "mean", "var"}) silent.init(name, f32({1.0F}, {1}));
+  silent.node("Identity", {"x"}, {"y"});
+  silent.node("Conv", {"x", "w"}, {"c"});
+  silent.node("BatchNormalization", {"c", "scale", "bias", "mean", "var"}, {});
+  onnx::Model::from_bytes(silent.bytes(), Device::flex(), /*trainable=*/false)
+      .run({f32({1, 2, 3, 4}, {1, 1, 2, 2})})[0]
+      .assert_eq(f32({1, 2, 3, 4}, {1, 1, 2, 2}));
 }
 
 TEST(OnnxImport, AValueAGraphOutputAndALaterNodeBothReadSurvivesTheRun) {
