@@ -1,16 +1,19 @@
 // Fuzzes what ONNX import does with a model file before any device sees it
-// (burn::onnx::Model::load): the protobuf parse, the opset and structure
-// checks, the inlining of model-local functions, reading every initializer
+// (burn::onnx::Model::load), in its order: the protobuf parse, ONNX's checker
+// (Debian's library) on models it knows and burn's structure check on the
+// others, the inlining of model-local functions, reading every initializer
 // (4-bit ones unpacked) and the inference form's batch-norm folding. Any
-// input is read or rejected with burn::Error; a crash, a sanitizer report,
-// a hang or a memory blow-up (fuzz.sh's limits) is a finding. ONNX's own
-// checker (Debian's library), which import runs on models it knows, is
-// left out: these targets fuzz burn's code.
+// input is read or rejected with burn::Error (std::exception from ONNX's
+// checker); a crash, a sanitizer report, a hang or a memory blow-up
+// (fuzz.sh's limits) is a finding.
 #include <climits>
 #include <cstddef>
 #include <cstdint>
+#include <exception>
 
 #include <burn/error.hpp>
+#include <onnx/checker.h>
+#include <onnx/defs/schema.h>
 #include <onnx/onnx_pb.h>
 
 #include "onnx/import_functions.hpp"
@@ -21,12 +24,25 @@
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   ::onnx::ModelProto model;
   if (size > INT_MAX || !model.ParseFromArray(data, static_cast<int>(size)) || !model.has_graph()) return 0;
+  // The default domain's opset, as import reads it (its range check aside).
+  std::int64_t opset = 0;
+  for (const auto& o : model.opset_import())
+    if (o.domain().empty() || o.domain() == "ai.onnx") opset = o.version();
+  // As import.cpp's checker_knows: ONNX's checker where it knows the model.
+  const auto& ranges = ::onnx::OpSchemaRegistry::DomainToVersionRange::Instance().Map();
+  const auto known = ranges.find(::onnx::ONNX_DOMAIN);
+  const bool checker_knows =
+      model.ir_version() <= ::onnx::IR_VERSION && known != ranges.end() && opset <= known->second.second;
   try {
-    // The default domain's opset, as import reads it (its range check aside).
-    std::int64_t opset = 0;
-    for (const auto& o : model.opset_import())
-      if (o.domain().empty() || o.domain() == "ai.onnx") opset = o.version();
-    burn::onnx::check_graph_structure(model, "fuzz");
+    if (checker_knows) {
+      try {
+        ::onnx::checker::check_model(model);
+      } catch (const std::exception&) {
+        return 0;  // import turns this into a burn::Error
+      }
+    } else {
+      burn::onnx::check_graph_structure(model, "fuzz");
+    }
     if (burn::onnx::inline_local_functions(model, opset, "fuzz") > 0) burn::onnx::check_graph_structure(model, "fuzz");
     for (const auto& init : model.graph().initializer()) (void)burn::onnx::read_tensor(init, "fuzz");
     (void)burn::onnx::fold_batch_norms(model);
