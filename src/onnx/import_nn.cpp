@@ -462,10 +462,82 @@ std::vector<TensorRef> layer_norm(const NodeArgs& a) {
   return with_statistics(y);
 }
 
+/// The output coordinate `o` of an axis resized from `in` to `out` values
+/// (by `scale`) in the input's coordinates, as coordinate_transformation_mode
+/// `ctm` says.
+double input_coordinate(const NodeArgs& a, const std::string& ctm, double o, std::size_t in, std::size_t out,
+                        double scale) {
+  if (ctm == "half_pixel") return (o + 0.5) / scale - 0.5;
+  if (ctm == "pytorch_half_pixel") return out > 1 ? (o + 0.5) / scale - 0.5 : 0.0;
+  if (ctm == "align_corners") return out == 1 ? 0.0 : o * static_cast<double>(in - 1) / static_cast<double>(out - 1);
+  if (ctm == "asymmetric") return o / scale;
+  a.fail(fmt::format("coordinate_transformation_mode {} is not supported with antialias", ctm));
+}
+
+/// The [out, in] matrix that resizes one axis with ONNX's antialiasing
+/// filters (Resize with antialias = 1): linear's triangle or cubic's kernel,
+/// stretched by 1 / scale when shrinking so that every input value under it
+/// contributes, normalised to sum 1; taps beyond the edges take the edge
+/// value, or (exclude_outside) drop out and the rest are normalised again.
+std::vector<float> antialias_matrix(const NodeArgs& a, bool cubic, const std::string& ctm, std::size_t in,
+                                    std::size_t out, double scale) {
+  const double stretch = std::min(scale, 1.0);
+  const double coeff_a = a.attr_float("cubic_coeff_a", -0.75F);
+  const bool exclude_outside = a.attr_int("exclude_outside", 0) != 0;
+  const auto filter = [&](double t) {
+    t = std::abs(t);
+    if (!cubic) return std::max(0.0, 1.0 - t);
+    if (t <= 1.0) return ((coeff_a + 2.0) * t - (coeff_a + 3.0)) * t * t + 1.0;
+    if (t < 2.0) return ((coeff_a * t - 5.0 * coeff_a) * t + 8.0 * coeff_a) * t - 4.0 * coeff_a;
+    return 0.0;
+  };
+  // Taps i in [first, 1 - first] around the input value left of x (x itself
+  // when x falls on a value: ONNX prefers the left neighbour).
+  const auto first = static_cast<std::int64_t>(std::floor((cubic ? -2.0 : -1.0) / stretch) + 1.0);
+  std::vector<float> m(out * in, 0.0F);
+  std::vector<double> w;
+  std::vector<std::int64_t> at;
+  for (std::size_t o = 0; o < out; ++o) {
+    const double x = input_coordinate(a, ctm, static_cast<double>(o), in, out, scale);
+    const double left = std::ceil(x) - 1.0;
+    const double ratio = x - left;  // in (0, 1]
+    w.clear();
+    at.clear();
+    double sum = 0.0;
+    for (std::int64_t i = first; i <= 1 - first; ++i) {
+      const auto index = static_cast<std::int64_t>(left) + i;
+      double c = filter(stretch * (static_cast<double>(i) - ratio));
+      if (exclude_outside && (index < 0 || index >= static_cast<std::int64_t>(in))) c = 0.0;
+      w.push_back(c);
+      at.push_back(std::clamp<std::int64_t>(index, 0, static_cast<std::int64_t>(in) - 1));
+      sum += c;
+    }
+    for (std::size_t k = 0; k < w.size(); ++k)
+      m[o * in + static_cast<std::size_t>(at[k])] += static_cast<float>(sum != 0.0 ? w[k] / sum : 0.0);
+  }
+  return m;
+}
+
+/// Resize with antialias = 1 (linear or cubic): each spatial axis through
+/// its antialias_matrix, as two products.
+TensorRef resize_antialiased(const NodeArgs& a, const TensorRef& x, const std::vector<std::size_t>& size,
+                             const std::vector<double>& scales, bool cubic, const std::string& ctm) {
+  const Shape& xs = shape_of(x);
+  const auto matrix = [&](std::size_t d) {
+    const std::size_t in = xs[d], out = size[d];
+    if (in == 0) a.fail("cannot resize an empty axis");
+    return detail::from_data(TensorData(antialias_matrix(a, cubic, ctm, in, out, scales[d]), Shape{out, in}),
+                             TensorCreationOptions(x->device, dtype_of(x)), TensorKind::Float);
+  };
+  // [N, C, H, W] x [W, W'] -> [N, C, H, W'], then [H', H] x that -> [N, C, H', W'].
+  const TensorRef along_w = import_matmul(a, x, detail::swap_dims(matrix(3), 0, 1));
+  return import_matmul(a, matrix(2), along_w);
+}
+
 std::vector<TensorRef> resize(const NodeArgs& a) {
   const TensorRef& x = a.in(0);
   if (rank_of(x) != 4) a.fail("only 4-D (N, C, H, W) inputs are resized");
-  if (a.attr_int("antialias", 0) != 0) a.fail("antialias = 1 is not supported");
+  const bool antialias = a.attr_int("antialias", 0) != 0;
   if (a.attr_string("keep_aspect_ratio_policy", "stretch") != "stretch")
     a.fail("keep_aspect_ratio_policy other than stretch is not supported");
   // Opset 18's axes name the dims that scales and sizes give; the others keep their size.
@@ -475,12 +547,15 @@ std::vector<TensorRef> resize(const NodeArgs& a) {
     for (const auto ax : *given) axes.push_back(static_cast<std::int64_t>(axis(a, ax, 4)));
   }
   std::vector<std::size_t> size(shape_of(x).dims().begin(), shape_of(x).dims().end());
+  std::vector<double> scales_of(4, 1.0);  // each axis's scale: given, or output / input
   if (a.has(3)) {
     const I64s sizes = a.ints(3);
     if (sizes.size() != axes.size()) a.fail(fmt::format("sizes has {} entries for {} axes", sizes.size(), axes.size()));
     for (std::size_t i = 0; i < axes.size(); ++i) {
       if (sizes[i] < 0) a.fail("sizes must not be negative");
-      size[static_cast<std::size_t>(axes[i])] = static_cast<std::size_t>(sizes[i]);
+      const auto d = static_cast<std::size_t>(axes[i]);
+      size[d] = static_cast<std::size_t>(sizes[i]);
+      if (shape_of(x)[d] > 0) scales_of[d] = static_cast<double>(size[d]) / static_cast<double>(shape_of(x)[d]);
     }
   } else if (a.has(2)) {
     const TensorData scales = detail::to_data(detail::cast(a.in(2), DType::F64));
@@ -491,6 +566,7 @@ std::vector<TensorRef> resize(const NodeArgs& a) {
       const double factor = scales.value_as_double(i);
       if (!(factor > 0.0)) a.fail("scales must be positive");
       size[d] = static_cast<std::size_t>(std::floor(static_cast<double>(shape_of(x)[d]) * factor));
+      scales_of[d] = factor;
     }
   } else {
     a.fail("either scales or sizes is required");
@@ -499,6 +575,10 @@ std::vector<TensorRef> resize(const NodeArgs& a) {
   const std::vector<std::size_t> out{size[2], size[3]};
   const std::string mode = a.attr_string("mode", "nearest");
   const std::string ctm = a.attr_string("coordinate_transformation_mode", "half_pixel");
+  // Antialiasing widens linear and cubic filters when shrinking; nearest
+  // ignores it, as ONNX defines.
+  if (antialias && (mode == "linear" || mode == "cubic"))
+    return one(resize_antialiased(a, x, size, scales_of, mode == "cubic", ctm));
   module::InterpolateMode m{};
   bool align = false;
   if (mode == "nearest") {

@@ -92,7 +92,7 @@ TEST(OnnxTorchFixtures, EveryModelPyTorchExportedMatchesPyTorchOnEveryDevice) {
   for (const std::string name :
        {"attention.opset23", "attention_cache.opset24", "attention_nonpad.opset24", "attention_window.opset25",
         "rms_rotary.opset23", "group_norm.opset18", "group_norm.opset21", "swish.opset24", "blocked_quant.opset21",
-        "quant_attrs.opset23", "llama_block.torch23"})
+        "quant_attrs.opset23", "resize_antialias.opset18", "llama_block.torch23"})
     EXPECT_TRUE(seen.count(name)) << name << ".json is missing from " << kFixtures;
   // ONNX Runtime's weight-only quantizer on the Llama-style block and the
   // transformer layer (make_quantized_fixtures.py): MatMulNBits with 4-bit,
