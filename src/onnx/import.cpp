@@ -194,6 +194,9 @@ void name_four_bit_outputs(::onnx::GraphProto& graph) {
   std::unordered_map<std::string, std::int32_t> four_bit;  // value -> its 4-bit element type
   for (const auto& init : graph.initializer())
     if (is_four_bit(init.data_type())) four_bit.emplace(init.name(), init.data_type());
+  for (const auto& in : graph.input())
+    if (in.type().has_tensor_type() && is_four_bit(in.type().tensor_type().elem_type()))
+      four_bit.emplace(in.name(), in.type().tensor_type().elem_type());
   for (const auto& n : graph.node())
     if (n.op_type() == "Constant" && n.output_size() == 1)
       for (const auto& a : n.attribute())

@@ -414,7 +414,8 @@ TEST(OnnxImportNewerOpsets, FourBitIntegersAreReadUnpackedAndQuantizeLinearSatur
   constexpr std::int32_t kUint4 = 21, kInt4 = 22;
   Builder g(21);
   g.model.set_ir_version(10);
-  g.input("x", {5}).output("signed").output("unsigned").output("typed").output("q").output("q_u4");
+  g.input("x", {5}).input("zp_in", {}, static_cast<::onnx::TensorProto_DataType>(kInt4));
+  g.output("signed").output("unsigned").output("typed").output("q").output("q_u4").output("q_in");
   // Five values: the last byte holds one, its high bits unused.
   add_four_bit(g, "w_i4", kInt4, {-8, -1, 0, 7, 3}, {5});
   add_four_bit(g, "w_u4", kUint4, {15, 0, 8, 1, 9}, {5});
@@ -430,14 +431,20 @@ TEST(OnnxImportNewerOpsets, FourBitIntegersAreReadUnpackedAndQuantizeLinearSatur
   // output_dtype UINT4 without a zero point: [0, 15].
   Builder::attr(g.node("QuantizeLinear", {"x", "half"}, {"qu4"}), "output_dtype", std::int64_t{kUint4});
   g.node("DequantizeLinear", {"qu4", "half"}, {"q_u4"});
+  // An INT4 zero point given as a graph input (fed as I8) saturates the same way.
+  g.node("QuantizeLinear", {"x", "half", "zp_in"}, {"qi4"});
+  g.node("DequantizeLinear", {"qi4", "half", "zp_in"}, {"q_in"});
   for (const Device& device : testing::all_devices()) {
     SCOPED_TRACE(device.to_string());
-    const auto out = g.load(device).run({f32({-100.0F, -1.6F, 0.2F, 3.4F, 100.0F}, {5})});
+    const auto out = g.load(device).run(
+        {f32({-100.0F, -1.6F, 0.2F, 3.4F, 100.0F}, {5}), TensorData(std::vector<std::int8_t>{1}, Shape{})});
     out[0].assert_eq(f32({-4.0F, -0.5F, 0.0F, 3.5F, 1.5F}, {5}));
     out[1].assert_eq(f32({7.5F, 0.0F, 4.0F, 0.5F, 4.5F}, {5}));
     out[2].assert_eq(f32({-1.5F, 2.5F, -3.5F, 1.0F, -0.5F}, {5}));
     out[3].assert_eq(f32({-4.0F, -1.5F, 0.0F, 3.5F, 3.5F}, {5}));  // -200 -> -8, -3.2 -> -3, 6.8 -> 7, 200 -> 7
     out[4].assert_eq(f32({0.0F, 0.0F, 0.0F, 3.5F, 7.5F}, {5}));
+    // Zero point 1: round(x / 0.5) + 1 saturated to [-8, 7], minus 1, times 0.5.
+    out[5].assert_eq(f32({-4.5F, -1.5F, 0.0F, 3.0F, 3.0F}, {5}));
   }
 
   Builder short_data(21);
