@@ -38,10 +38,11 @@ namespace burn::onnx {
 /// The ONNX operator set export writes.
 inline constexpr std::int64_t kOpsetVersion = 17;
 /// The operator sets import reads: 13 (the oldest that PyTorch's exporters
-/// still write) to 25 (PyTorch 2.x's `torch.onnx.export` writes 18 to 20 by
-/// default and Attention and RMSNormalization from 23 when asked).
+/// still write) to 26 (PyTorch 2.x's `torch.onnx.export` writes 18 to 20 by
+/// default and Attention and RMSNormalization from 23 when asked; 26 adds
+/// CumProd and BitCast).
 inline constexpr std::int64_t kOldestImportOpset = 13;
-inline constexpr std::int64_t kNewestImportOpset = 25;
+inline constexpr std::int64_t kNewestImportOpset = 26;
 
 struct ExportOptions {
   /// Names of the graph's inputs and outputs, in order ("input_0", "output_0", ... when empty or short).

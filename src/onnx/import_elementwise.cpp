@@ -38,6 +38,15 @@ std::vector<TensorRef> unary_op(const NodeArgs& a) {
 
 std::vector<TensorRef> identity(const NodeArgs& a) { return one(a.in(0)); }
 
+/// BitShift: unsigned integers shifted left or right (the `direction`) by
+/// the second input's amounts, broadcast.
+std::vector<TensorRef> bit_shift(const NodeArgs& a) {
+  const std::string direction = a.attr_string("direction", "");
+  if (direction != "LEFT" && direction != "RIGHT")
+    a.fail(fmt::format("direction must be LEFT or RIGHT, it is '{}'", direction));
+  return one(broadcast_binary(direction == "LEFT" ? ir::BinaryOp::Shl : ir::BinaryOp::Shr, a.in(0), a.in(1)));
+}
+
 std::vector<TensorRef> mod(const NodeArgs& a) {
   const TensorRef& x = a.in(0);
   const TensorRef& y = a.in(1);
@@ -71,6 +80,26 @@ std::vector<TensorRef> cast(const NodeArgs& a) {
     a.fail(fmt::format("cast to {} is not supported: burn has no such dtype",
                        onnx_type_name(static_cast<std::int32_t>(a.attr_int("to", 0)))));
   return one(detail::cast(a.in(0), *to));
+}
+
+/// BitCast (opset 26): the same bytes read as another dtype of the same
+/// width. Done on the host (burn has no device op that reinterprets bits):
+/// a round trip through the input's data.
+std::vector<TensorRef> bit_cast(const NodeArgs& a) {
+  const auto code = static_cast<std::int32_t>(a.attr_int("to", 0));
+  const auto to = burn_dtype(code);
+  const TensorRef& x = a.in(0);
+  const DType from = dtype_of(x);
+  if (!to) a.fail(fmt::format("BitCast to {} is not supported: burn has no such dtype", onnx_type_name(code)));
+  if (*to == DType::Bool || from == DType::Bool)
+    a.fail("BitCast to or from bool is not supported (a byte other than 0 or 1 is no bool burn holds)");
+  if (dtype_size(*to) != dtype_size(from))
+    a.fail(fmt::format("BitCast needs types of one width: {} has {} bytes, {} has {}", dtype_name(from),
+                       dtype_size(from), dtype_name(*to), dtype_size(*to)));
+  const TensorData data = detail::to_data(x);
+  std::vector<std::byte> bytes(data.bytes().begin(), data.bytes().end());
+  return one(detail::from_data(TensorData(std::move(bytes), data.shape(), *to), TensorCreationOptions(x->device, *to),
+                               kind_for(*to)));
 }
 
 /// CastLike (opset 15): input 0 in input 1's dtype.
@@ -223,8 +252,14 @@ void add_elementwise_ops(ImportTable& table) {
       {"IsNaN", unary_op<U::IsNan>},
       {"IsInf", is_inf},
       {"Not", unary_op<U::LogicalNot>},
+      {"BitwiseAnd", binary_op<B::BitAnd>},
+      {"BitwiseOr", binary_op<B::BitOr>},
+      {"BitwiseXor", binary_op<B::BitXor>},
+      {"BitwiseNot", unary_op<U::BitNot>},
+      {"BitShift", bit_shift},
       {"Clip", clip},
       {"Cast", cast},
+      {"BitCast", bit_cast},
       {"QuantizeLinear", import_quantize_linear},
       {"DequantizeLinear", import_dequantize_linear},
       {"DynamicQuantizeLinear", import_dynamic_quantize_linear},

@@ -1,6 +1,6 @@
 // The reducing ONNX operators import runs: the Reduce* family (axes as an
 // attribute or, from opset 18, an input; keepdims; noop_with_empty_axes),
-// ArgMax/ArgMin, CumSum and TopK.
+// ArgMax/ArgMin, CumSum, CumProd and TopK.
 #include <algorithm>
 #include <numeric>
 
@@ -113,14 +113,29 @@ std::vector<TensorRef> arg_reduce(const NodeArgs& a) {
   return one(detail::scalar_binary(ir::BinaryOp::Sub, Scalar(last), first_reversed));
 }
 
-std::vector<TensorRef> cumsum(const NodeArgs& a) {
+/// CumSum and CumProd (opset 26): an inclusive scan along the axis input,
+/// `reverse` scanning from the end; `exclusive` shifts the scan by one,
+/// starting from the operation's identity (0 or 1), so that each value is
+/// exactly the scan of those before it (not the inclusive scan undone).
+template <ir::CumulativeOp Op>
+std::vector<TensorRef> cumulative_op(const NodeArgs& a) {
   const std::size_t d = axis(a, a.ints(1).at(0), rank_of(a.in(0)));
-  const I64s flip_axes{static_cast<std::int64_t>(d)};
+  const auto dim = static_cast<std::int64_t>(d);
+  const I64s flip_axes{dim};
   TensorRef x = a.in(0);
   const bool reverse = a.attr_int("reverse", 0) != 0;
   if (reverse) x = detail::flip(x, flip_axes);
-  TensorRef out = detail::cumulative(ir::CumulativeOp::Sum, x, static_cast<std::int64_t>(d));
-  if (a.attr_int("exclusive", 0)) out = detail::binary(ir::BinaryOp::Sub, out, x);
+  TensorRef out = detail::cumulative(Op, x, dim);
+  const std::size_t n = shape_of(x)[d];
+  if (a.attr_int("exclusive", 0) != 0 && n > 0) {
+    Shape first = shape_of(x);
+    first[d] = 1;
+    const double identity = Op == ir::CumulativeOp::Prod ? 1.0 : 0.0;
+    const TensorRef start =
+        detail::full(first, Scalar(identity), TensorCreationOptions(x->device, dtype_of(x)), kind_for(dtype_of(x)));
+    const std::vector<TensorRef> parts{start, detail::narrow(out, dim, 0, n - 1)};
+    out = detail::cat(parts, dim);
+  }
   if (reverse) out = detail::flip(out, flip_axes);
   return one(out);
 }
@@ -152,7 +167,8 @@ void add_reduce_ops(ImportTable& table) {
       {"ReduceLogSumExp", composed_reduce<ComposedReduce::LogSumExp>},
       {"ArgMax", arg_reduce<R::ArgMax>},
       {"ArgMin", arg_reduce<R::ArgMin>},
-      {"CumSum", cumsum},
+      {"CumSum", cumulative_op<ir::CumulativeOp::Sum>},
+      {"CumProd", cumulative_op<ir::CumulativeOp::Prod>},
       {"TopK", topk},
   });
 }

@@ -1,4 +1,4 @@
-// ONNX import of the operators opsets 21 to 25 brought (Attention,
+// ONNX import of the operators opsets 21 to 26 brought (Attention,
 // RotaryEmbedding, RMSNormalization, GroupNormalization's per-channel form,
 // Swish, blocked quantization) and of the QOperator format's QLinearMatMul
 // and QLinearConv, on hand-made graphs checked against the definitions
@@ -689,10 +689,10 @@ TEST(OnnxImportNewerOpsets, MalformedAttentionNodesAreNamed) {
 }
 
 TEST(OnnxImportNewerOpsets, TheNewestOpsetAndIrVersionImportReadsLoadAndRun) {
-  // Opset 25 with IR version 13 (ONNX 1.20's); one past either is refused
+  // Opset 26 with IR version 13; one past either is refused
   // (import_test.cpp, ModelsNewerThanTheCheckerAreCheckedByBurn and
   // AMissingInitializerAndANewerOpsetAreRefused).
-  Builder newest(25);
+  Builder newest(26);
   newest.model.set_ir_version(13);
   newest.input("x", {2}).output("y");
   newest.node("Relu", {"x"}, {"y"});

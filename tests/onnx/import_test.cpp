@@ -240,6 +240,67 @@ TEST(OnnxImport, ArgMaxAndArgMinPickTheFirstOrTheLastOfEqualExtremes) {
   }
 }
 
+TEST(OnnxImport, ExclusiveScansAreTheScansOfTheValuesBefore) {
+  // Exclusive CumSum of [1, 1e8, 1] is [0, 1, 1e8]: the inclusive scan minus
+  // x would give 0 for the second (1 + 1e8 rounds to 1e8 in f32). Exclusive
+  // CumProd of [2, 0, 3] is [1, 2, 0], which no division could recover.
+  Builder b(26);
+  b.input("s", {3}).input("p", {3}).output("sum").output("prod").output("prod_rev");
+  b.init("axis", TensorData(std::vector<std::int64_t>{0}, Shape{}));
+  Builder::attr(b.node("CumSum", {"s", "axis"}, {"sum"}), "exclusive", std::int64_t{1});
+  Builder::attr(b.node("CumProd", {"p", "axis"}, {"prod"}), "exclusive", std::int64_t{1});
+  auto& rev = b.node("CumProd", {"p", "axis"}, {"prod_rev"});
+  Builder::attr(rev, "exclusive", std::int64_t{1});
+  Builder::attr(rev, "reverse", std::int64_t{1});
+  for (const Device& device : testing::all_devices()) {
+    SCOPED_TRACE(device.to_string());
+    const auto out = b.load(device).run({f32({1.0F, 1e8F, 1.0F}, {3}), f32({2.0F, 0.0F, 3.0F}, {3})});
+    out[0].assert_eq(f32({0.0F, 1.0F, 1e8F}, {3}));
+    out[1].assert_eq(f32({1.0F, 2.0F, 0.0F}, {3}));
+    out[2].assert_eq(f32({0.0F, 3.0F, 1.0F}, {3}));
+  }
+}
+
+TEST(OnnxImport, BitwiseOperatorsAndBitCastWorkOnTheBits) {
+  Builder b(26);
+  b.input("a", {4}, ::onnx::TensorProto::INT32).input("u", {3}, ::onnx::TensorProto::UINT8).input("f", {2});
+  b.output("and", ::onnx::TensorProto::INT32).output("or", ::onnx::TensorProto::INT32);
+  b.output("xor", ::onnx::TensorProto::INT32).output("not", ::onnx::TensorProto::INT32);
+  b.output("left", ::onnx::TensorProto::UINT8).output("right", ::onnx::TensorProto::UINT8);
+  b.output("bits", ::onnx::TensorProto::INT32).output("back");
+  b.init("mask", TensorData(std::vector<std::int32_t>{0x0F}, Shape{}));
+  b.init("by", TensorData(std::vector<std::uint8_t>{1, 2, 3}, Shape{3}));
+  b.node("BitwiseAnd", {"a", "mask"}, {"and"});
+  b.node("BitwiseOr", {"a", "mask"}, {"or"});
+  b.node("BitwiseXor", {"a", "mask"}, {"xor"});
+  b.node("BitwiseNot", {"a"}, {"not"});
+  Builder::attr(b.node("BitShift", {"u", "by"}, {"left"}), "direction", "LEFT");
+  Builder::attr(b.node("BitShift", {"u", "by"}, {"right"}), "direction", "RIGHT");
+  Builder::attr(b.node("BitCast", {"f"}, {"bits"}), "to", std::int64_t{::onnx::TensorProto::INT32});
+  Builder::attr(b.node("BitCast", {"bits"}, {"back"}), "to", std::int64_t{::onnx::TensorProto::FLOAT});
+  const TensorData a(std::vector<std::int32_t>{0x12, -1, 0, 0x7F0}, Shape{4});
+  const TensorData u(std::vector<std::uint8_t>{0x81, 0x0F, 0xFF}, Shape{3});
+  for (const Device& device : testing::all_devices()) {
+    SCOPED_TRACE(device.to_string());
+    const auto out = b.load(device).run({a, u, f32({1.0F, -2.0F}, {2})});
+    out[0].assert_eq(TensorData(std::vector<std::int32_t>{0x02, 0x0F, 0, 0}, Shape{4}));
+    out[1].assert_eq(TensorData(std::vector<std::int32_t>{0x1F, -1, 0x0F, 0x7FF}, Shape{4}));
+    out[2].assert_eq(TensorData(std::vector<std::int32_t>{0x1D, -16, 0x0F, 0x7FF}, Shape{4}));
+    out[3].assert_eq(TensorData(std::vector<std::int32_t>{~0x12, 0, -1, ~0x7F0}, Shape{4}));
+    out[4].assert_eq(TensorData(std::vector<std::uint8_t>{0x02, 0x3C, 0xF8}, Shape{3}));
+    out[5].assert_eq(TensorData(std::vector<std::uint8_t>{0x40, 0x03, 0x1F}, Shape{3}));
+    // 1.0f is 0x3F800000, -2.0f is 0xC0000000.
+    out[6].assert_eq(
+        TensorData(std::vector<std::int32_t>{0x3F800000, static_cast<std::int32_t>(0xC0000000U)}, Shape{2}));
+    out[7].assert_eq(f32({1.0F, -2.0F}, {2}));
+  }
+  Builder wide(26);
+  wide.input("f", {2}).output("y", ::onnx::TensorProto::INT64);
+  Builder::attr(wide.node("BitCast", {"f"}, {"y"}), "to", std::int64_t{::onnx::TensorProto::INT64});
+  const std::string e = error_of([&] { (void)wide.load(Device::flex()).run({f32({1, 2}, {2})}); });
+  EXPECT_NE(e.find("BitCast needs types of one width: f32 has 4 bytes, i64 has 8"), std::string::npos) << e;
+}
+
 TEST(OnnxImport, TheFormsOfOpsetsEighteenToTwentyRunAsDefined) {
   // What opsets 18 to 20 changed in operators burn runs: reductions take
   // their axes as an input, Split counts its outputs, Pad takes axes and
@@ -742,11 +803,11 @@ TEST(OnnxImport, AMissingInitializerAndANewerOpsetAreRefused) {
   EXPECT_NE(e1.find("fails ONNX's model checker"), std::string::npos) << e1;
   EXPECT_NE(e1.find("not_defined_anywhere"), std::string::npos) << e1;
 
-  Builder newer(26);
+  Builder newer(27);
   newer.input("x", {2}).output("y");
   newer.node("Relu", {"x"}, {"y"});
   const std::string e2 = error_of([&] { newer.load(Device::flex()); });
-  EXPECT_NE(e2.find("the model uses ONNX opset 26; this version reads opsets 13 to 25"), std::string::npos) << e2;
+  EXPECT_NE(e2.find("the model uses ONNX opset 27; this version reads opsets 13 to 26"), std::string::npos) << e2;
 }
 
 TEST(OnnxImport, WrongInputsAreNamed) {

@@ -86,13 +86,13 @@ TEST(OnnxTorchFixtures, EveryModelPyTorchExportedMatchesPyTorchOnEveryDevice) {
        {"mlp.dynamic", "mlp.qdq", "cnn.dynamic", "cnn.qdq", "cnn.qop", "resnet_block.qop", "qlinear_matmul.opset10",
         "qlinear_matmul.opset21", "qlinear_conv.opset13", "qlinear_add.msft", "qlinear_gap.msft"})
     EXPECT_TRUE(seen.count(name)) << name << ".json is missing from " << kFixtures;
-  // The operators of opsets 18 to 25 (make_opset_fixtures.py), against ONNX
+  // The operators of opsets 18 to 26 (make_opset_fixtures.py), against ONNX
   // Runtime's outputs, and PyTorch's opset-23 export of a Llama-style block
   // (Attention, RMSNormalization), against PyTorch's.
   for (const std::string name :
        {"attention.opset23", "attention_cache.opset24", "attention_nonpad.opset24", "attention_window.opset25",
         "rms_rotary.opset23", "group_norm.opset18", "group_norm.opset21", "swish.opset24", "blocked_quant.opset21",
-        "quant_attrs.opset23", "resize_antialias.opset18", "llama_block.torch23"})
+        "quant_attrs.opset23", "resize_antialias.opset18", "scan_bitcast.opset26", "llama_block.torch23"})
     EXPECT_TRUE(seen.count(name)) << name << ".json is missing from " << kFixtures;
   // ONNX Runtime's weight-only quantizer on the Llama-style block and the
   // transformer layer (make_quantized_fixtures.py): MatMulNBits with 4-bit,
