@@ -266,14 +266,32 @@ double lowest_of(DType dtype) {
 std::vector<TensorRef> max_pool(const NodeArgs& a) {
   TensorRef x = a.in(0);
   const std::size_t n = rank_of(x) - 2;
-  if (a.output_wanted(1)) a.fail("the Indices output is not supported (ONNX numbers them over the whole tensor)");
-  if (a.attr_int("storage_order", 0) != 0) a.fail("storage_order = 1 is not supported");
+  const bool with_indices = a.output_wanted(1);
+  if (with_indices && a.attr_int("storage_order", 0) != 0)
+    a.fail("the Indices output with storage_order = 1 (column-major numbering) is not supported");
   auto kernel = a.attr_ints("kernel_shape");
   if (!kernel) a.fail("kernel_shape is required");
   const auto k = spatial(a, "kernel_shape", n, 1);
   const auto stride = spatial(a, "strides", n, 1), dilation = spatial(a, "dilations", n, 1);
   const auto padding = symmetric_part(a, x, spatial_pads(a, x, k, stride, dilation), lowest_of(dtype_of(x)));
-  return one(detail::max_pool(x, k, stride, padding, dilation, a.attr_int("ceil_mode", 0) != 0, false).first);
+  if (with_indices && x != a.in(0))
+    a.fail("the Indices output with asymmetric padding is not supported: pad with a Pad node first");
+  auto [y, plane_indices] =
+      detail::max_pool(x, k, stride, padding, dilation, a.attr_int("ceil_mode", 0) != 0, with_indices);
+  if (!with_indices) return one(y);
+  // burn numbers a maximum within its (sample, channel) plane, as PyTorch
+  // does; ONNX over the whole tensor: each plane starts after the ones before.
+  const Shape& xs = shape_of(x);
+  const std::size_t planes = xs[0] * xs[1];
+  const std::size_t plane = xs.num_elements() / std::max<std::size_t>(planes, 1);
+  I64s first_dims{static_cast<std::int64_t>(xs[0]), static_cast<std::int64_t>(xs[1])};
+  first_dims.resize(rank_of(x), 1);
+  const TensorRef starts =
+      detail::reshape(detail::arange(0, static_cast<std::int64_t>(planes * plane),
+                                     static_cast<std::int64_t>(std::max<std::size_t>(plane, 1)),
+                                     TensorCreationOptions(x->device, DType::I64), TensorKind::Int),
+                      first_dims);
+  return {y, broadcast_binary(ir::BinaryOp::Add, detail::cast(*plane_indices, DType::I64), starts)};
 }
 
 std::vector<TensorRef> average_pool(const NodeArgs& a) {

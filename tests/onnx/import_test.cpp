@@ -240,6 +240,49 @@ TEST(OnnxImport, ArgMaxAndArgMinPickTheFirstOrTheLastOfEqualExtremes) {
   }
 }
 
+TEST(OnnxImport, MaxPoolIndicesNumberTheMaximaOverTheWholeTensor) {
+  // [2, 2, 5, 5], kernel 3, stride 2, pads 1: each maximum's index in the
+  // flattened NCHW input, as ONNX numbers them (PyTorch numbers per plane).
+  Builder b;
+  b.input("x", {2, 2, 5, 5}).output("y").output("i", ::onnx::TensorProto::INT64);
+  auto& pool = b.node("MaxPool", {"x"}, {"y", "i"});
+  Builder::attr(pool, "kernel_shape", std::vector<std::int64_t>{3, 3});
+  Builder::attr(pool, "strides", std::vector<std::int64_t>{2, 2});
+  Builder::attr(pool, "pads", std::vector<std::int64_t>{1, 1, 1, 1});
+  std::vector<float> x(100);
+  for (std::size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>((i * 37) % 101);  // distinct
+  std::vector<float> want_y;
+  std::vector<std::int64_t> want_i;
+  for (std::int64_t plane = 0; plane < 4; ++plane)
+    for (std::int64_t oh = 0; oh < 3; ++oh)
+      for (std::int64_t ow = 0; ow < 3; ++ow) {
+        std::int64_t best = -1;
+        for (std::int64_t h = oh * 2 - 1; h <= oh * 2 + 1; ++h)
+          for (std::int64_t w = ow * 2 - 1; w <= ow * 2 + 1; ++w) {
+            if (h < 0 || h >= 5 || w < 0 || w >= 5) continue;
+            const std::int64_t at = plane * 25 + h * 5 + w;
+            if (best < 0 || x[static_cast<std::size_t>(at)] > x[static_cast<std::size_t>(best)]) best = at;
+          }
+        want_y.push_back(x[static_cast<std::size_t>(best)]);
+        want_i.push_back(best);
+      }
+  for (const Device& device : testing::all_devices()) {
+    SCOPED_TRACE(device.to_string());
+    const auto out = b.load(device).run({f32(x, {2, 2, 5, 5})});
+    out[0].assert_eq(f32(want_y, {2, 2, 3, 3}));
+    out[1].assert_eq(TensorData(want_i, Shape{2, 2, 3, 3}));
+  }
+  Builder lopsided;
+  lopsided.input("x", {1, 1, 4, 4}).output("y").output("i", ::onnx::TensorProto::INT64);
+  auto& p2 = lopsided.node("MaxPool", {"x"}, {"y", "i"});
+  Builder::attr(p2, "kernel_shape", std::vector<std::int64_t>{2, 2});
+  Builder::attr(p2, "pads", std::vector<std::int64_t>{0, 0, 1, 1});
+  const std::string e = error_of([&] {
+    (void)lopsided.load(Device::flex()).run({f32(std::vector<float>(16, 1.0F), {1, 1, 4, 4})});
+  });
+  EXPECT_NE(e.find("the Indices output with asymmetric padding is not supported"), std::string::npos) << e;
+}
+
 TEST(OnnxImport, ExclusiveScansAreTheScansOfTheValuesBefore) {
   // Exclusive CumSum of [1, 1e8, 1] is [0, 1, 1e8]: the inclusive scan minus
   // x would give 0 for the second (1 + 1e8 rounds to 1e8 in f32). Exclusive
