@@ -294,6 +294,57 @@ std::vector<TensorRef> max_pool(const NodeArgs& a) {
   return {y, broadcast_binary(ir::BinaryOp::Add, detail::cast(*plane_indices, DType::I64), starts)};
 }
 
+/// MaxUnpool: each value of X written at its index (MaxPool's Indices,
+/// numbered over the whole output tensor) of a zero tensor of the output
+/// shape: output_shape where given, else each spatial dim
+/// (in - 1) * stride + kernel - pads. Indices repeated keep one of the values.
+std::vector<TensorRef> max_unpool(const NodeArgs& a) {
+  const TensorRef& x = a.in(0);
+  const TensorRef& indices = a.in(1);
+  const Shape& xs = shape_of(x);
+  if (rank_of(x) < 3) a.fail("X needs a batch, a channel and at least one spatial dim");
+  if (shape_of(indices) != xs)
+    a.fail(fmt::format("I (shape {}) must have X's shape {}", shape_of(indices).to_string(), xs.to_string()));
+  const std::size_t n = rank_of(x) - 2;
+  if (!a.has_attr("kernel_shape")) a.fail("kernel_shape is required");
+  const auto k = spatial(a, "kernel_shape", n, 1), stride = spatial(a, "strides", n, 1);
+  std::vector<std::size_t> out{xs[0], xs[1]};
+  if (a.has(2)) {
+    const I64s given = a.ints(2);
+    if (given.size() != rank_of(x))
+      a.fail(fmt::format("output_shape has {} entries for rank {}", given.size(), rank_of(x)));
+    for (std::size_t d = 0; d < given.size(); ++d) {
+      if (given[d] < 0) a.fail("output_shape must not be negative");
+      if (d < 2 && static_cast<std::size_t>(given[d]) != xs[d]) a.fail("output_shape must keep X's batch and channels");
+      if (d >= 2) out.push_back(static_cast<std::size_t>(given[d]));
+    }
+  } else {
+    I64s pads(2 * n, 0);
+    if (auto p = a.attr_ints("pads")) {
+      if (p->size() != 2 * n) a.fail(fmt::format("pads has {} entries for {} spatial dims", p->size(), n));
+      pads = *p;
+    }
+    for (std::size_t i = 0; i < n; ++i) {
+      const std::int64_t size = (static_cast<std::int64_t>(xs[2 + i]) - 1) * static_cast<std::int64_t>(stride[i]) +
+                                static_cast<std::int64_t>(k[i]) - pads[i] - pads[n + i];
+      if (size < 0) a.fail("the pads leave a negative output size");
+      out.push_back(static_cast<std::size_t>(size));
+    }
+  }
+  const Shape out_shape(out);
+  const auto total = static_cast<std::int64_t>(out_shape.num_elements());
+  const TensorRef flat_indices = detail::reshape(detail::cast(indices, DType::I64), I64s{-1});
+  // An index outside the output is the model's error, not a silent write elsewhere.
+  const TensorData checked = detail::to_data(flat_indices);
+  for (const std::int64_t i : checked.to_vec<std::int64_t>())
+    if (i < 0 || i >= total) a.fail(fmt::format("index {} is outside the output's {} elements", i, total));
+  const TensorRef zeros = detail::full(Shape{out_shape.num_elements()}, Scalar(0.0),
+                                       TensorCreationOptions(x->device, dtype_of(x)), kind_for(dtype_of(x)));
+  const TensorRef placed =
+      detail::scatter(zeros, 0, flat_indices, detail::reshape(x, I64s{-1}), ir::IndexReduce::Assign);
+  return one(detail::reshape(placed, I64s(out_shape.dims().begin(), out_shape.dims().end())));
+}
+
 std::vector<TensorRef> average_pool(const NodeArgs& a) {
   TensorRef x = a.in(0);
   const std::size_t n = rank_of(x) - 2;
@@ -662,6 +713,7 @@ void add_nn_ops(ImportTable& table) {
       {"Pad", pad},
       {"ConvTranspose", conv_transpose},
       {"MaxPool", max_pool},
+      {"MaxUnpool", max_unpool},
       {"AveragePool", average_pool},
       {"GlobalAveragePool", global_average_pool},
       {"GlobalMaxPool", global_max_pool},

@@ -283,6 +283,49 @@ TEST(OnnxImport, MaxPoolIndicesNumberTheMaximaOverTheWholeTensor) {
   EXPECT_NE(e.find("the Indices output with asymmetric padding is not supported"), std::string::npos) << e;
 }
 
+TEST(OnnxImport, MaxUnpoolPutsEachMaximumBackWhereMaxPoolFoundIt) {
+  // 4x4 planes pooled 2x2/2 and unpooled to the default 4x4; 5x5 planes
+  // (the last row and column never pooled) unpooled to 5x5 by output_shape.
+  // The maxima come back in place, zeros elsewhere.
+  Builder b;
+  b.input("x4", {1, 2, 4, 4}).input("x5", {1, 2, 5, 5}).output("y4").output("y5");
+  b.init("shape", i64({1, 2, 5, 5}));
+  for (const char* side : {"4", "5"}) {
+    const std::string x = std::string("x") + side, p = std::string("p") + side, i = std::string("i") + side;
+    auto& pool = b.node("MaxPool", {x}, {p, i});
+    Builder::attr(pool, "kernel_shape", std::vector<std::int64_t>{2, 2});
+    Builder::attr(pool, "strides", std::vector<std::int64_t>{2, 2});
+    std::vector<std::string> in{p, i};
+    if (std::string(side) == "5") in.emplace_back("shape");
+    auto& unpool = b.node("MaxUnpool", in, {std::string("y") + side});
+    Builder::attr(unpool, "kernel_shape", std::vector<std::int64_t>{2, 2});
+    Builder::attr(unpool, "strides", std::vector<std::int64_t>{2, 2});
+  }
+  // Distinct values; the expected output keeps each 2x2 window's maximum.
+  auto case_of = [](std::size_t side) {
+    std::vector<float> x(2 * side * side), y(x.size(), 0.0F);
+    for (std::size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>((i * 29) % 53);
+    for (std::size_t c = 0; c < 2; ++c)
+      for (std::size_t oh = 0; oh + 1 < side; oh += 2)
+        for (std::size_t ow = 0; ow + 1 < side; ow += 2) {
+          std::size_t best = c * side * side + oh * side + ow;
+          for (std::size_t h = oh; h < oh + 2; ++h)
+            for (std::size_t w = ow; w < ow + 2; ++w)
+              if (x[c * side * side + h * side + w] > x[best]) best = c * side * side + h * side + w;
+          y[best] = x[best];
+        }
+    return std::pair{x, y};
+  };
+  const auto [x4, y4] = case_of(4);
+  const auto [x5, y5] = case_of(5);
+  for (const Device& device : testing::all_devices()) {
+    SCOPED_TRACE(device.to_string());
+    const auto out = b.load(device).run({f32(x4, {1, 2, 4, 4}), f32(x5, {1, 2, 5, 5})});
+    out[0].assert_eq(f32(y4, {1, 2, 4, 4}));
+    out[1].assert_eq(f32(y5, {1, 2, 5, 5}));
+  }
+}
+
 TEST(OnnxImport, ExclusiveScansAreTheScansOfTheValuesBefore) {
   // Exclusive CumSum of [1, 1e8, 1] is [0, 1, 1e8]: the inclusive scan minus
   // x would give 0 for the second (1 + 1e8 rounds to 1e8 in f32). Exclusive
