@@ -324,6 +324,14 @@ TEST(OnnxImport, MaxUnpoolPutsEachMaximumBackWhereMaxPoolFoundIt) {
     out[0].assert_eq(f32(y4, {1, 2, 4, 4}));
     out[1].assert_eq(f32(y5, {1, 2, 5, 5}));
   }
+  Builder stray;
+  stray.input("x", {1, 1, 1, 2}).output("y");
+  stray.init("i", TensorData(std::vector<std::int64_t>{0, 9}, Shape{1, 1, 1, 2}));
+  auto& unpool = stray.node("MaxUnpool", {"x", "i"}, {"y"});
+  Builder::attr(unpool, "kernel_shape", std::vector<std::int64_t>{2, 2});
+  Builder::attr(unpool, "strides", std::vector<std::int64_t>{2, 2});
+  const std::string e = error_of([&] { (void)stray.load(Device::flex()).run({f32({1, 2}, {1, 1, 1, 2})}); });
+  EXPECT_NE(e.find("index 9 is outside the output's 8 elements"), std::string::npos) << e;
 }
 
 TEST(OnnxImport, ExclusiveScansAreTheScansOfTheValuesBefore) {
