@@ -226,7 +226,6 @@ std::vector<TensorRef> conv(const NodeArgs& a) {
 std::vector<TensorRef> conv_transpose(const NodeArgs& a) {
   const TensorRef& x = a.in(0);
   if (rank_of(x) < 3) a.fail("the input needs a batch, a channel and at least one spatial dim");
-  if (a.has_attr("output_shape")) a.fail("output_shape is not supported: export with pads and output_padding");
   const std::size_t n = rank_of(x) - 2;
   std::optional<TensorRef> bias;
   if (a.has(2)) bias = a.in(2);
@@ -234,10 +233,38 @@ std::vector<TensorRef> conv_transpose(const NodeArgs& a) {
   if (auto v = a.attr_ints("output_padding"))
     for (std::size_t i = 0; i < n && i < v->size(); ++i) out_pad[i] = static_cast<std::size_t>((*v)[i]);
   const std::string auto_pad = a.attr_string("auto_pad", "NOTSET");
-  if (auto_pad != "NOTSET" && auto_pad != "VALID")
-    a.fail(fmt::format("auto_pad '{}' is not supported on ConvTranspose: export with explicit pads", auto_pad));
+  const bool same = auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER";
+  if (auto_pad != "NOTSET" && auto_pad != "VALID" && !same)
+    a.fail(fmt::format("auto_pad '{}' is not one of NOTSET, SAME_UPPER, SAME_LOWER, VALID", auto_pad));
   const auto stride = spatial(a, "strides", n, 1), dilation = spatial(a, "dilations", n, 1);
-  const SpatialPads pads = spatial_pads(a, x, kernel_of(a.in(1)), stride, dilation);
+  const std::vector<std::size_t> kernel = kernel_of(a.in(1));
+  // An output size (output_shape, or input x stride for SAME_*) decides the
+  // pads, as ONNX defines: the full output minus it, split with the larger
+  // half at the end for SAME_UPPER and at the start otherwise.
+  std::optional<I64s> target;
+  if (auto given = a.attr_ints("output_shape")) {
+    if (given->size() != n && given->size() != n + 2)
+      a.fail(fmt::format("output_shape has {} entries for {} spatial dims", given->size(), n));
+    target = I64s(given->end() - static_cast<std::ptrdiff_t>(n), given->end());
+  } else if (same) {
+    target = I64s(n);
+    for (std::size_t i = 0; i < n; ++i) (*target)[i] = static_cast<std::int64_t>(shape_of(x)[2 + i] * stride[i]);
+  }
+  SpatialPads pads{I64s(n, 0), I64s(n, 0)};
+  if (target) {
+    for (std::size_t i = 0; i < n; ++i) {
+      const auto full = static_cast<std::int64_t>(stride[i] * (shape_of(x)[2 + i] - 1) + out_pad[i] +
+                                                  (std::max<std::size_t>(kernel[i], 1) - 1) * dilation[i] + 1);
+      const std::int64_t total = full - (*target)[i];
+      if (total < 0)
+        a.fail(fmt::format("output_shape {} is larger than the full transposed output {} on spatial dim {}",
+                           (*target)[i], full, i));
+      pads.begin[i] = auto_pad == "SAME_UPPER" ? total / 2 : total - total / 2;
+      pads.end[i] = total - pads.begin[i];
+    }
+  } else {
+    pads = spatial_pads(a, x, kernel, stride, dilation);
+  }
   // A transposed convolution's pads crop its output: the symmetric part in
   // the kernel, the rest after it.
   std::vector<std::size_t> sym(n);

@@ -334,6 +334,54 @@ TEST(OnnxImport, MaxUnpoolPutsEachMaximumBackWhereMaxPoolFoundIt) {
   EXPECT_NE(e.find("index 9 is outside the output's 8 elements"), std::string::npos) << e;
 }
 
+TEST(OnnxImport, ConvTransposeOutputShapeAndSamePaddingChooseThePads) {
+  // x [1, 2, 4, 4], w [2, 1, 3, 3], stride 2: the full output is 9x9.
+  // output_shape [7, 8] crops (1, 1) and (1, 0); SAME_UPPER makes 8x8 with
+  // the odd pixel cut at the end, SAME_LOWER at the start.
+  std::vector<float> x(32), w(18);
+  for (std::size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(std::sin(0.7 * static_cast<double>(i)));
+  for (std::size_t i = 0; i < w.size(); ++i) w[i] = static_cast<float>(std::cos(0.3 * static_cast<double>(i)));
+  // y[oh, ow] = sum over ci, ih, iw, kh, kw with oh = 2 ih + kh - top, ow = 2 iw + kw - left.
+  auto reference = [&](std::int64_t top, std::int64_t left, std::int64_t oh_n, std::int64_t ow_n) {
+    std::vector<float> y(static_cast<std::size_t>(oh_n * ow_n), 0.0F);
+    for (std::int64_t ci = 0; ci < 2; ++ci)
+      for (std::int64_t ih = 0; ih < 4; ++ih)
+        for (std::int64_t iw = 0; iw < 4; ++iw)
+          for (std::int64_t kh = 0; kh < 3; ++kh)
+            for (std::int64_t kw = 0; kw < 3; ++kw) {
+              const std::int64_t oh = 2 * ih + kh - top, ow = 2 * iw + kw - left;
+              if (oh < 0 || oh >= oh_n || ow < 0 || ow >= ow_n) continue;
+              y[static_cast<std::size_t>(oh * ow_n + ow)] += x[static_cast<std::size_t>((ci * 4 + ih) * 4 + iw)] *
+                                                             w[static_cast<std::size_t>(ci * 9 + kh * 3 + kw)];
+            }
+    return y;
+  };
+  auto model = [&](const std::function<void(::onnx::NodeProto&)>& attrs) {
+    Builder b;
+    b.input("x", {1, 2, 4, 4}).output("y").init("w", f32(w, {2, 1, 3, 3}));
+    auto& n = b.node("ConvTranspose", {"x", "w"}, {"y"});
+    Builder::attr(n, "strides", std::vector<std::int64_t>{2, 2});
+    attrs(n);
+    return b;
+  };
+  const auto shaped = model([](auto& n) { Builder::attr(n, "output_shape", std::vector<std::int64_t>{7, 8}); });
+  const auto upper = model([](auto& n) { Builder::attr(n, "auto_pad", "SAME_UPPER"); });
+  const auto lower = model([](auto& n) { Builder::attr(n, "auto_pad", "SAME_LOWER"); });
+  for (const Device& device : testing::all_devices()) {
+    SCOPED_TRACE(device.to_string());
+    shaped.load(device).run({f32(x, {1, 2, 4, 4})})[0].assert_approx_eq(f32(reference(1, 1, 7, 8), {1, 1, 7, 8}),
+                                                                        {1e-5, 1e-5});
+    upper.load(device).run({f32(x, {1, 2, 4, 4})})[0].assert_approx_eq(f32(reference(0, 0, 8, 8), {1, 1, 8, 8}),
+                                                                       {1e-5, 1e-5});
+    lower.load(device).run({f32(x, {1, 2, 4, 4})})[0].assert_approx_eq(f32(reference(1, 1, 8, 8), {1, 1, 8, 8}),
+                                                                       {1e-5, 1e-5});
+  }
+  const auto too_big = model([](auto& n) { Builder::attr(n, "output_shape", std::vector<std::int64_t>{10, 8}); });
+  const std::string e = error_of([&] { (void)too_big.load(Device::flex()).run({f32(x, {1, 2, 4, 4})}); });
+  EXPECT_NE(e.find("output_shape 10 is larger than the full transposed output 9 on spatial dim 0"), std::string::npos)
+      << e;
+}
+
 TEST(OnnxImport, ExclusiveScansAreTheScansOfTheValuesBefore) {
   // Exclusive CumSum of [1, 1e8, 1] is [0, 1, 1e8]: the inclusive scan minus
   // x would give 0 for the second (1 + 1e8 rounds to 1e8 in f32). Exclusive
