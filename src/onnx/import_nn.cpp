@@ -380,12 +380,23 @@ std::vector<TensorRef> average_pool(const NodeArgs& a) {
   for (const auto d : spatial(a, "dilations", n, 1))
     if (d != 1) a.fail("dilations other than 1 are not supported");
   const bool count_pad = a.attr_int("count_include_pad", 0) != 0;
+  const bool ceil_mode = a.attr_int("ceil_mode", 0) != 0;
   const SpatialPads pads = spatial_pads(a, x, k, stride, std::vector<std::size_t>(n, 1));
-  // Zeros added in front count as elements: right only when padding counts.
-  if (!count_pad && pads.begin != pads.end)
-    a.fail("asymmetric padding with count_include_pad = 0 is not supported: pad with a Pad node first");
-  const auto padding = symmetric_part(a, x, pads, 0.0);
-  return one(detail::avg_pool(x, k, stride, padding, count_pad, a.attr_int("ceil_mode", 0) != 0));
+  if (count_pad || pads.begin == pads.end) {
+    const auto padding = symmetric_part(a, x, pads, 0.0);
+    return one(detail::avg_pool(x, k, stride, padding, count_pad, ceil_mode));
+  }
+  // Asymmetric pads that do not count (TensorFlow's SAME pooling): the pads
+  // become explicit zeros, and each window's sum is divided by how many of
+  // its elements were the input's, pooled the same way from ones.
+  const TensorRef ones =
+      detail::full(shape_of(x), Scalar(1.0), TensorCreationOptions(x->device, dtype_of(x)), TensorKind::Float);
+  TensorRef padded_x = x, padded_ones = ones;
+  const auto padding = symmetric_part(a, padded_x, pads, 0.0);
+  (void)symmetric_part(a, padded_ones, pads, 0.0);
+  const TensorRef sums = detail::avg_pool(padded_x, k, stride, padding, true, ceil_mode);
+  const TensorRef share = detail::avg_pool(padded_ones, k, stride, padding, true, ceil_mode);
+  return one(detail::binary(ir::BinaryOp::Div, sums, share));
 }
 
 std::vector<TensorRef> global_average_pool(const NodeArgs& a) {

@@ -382,6 +382,49 @@ TEST(OnnxImport, ConvTransposeOutputShapeAndSamePaddingChooseThePads) {
       << e;
 }
 
+TEST(OnnxImport, AveragePoolWithAsymmetricPadsThatDoNotCountAveragesTheInputOnly) {
+  // TensorFlow's SAME pooling: kernel 3, stride 2 over 5x6 (pads (1, 1) on
+  // H, (0, 1) on W for SAME_UPPER; (1, 1) and (1, 0) for SAME_LOWER) and
+  // explicit pads [0, 0, 1, 1], each window's mean over its input elements.
+  std::vector<float> x(30);
+  for (std::size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(std::sin(0.9 * static_cast<double>(i)));
+  auto reference = [&](std::int64_t top, std::int64_t left, std::int64_t oh_n, std::int64_t ow_n) {
+    std::vector<float> y;
+    for (std::int64_t oh = 0; oh < oh_n; ++oh)
+      for (std::int64_t ow = 0; ow < ow_n; ++ow) {
+        double sum = 0.0;
+        int count = 0;
+        for (std::int64_t h = oh * 2 - top; h < oh * 2 - top + 3; ++h)
+          for (std::int64_t w = ow * 2 - left; w < ow * 2 - left + 3; ++w)
+            if (h >= 0 && h < 5 && w >= 0 && w < 6) {
+              sum += x[static_cast<std::size_t>(h * 6 + w)];
+              ++count;
+            }
+        y.push_back(static_cast<float>(sum / count));
+      }
+    return y;
+  };
+  auto model = [](const std::function<void(::onnx::NodeProto&)>& attrs) {
+    Builder b;
+    b.input("x", {1, 1, 5, 6}).output("y");
+    auto& n = b.node("AveragePool", {"x"}, {"y"});
+    Builder::attr(n, "kernel_shape", std::vector<std::int64_t>{3, 3});
+    Builder::attr(n, "strides", std::vector<std::int64_t>{2, 2});
+    attrs(n);
+    return b;
+  };
+  const auto upper = model([](auto& n) { Builder::attr(n, "auto_pad", "SAME_UPPER"); });
+  const auto lower = model([](auto& n) { Builder::attr(n, "auto_pad", "SAME_LOWER"); });
+  const auto explicit_pads = model([](auto& n) { Builder::attr(n, "pads", std::vector<std::int64_t>{0, 0, 1, 1}); });
+  for (const Device& device : testing::all_devices()) {
+    SCOPED_TRACE(device.to_string());
+    const TensorData in = f32(x, {1, 1, 5, 6});
+    upper.load(device).run({in})[0].assert_approx_eq(f32(reference(1, 0, 3, 3), {1, 1, 3, 3}), {1e-5, 1e-6});
+    lower.load(device).run({in})[0].assert_approx_eq(f32(reference(1, 1, 3, 3), {1, 1, 3, 3}), {1e-5, 1e-6});
+    explicit_pads.load(device).run({in})[0].assert_approx_eq(f32(reference(0, 0, 2, 3), {1, 1, 2, 3}), {1e-5, 1e-6});
+  }
+}
+
 TEST(OnnxImport, ExclusiveScansAreTheScansOfTheValuesBefore) {
   // Exclusive CumSum of [1, 1e8, 1] is [0, 1, 1e8]: the inclusive scan minus
   // x would give 0 for the second (1 + 1e8 rounds to 1e8 in f32). Exclusive
