@@ -5,9 +5,10 @@
 //
 // Supported: directions forward, reverse and bidirectional; layout 0
 // ([seq, batch, features]) and 1 (batch first); initial states; LSTM
-// peepholes; GRU's linear_before_reset either way. Refused with the node
-// named: activations other than the defaults, clip, input_forget, and
-// sequence_lens other than the full length.
+// peepholes; GRU's linear_before_reset either way; sequence_lens (a
+// sequence shorter than the batch's longest keeps its state past its end,
+// and its outputs there are zeros). Refused with the node named: activations
+// other than the defaults, clip and input_forget.
 #include <burn/activation.hpp>
 #include <burn/detail/ops.hpp>
 #include <fmt/format.h>
@@ -33,6 +34,19 @@ struct Recurrence {
   bool batch_first = false;
   std::size_t seq = 0, batch = 0;
   TensorRef x;  // [seq, batch, input]
+  /// With sequence_lens shorter than seq: for each step, which [batch,
+  /// hidden] entries are inside their sequence (empty: all of them).
+  std::vector<TensorRef> active;
+  TensorRef zeros;  // [batch, hidden], what a step past a sequence's end outputs
+
+  /// The state after step t: `next` inside each sequence, `previous` past its end.
+  TensorRef keep(std::size_t t, const TensorRef& previous, const TensorRef& next) const {
+    return active.empty() ? next : detail::mask_where(previous, active[t], next);
+  }
+  /// The output of step t: `next` inside each sequence, zeros past its end.
+  TensorRef output(std::size_t t, const TensorRef& next) const {
+    return active.empty() ? next : detail::mask_where(zeros, active[t], next);
+  }
 };
 
 Recurrence recurrence(const NodeArgs& a, std::size_t gates, std::vector<std::string_view> default_activations) {
@@ -69,9 +83,28 @@ Recurrence recurrence(const NodeArgs& a, std::size_t gates, std::vector<std::str
   if (a.has_attr("hidden_size") && static_cast<std::size_t>(a.attr_int("hidden_size", 0)) != r.hidden)
     a.fail("hidden_size does not match W");
   if (a.has(4)) {
-    for (auto len : a.ints(4))
-      if (static_cast<std::size_t>(len) != r.seq)
-        a.fail("sequence_lens shorter than the sequence are not supported (pad and mask instead)");
+    const I64s lengths = a.ints(4);
+    if (lengths.size() != r.batch)
+      a.fail(fmt::format("sequence_lens has {} entries for a batch of {}", lengths.size(), r.batch));
+    bool shorter = false;
+    for (const auto len : lengths) {
+      if (len < 0 || static_cast<std::size_t>(len) > r.seq)
+        a.fail(fmt::format("sequence_lens entry {} is outside [0, {}]", len, r.seq));
+      shorter = shorter || static_cast<std::size_t>(len) < r.seq;
+    }
+    if (shorter) {
+      const Device& device = r.x->device;
+      for (std::size_t t = 0; t < r.seq; ++t) {
+        std::vector<bool> inside(r.batch * r.hidden);
+        for (std::size_t b = 0; b < r.batch; ++b)
+          for (std::size_t j = 0; j < r.hidden; ++j)
+            inside[b * r.hidden + j] = static_cast<std::size_t>(lengths[b]) > t;
+        r.active.push_back(detail::from_data(TensorData(inside, Shape{r.batch, r.hidden}),
+                                             TensorCreationOptions(device, DType::Bool), TensorKind::Bool));
+      }
+      r.zeros = detail::full(Shape{r.batch, r.hidden}, 0.0, TensorCreationOptions(device, r.x->spec.dtype),
+                             TensorKind::Float);
+    }
   }
   return r;
 }
@@ -165,10 +198,12 @@ std::vector<TensorRef> import_lstm(const NodeArgs& a) {
       }
       i = detail::sigmoid(i);
       f = detail::sigmoid(f);
-      ct = add(mul(f, ct), mul(i, tanh(gate(g, 3, h))));
-      if (p_o) o = add(o, mul(ct, *p_o));
-      ht = mul(detail::sigmoid(o), tanh(ct));
-      ys[t] = ht;
+      const TensorRef c_next = add(mul(f, ct), mul(i, tanh(gate(g, 3, h))));
+      if (p_o) o = add(o, mul(c_next, *p_o));
+      const TensorRef h_next = mul(detail::sigmoid(o), tanh(c_next));
+      ct = r.keep(t, ct, c_next);
+      ht = r.keep(t, ht, h_next);
+      ys[t] = r.output(t, h_next);
     }
     steps[d] = std::move(ys);
     last_h.push_back(ht);
@@ -215,8 +250,9 @@ std::vector<TensorRef> import_gru(const NodeArgs& a) {
       }
       // H = (1 - z) * h~ + z * H
       const TensorRef keep = detail::scalar_binary(ir::BinaryOp::Sub, 1.0, z);
-      ht = add(mul(keep, candidate), mul(z, ht));
-      ys[t] = ht;
+      const TensorRef h_next = add(mul(keep, candidate), mul(z, ht));
+      ht = r.keep(t, ht, h_next);
+      ys[t] = r.output(t, h_next);
     }
     steps[d] = std::move(ys);
     last_h.push_back(ht);

@@ -9,8 +9,11 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cstdlib>
+#include <fstream>
 #include <set>
+#include <span>
 
 #include "burn_test.hpp"
 #include "onnx_models.hpp"
@@ -116,6 +119,73 @@ TEST(OnnxTorchFixtures, ModelsThePyTorchHereExportsNowMatchIt) {
   for (const char* name : {"mlp", "cnn", "cnn_bn", "resnet_block", "transformer", "lstm", "gru", "gelu_mlp",
                            "activations", "norms", "modules_as_functions", "resnet18"})
     EXPECT_TRUE(seen.count(name)) << name << ".json is missing from " << dir;
+}
+
+TEST(OnnxTorchFixtures, SequenceLensRunEachSequenceAsIfItWereAlone) {
+  // PyTorch's bidirectional LSTM and two-layer GRU with sequence_lens [6, 3,
+  // 1] set on every recurrent node: each sample's outputs are those of the
+  // model run on its own first len steps, and zeros past them.
+  for (const char* name : {"lstm", "gru"}) {
+    SCOPED_TRACE(name);
+    ::onnx::ModelProto proto;
+    {
+      std::ifstream f(kFixtures / (std::string(name) + ".onnx"), std::ios::binary);
+      ASSERT_TRUE(proto.ParseFromIstream(&f));
+    }
+    const std::vector<std::int32_t> lengths{6, 3, 1};
+    auto* lens = proto.mutable_graph()->add_initializer();
+    lens->set_name("sequence_lens_for_test");
+    lens->set_data_type(::onnx::TensorProto::INT32);
+    lens->add_dims(3);
+    for (const auto l : lengths) lens->add_int32_data(l);
+    int recurrent = 0;
+    for (auto& node : *proto.mutable_graph()->mutable_node()) {
+      if (node.op_type() != "LSTM" && node.op_type() != "GRU") continue;
+      while (node.input_size() < 5) node.add_input("");
+      node.set_input(4, "sequence_lens_for_test");
+      ++recurrent;
+    }
+    ASSERT_GT(recurrent, 0);
+    std::string bytes;
+    ASSERT_TRUE(proto.SerializeToString(&bytes));
+    // The same model without sequence_lens, its sequence length left open.
+    ::onnx::ModelProto open_length;
+    {
+      std::ifstream f(kFixtures / (std::string(name) + ".onnx"), std::ios::binary);
+      ASSERT_TRUE(open_length.ParseFromIstream(&f));
+    }
+    open_length.mutable_graph()
+        ->mutable_input(0)
+        ->mutable_type()
+        ->mutable_tensor_type()
+        ->mutable_shape()
+        ->mutable_dim(1)
+        ->set_dim_param("steps");
+    std::string open_bytes;
+    ASSERT_TRUE(open_length.SerializeToString(&open_bytes));
+    const auto spec = nlohmann::json::parse(std::ifstream(kFixtures / (std::string(name) + ".json")));
+    const auto& c = spec["cases"][1];  // batch 3
+    const TensorData x = read_f32(kFixtures / c["input"].get<std::string>(), c["input_shape"]);
+    const std::vector<float> xs = x.to_vec<float>();  // [3, 6, 4]
+    for (const Device& device : testing::all_devices()) {
+      SCOPED_TRACE(device.to_string());
+      const auto masked = onnx::Model::from_bytes(std::as_bytes(std::span(bytes.data(), bytes.size())), device);
+      const std::vector<float> got = masked.run({x})[0].to_vec<float>();  // [3, 6, out]
+      const auto whole =
+          onnx::Model::from_bytes(std::as_bytes(std::span(open_bytes.data(), open_bytes.size())), device);
+      const std::size_t out = got.size() / 18;
+      for (std::size_t b = 0; b < 3; ++b) {
+        const auto len = static_cast<std::size_t>(lengths[b]);
+        const std::vector<float> alone_x(xs.begin() + static_cast<std::ptrdiff_t>(b * 24),
+                                         xs.begin() + static_cast<std::ptrdiff_t>(b * 24 + len * 4));
+        const std::vector<float> alone = whole.run({TensorData(alone_x, Shape{1, len, 4})})[0].to_vec<float>();
+        std::vector<float> want(6 * out, 0.0F), have(got.begin() + static_cast<std::ptrdiff_t>(b * 6 * out),
+                                                     got.begin() + static_cast<std::ptrdiff_t>((b + 1) * 6 * out));
+        std::copy(alone.begin(), alone.end(), want.begin());
+        TensorData(have, Shape{6, out}).assert_approx_eq(TensorData(want, Shape{6, out}), {1e-5, 1e-6});
+      }
+    }
+  }
 }
 
 TEST(OnnxTorchFixtures, GradientsThroughAnImportedModelMatchPyTorchs) {
