@@ -109,15 +109,17 @@ TEST(OnnxTorchFixtures, EveryModelPyTorchExportedMatchesPyTorchOnEveryDevice) {
 
 TEST(OnnxTorchFixtures, ModelsThePyTorchHereExportsNowMatchIt) {
   // The ctest entry burn_onnx_torch_live exports the same models, and
-  // torchvision's ResNet-18, with the PyTorch installed on this machine
-  // (Debian's python3-torch), then runs this test on what it wrote.
+  // torchvision's ResNet-18, MobileNetV3-small, SqueezeNet 1.1, ShuffleNetV2
+  // and RegNetY-400MF, with the PyTorch installed on this machine (Debian's
+  // python3-torch), then runs this test on what it wrote.
   const char* env = std::getenv("BURN_ONNX_LIVE_FIXTURES");
   if (env == nullptr || *env == '\0')
     GTEST_SKIP() << "run by the ctest entry burn_onnx_torch_live, which exports the models with PyTorch first";
   const std::filesystem::path dir(env);
   const auto seen = check_fixtures(dir);
   for (const char* name : {"mlp", "cnn", "cnn_bn", "resnet_block", "transformer", "lstm", "gru", "gelu_mlp",
-                           "activations", "norms", "modules_as_functions", "resnet18"})
+                           "activations", "norms", "modules_as_functions", "resnet18", "mobilenet_v3_small",
+                           "squeezenet1_1", "shufflenet_v2_x0_5", "regnet_y_400mf"})
     EXPECT_TRUE(seen.count(name)) << name << ".json is missing from " << dir;
 }
 

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# PyTorch → burn at test time: exports the fixture models and torchvision's
-# ResNet-18 with the PyTorch installed on this machine (Debian's python3-torch
+# PyTorch → burn at test time: exports the fixture models and five of
+# torchvision's (ResNet-18, MobileNetV3-small, SqueezeNet 1.1, ShuffleNetV2,
+# RegNetY-400MF) with the PyTorch installed on this machine (Debian's python3-torch
 # and python3-torchvision, which scripts/install-deps.sh installs), then
 # imports each into burn on every device and compares with PyTorch's outputs
 # (the OnnxTorchFixtures.ModelsThePyTorchHereExportsNowMatchIt test).
