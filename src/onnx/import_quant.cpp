@@ -443,10 +443,14 @@ TensorRef per_column(const TensorRef& per_block, std::int64_t block, std::int64_
 std::vector<TensorRef> import_matmul_nbits(const NodeArgs& a) {
   const std::int64_t k = a.attr_int("K", 0), n = a.attr_int("N", 0), bits = a.attr_int("bits", 4);
   const std::int64_t block = a.attr_int("block_size", 0);
-  if (k <= 0 || n <= 0) a.fail(fmt::format("attributes K and N must be positive, they are {} and {}", k, n));
+  // Bounds that keep every size below computed in range (2^30 each: far
+  // beyond any real layer).
+  constexpr std::int64_t kLimit = std::int64_t{1} << 30;
+  if (k <= 0 || n <= 0 || k > kLimit || n > kLimit)
+    a.fail(fmt::format("attributes K and N must be in [1, 2^30], they are {} and {}", k, n));
   if (bits != 2 && bits != 4 && bits != 8) a.fail(fmt::format("bits {} is not one of 2, 4 and 8", bits));
-  if (block < 16 || (block & (block - 1)) != 0)
-    a.fail(fmt::format("block_size {} must be a power of two of at least 16", block));
+  if (block < 16 || block > kLimit || (block & (block - 1)) != 0)
+    a.fail(fmt::format("block_size {} must be a power of two from 16 to 2^30", block));
   if (a.has(4)) a.fail("g_idx (a column order, act-order quantization) is not supported; quantize without it");
   const TensorRef& x = a.in(0);
   const DType dtype = x->spec.dtype;

@@ -499,7 +499,7 @@ TEST(OnnxImportNewerOpsets, MatMulNBitsDequantizesEachBlockAsOnnxRuntimeDefines)
       want[m * kN + n] = static_cast<float>(sum);
     }
 
-  auto model = [&](bool with_g_idx) {
+  auto model = [&](bool with_g_idx, std::int64_t k) {
     Builder g(21);
     g.model.set_ir_version(10);
     auto* ms = g.model.add_opset_import();
@@ -513,7 +513,7 @@ TEST(OnnxImportNewerOpsets, MatMulNBitsDequantizesEachBlockAsOnnxRuntimeDefines)
     g.init("g_idx", TensorData(std::vector<std::int32_t>(kK, 0), Shape{kK}));
     auto& n = g.node("MatMulNBits", {"x", "b", "scales", "zp", with_g_idx ? "g_idx" : "", "bias"}, {"y"});
     n.set_domain("com.microsoft");
-    Builder::attr(n, "K", kK);
+    Builder::attr(n, "K", k);
     Builder::attr(n, "N", kN);
     Builder::attr(n, "bits", std::int64_t{2});
     Builder::attr(n, "block_size", kBlock);
@@ -521,13 +521,19 @@ TEST(OnnxImportNewerOpsets, MatMulNBitsDequantizesEachBlockAsOnnxRuntimeDefines)
   };
   for (const Device& device : testing::all_devices()) {
     SCOPED_TRACE(device.to_string());
-    model(false).load(device).run({f32(x, {2, kK})})[0].assert_approx_eq(f32(want, {2, kN}), {1e-5, 1e-5});
+    model(false, kK).load(device).run({f32(x, {2, kK})})[0].assert_approx_eq(f32(want, {2, kN}), {1e-5, 1e-5});
   }
-  const std::string e = error_of([&] { (void)model(true).load(Device::flex()).run({f32(x, {2, kK})}); });
+  const std::string e = error_of([&] { (void)model(true, kK).load(Device::flex()).run({f32(x, {2, kK})}); });
   EXPECT_NE(e.find("node 'MatMulNBits_1' (MatMulNBits): g_idx (a column order, act-order quantization) is not "
                    "supported"),
             std::string::npos)
       << e;
+  // Sizes that would overflow the products computed from them are refused.
+  const std::string huge = error_of([&] {
+    (void)model(false, std::int64_t{1} << 40).load(Device::flex()).run({f32(x, {2, kK})});
+  });
+  EXPECT_NE(huge.find("attributes K and N must be in [1, 2^30], they are 1099511627776 and 3"), std::string::npos)
+      << huge;
 }
 
 TEST(OnnxImportNewerOpsets, QLinearOperatorsRequantizeAsDefined) {
