@@ -633,6 +633,10 @@ TensorRef resize_antialiased(const NodeArgs& a, const TensorRef& x, const std::v
   const auto matrix = [&](std::size_t d) {
     const std::size_t in = xs[d], out = size[d];
     if (in == 0) a.fail("cannot resize an empty axis");
+    // The matrix is out x in floats: refuse sizes no image has rather than
+    // fail to allocate.
+    if (out > (std::size_t{1} << 28) / in)
+      a.fail(fmt::format("an antialiased resize of an axis from {} to {} values is too large", in, out));
     return detail::from_data(TensorData(antialias_matrix(a, cubic, ctm, in, out, scales[d]), Shape{out, in}),
                              TensorCreationOptions(x->device, dtype_of(x)), TensorKind::Float);
   };

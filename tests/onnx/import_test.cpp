@@ -425,6 +425,20 @@ TEST(OnnxImport, AveragePoolWithAsymmetricPadsThatDoNotCountAveragesTheInputOnly
   }
 }
 
+TEST(OnnxImport, AnAntialiasedResizeTooLargeForItsMatrixIsAClearError) {
+  Builder b(18);
+  b.input("x", {1, 1, 3, 4}).output("y");
+  b.init("sizes", i64({3, 100000000}));
+  auto& n = b.node("Resize", {"x", "", "", "sizes"}, {"y"});
+  Builder::attr(n, "mode", "linear");
+  Builder::attr(n, "antialias", std::int64_t{1});
+  Builder::attr(n, "axes", std::vector<std::int64_t>{2, 3});
+  const std::string e = error_of([&] {
+    (void)b.load(Device::flex()).run({f32(std::vector<float>(12, 1.0F), {1, 1, 3, 4})});
+  });
+  EXPECT_NE(e.find("an antialiased resize of an axis from 4 to 100000000 values is too large"), std::string::npos) << e;
+}
+
 TEST(OnnxImport, ExclusiveScansAreTheScansOfTheValuesBefore) {
   // Exclusive CumSum of [1, 1e8, 1] is [0, 1, 1e8]: the inclusive scan minus
   // x would give 0 for the second (1 + 1e8 rounds to 1e8 in f32). Exclusive
