@@ -20,7 +20,6 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <onnx/checker.h>
-#include <onnx/defs/schema.h>
 
 #include "onnx/external_data.hpp"
 #include "onnx/import_functions.hpp"
@@ -350,22 +349,12 @@ void plan_slots(Model::Program& program) {
 /// The model's operator set of the default domain; an error outside the
 /// range import reads.
 std::int64_t default_opset(const ::onnx::ModelProto& model, const std::string& source) {
-  std::int64_t opset = 0;
-  for (const auto& o : model.opset_import())
-    if (o.domain().empty() || o.domain() == "ai.onnx") opset = o.version();
+  const std::int64_t opset = declared_opset(model);
   if (opset > kNewestImportOpset || opset < kOldestImportOpset)
     throw Error(kLoadOp, fmt::format("{}: the model uses ONNX opset {}; this version reads opsets {} to {} (convert "
                                      "it with onnx.version_converter, or export it with opset_version={})",
                                      source, opset, kOldestImportOpset, kNewestImportOpset, kNewestImportOpset));
   return opset;
-}
-
-/// Whether the ONNX library burn links (Debian's) knows the model's IR
-/// version and operator set, so that its checker can check the model.
-bool checker_knows(const ::onnx::ModelProto& model, std::int64_t opset) {
-  const auto& ranges = ::onnx::OpSchemaRegistry::DomainToVersionRange::Instance().Map();
-  const auto it = ranges.find(::onnx::ONNX_DOMAIN);
-  return model.ir_version() <= ::onnx::IR_VERSION && it != ranges.end() && opset <= it->second.second;
 }
 
 }  // namespace

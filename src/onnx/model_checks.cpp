@@ -5,10 +5,24 @@
 
 #include <burn/error.hpp>
 #include <fmt/format.h>
+#include <onnx/defs/schema.h>
 
 #include "onnx/import_ops.hpp"
 
 namespace burn::onnx {
+
+std::int64_t declared_opset(const ::onnx::ModelProto& model) {
+  std::int64_t opset = 0;
+  for (const auto& o : model.opset_import())
+    if (o.domain().empty() || o.domain() == "ai.onnx") opset = o.version();
+  return opset;
+}
+
+bool checker_knows(const ::onnx::ModelProto& model, std::int64_t opset) {
+  const auto& ranges = ::onnx::OpSchemaRegistry::DomainToVersionRange::Instance().Map();
+  const auto it = ranges.find(::onnx::ONNX_DOMAIN);
+  return model.ir_version() <= ::onnx::IR_VERSION && it != ranges.end() && opset <= it->second.second;
+}
 
 void check_graph_structure(const ::onnx::ModelProto& model, const std::string& source) {
   if (model.ir_version() > kNewestIrVersion)

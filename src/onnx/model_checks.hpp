@@ -19,6 +19,13 @@ namespace burn::onnx {
 /// single-device run leaves aside.
 inline constexpr std::int64_t kNewestIrVersion = 13;
 
+/// The version of the default operator set the model imports (0 if none).
+std::int64_t declared_opset(const ::onnx::ModelProto& model);
+
+/// Whether the ONNX library burn links (Debian's) knows the model's IR
+/// version and operator set `opset`, so that its checker can check the model.
+bool checker_knows(const ::onnx::ModelProto& model, std::int64_t opset);
+
 /// What the checker checks of the graph's structure: every value is defined
 /// once, before the nodes that read it, and every output is defined; and
 /// the IR version is one import reads. (Each operator checks its own inputs

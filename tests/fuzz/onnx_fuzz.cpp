@@ -13,7 +13,6 @@
 
 #include <burn/error.hpp>
 #include <onnx/checker.h>
-#include <onnx/defs/schema.h>
 #include <onnx/onnx_pb.h>
 
 #include "onnx/import_functions.hpp"
@@ -24,17 +23,11 @@
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   ::onnx::ModelProto model;
   if (size > INT_MAX || !model.ParseFromArray(data, static_cast<int>(size)) || !model.has_graph()) return 0;
-  // The default domain's opset, as import reads it (its range check aside).
-  std::int64_t opset = 0;
-  for (const auto& o : model.opset_import())
-    if (o.domain().empty() || o.domain() == "ai.onnx") opset = o.version();
-  // As import.cpp's checker_knows: ONNX's checker where it knows the model.
-  const auto& ranges = ::onnx::OpSchemaRegistry::DomainToVersionRange::Instance().Map();
-  const auto known = ranges.find(::onnx::ONNX_DOMAIN);
-  const bool checker_knows =
-      model.ir_version() <= ::onnx::IR_VERSION && known != ranges.end() && opset <= known->second.second;
+  // The default domain's opset as import reads it (its range check aside),
+  // and ONNX's checker where it knows the model, as import runs it.
+  const std::int64_t opset = burn::onnx::declared_opset(model);
   try {
-    if (checker_knows) {
+    if (burn::onnx::checker_knows(model, opset)) {
       try {
         ::onnx::checker::check_model(model);
       } catch (const std::exception&) {
