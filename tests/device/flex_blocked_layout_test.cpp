@@ -9,6 +9,7 @@
 #include <burn/detail/ops.hpp>
 #include <burn/module/ops.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <optional>
@@ -642,6 +643,56 @@ TEST(FlexPackedWeights, ABufferPackedInTwoLayoutsLeavesWithItsWeights) {
     EXPECT_EQ(flex::dnn::packed_weights_bytes(), 3 * kBytes);
   }
   EXPECT_EQ(flex::dnn::packed_weights_bytes(), kBytes) << "only the live buffer's copy stays";
+}
+
+// Without AVX-512, oneDNN's gemm reads the right operand of a product with
+// few rows or columns in place, at half speed when its rows lie a multiple
+// of 2 KiB apart; flex hands it a copy with longer rows (matmul.cpp,
+// pads_right_rows), kept like packed weights when the operand comes again.
+// The ctest entry burn_device_tests_avx2_gemm runs this with
+// ONEDNN_MAX_CPU_ISA=AVX2, so that path runs on every x86-64 CPU.
+TEST(FlexPaddedRightOperand, ProductsMatchTheReferenceAndThePaddedCopyIsKept) {
+  const Device flex = Device::flex(), ref = Device::ndarray();
+  const bool pads = flex::dnn::isa_below_avx512();
+  constexpr std::size_t kRowPad = 16, kFloat = sizeof(float);
+  struct Case {
+    const char* what;
+    Shape a, b;                    // [batch, rows, columns]; a batch of one is a plain matrix
+    bool transpose_b = false;      // b is stored [batch, n, k] and read transposed
+    std::size_t padded_bytes = 0;  // the copy flex keeps when it pads
+  };
+  const std::vector<Case> cases{
+      {"rows 1024 floats apart", {1, 64, 256}, {1, 256, 1024}, false, 256 * (1024 + kRowPad) * kFloat},
+      {"rows 512 floats apart, 300 rows", {1, 300, 96}, {1, 96, 512}, false, 96 * (512 + kRowPad) * kFloat},
+      {"batched", {3, 64, 32}, {3, 32, 512}, false, 3 * 32 * (512 + kRowPad) * kFloat},
+      {"broadcast batch", {2, 64, 32}, {1, 32, 1024}, false, 32 * (1024 + kRowPad) * kFloat},
+      {"transposed right operand: read as it is", {1, 64, 1024}, {1, 512, 1024}, true, 0},
+      {"rows 1000 apart: read as it is", {1, 64, 64}, {1, 64, 1000}, false, 0},
+      {"fewer than 64 rows: read as it is", {1, 32, 64}, {1, 64, 1024}, false, 0},
+      {"many rows and columns: oneDNN copies by itself", {1, 512, 64}, {1, 64, 1024}, false, 0},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.what);
+    const TensorData a_data = wave(c.a, 0.5, 0.1), b_data = wave(c.b, 0.25, 0.7);
+    auto right = [&](const Device& d) {
+      auto b = Tensor<3>::from_data(b_data, d);
+      if (c.transpose_b) b = b.transpose();
+      return b;
+    };
+    const TensorData expected = Tensor<3>::from_data(a_data, ref).matmul(right(ref)).to_data();
+    flex::dnn::clear_packed_weights();
+    const auto a = Tensor<3>::from_data(a_data, flex);
+    const auto b = right(flex);
+    const TensorData first = a.matmul(b).to_data();
+    first.assert_approx_eq(expected, Tolerance::rel_abs(1e-5, 1e-5));
+    EXPECT_EQ(flex::dnn::packed_weights_bytes(), 0u) << "a first use copies into scratch";
+    const TensorData second = a.matmul(b).to_data();
+    EXPECT_EQ(flex::dnn::packed_weights_bytes(), pads ? c.padded_bytes : 0u);
+    const TensorData third = a.matmul(b).to_data();
+    // One kernel either way: scratch and kept copies give the same bits.
+    EXPECT_TRUE(std::ranges::equal(second.bytes(), first.bytes()));
+    EXPECT_TRUE(std::ranges::equal(third.bytes(), first.bytes()));
+  }
 }
 
 // A network's first convolution (3 input channels) writes channel blocks;

@@ -124,6 +124,15 @@ void store_cached_primitive(std::string key, std::shared_ptr<const void> value) 
   cache.entries.emplace(std::move(key), std::move(value));
 }
 
+bool isa_below_avx512() {
+  static const bool below = [] {
+    const auto isa = dnnl::get_effective_cpu_isa();
+    return isa == dnnl::cpu_isa::sse41 || isa == dnnl::cpu_isa::avx || isa == dnnl::cpu_isa::avx2 ||
+           isa == dnnl::cpu_isa::avx2_vnni;
+  }();
+  return below;
+}
+
 dnnl::memory::desc any_layout(const dnnl::memory::desc& md) {
   return dnnl::memory::desc(md.dims(), md.data_type(), dnnl::memory::format_tag::any);
 }

@@ -25,6 +25,10 @@ std::optional<dnnl::memory::data_type> float_type(DType d);
 
 dnnl::memory::dims to_dims(const std::vector<std::size_t>& v);
 
+/// Whether oneDNN's kernels here are its AVX2 (or older) ones: the CPU has
+/// no AVX-512, or oneDNN was told not to use it (ONEDNN_MAX_CPU_ISA).
+bool isa_below_avx512();
+
 /// Row-major descriptor of `shape`.
 dnnl::memory::desc plain_desc(const std::vector<std::size_t>& shape, dnnl::memory::data_type dt);
 

@@ -22,6 +22,15 @@ using host::CpuTensorPtr;
 constexpr std::size_t kPackedRightMinRows = 512;
 constexpr std::size_t kPackedRightMinElements = std::size_t{1} << 20;
 
+/// Right operands padded against oneDNN's no-copy kernels (pads_right_rows):
+/// rows at least this many elements long, whose stride is a multiple of
+/// kBadRowStride elements, get kRowPadding more.
+constexpr std::int64_t kBadRowStride = 512;
+constexpr std::int64_t kRowPadding = 16;
+/// Fewer rows than this gain less from the padding than copying the operand
+/// costs (unless the copy is cached).
+constexpr std::size_t kPaddedRightMinRows = 64;
+
 /// An operand as oneDNN will see it: dims (1 where broadcast) and strides.
 struct Operand {
   CpuTensorPtr t;
@@ -172,6 +181,41 @@ bool small_sgemm(const Operand& a, const Operand& b, CpuTensor& c) {
                     n) == dnnl_success;
 }
 
+/// Whether an f32 product reads its right operand through a copy with
+/// longer rows. Without AVX-512, oneDNN 2.6's gemm reads the right operand
+/// in place (its "no-copy" kernels) whenever the output has few rows or
+/// columns (1/M + 1/N >= 0.0038 in its driver: a batch of up to 263), and
+/// those kernels run at half speed when the operand's rows lie a multiple
+/// of 2 KiB apart, as they do in every Linear layer 512, 1024 or 4096 wide.
+/// On an AMD EPYC (Zen 3, AVX2): [256,1024] x [1024,1024] 5.9 ms, 2.9 ms with
+/// rows 1040 floats apart; [64,4096] x [4096,4096] 25 ms against 11.6; a
+/// transposed right operand, or a product with more rows and columns (its
+/// copy-based path), runs at full speed as it is. The copy is oneDNN's
+/// reorder into a strided layout: kept with the weights when they come
+/// again (execute_with_layouts), else made per call, which pays from
+/// kPaddedRightMinRows rows on (the operand is read once more and written
+/// once; the product reads it M times). A choice by shape and CPU alone:
+/// the kernel and its summation order are the same either way.
+bool pads_right_rows(const Operand& b, const std::vector<std::size_t>& out_dims) {
+  const std::size_t r = out_dims.size();
+  const std::size_t m = out_dims[r - 2], n = out_dims[r - 1];
+  const std::int64_t row_stride = b.strides[r - 2];
+  if (m < kPaddedRightMinRows || b.dims[r - 2] < 2 || b.strides[r - 1] != 1) return false;
+  if (row_stride < kBadRowStride || row_stride % kBadRowStride != 0) return false;
+  return 1.0 / static_cast<double>(m) + 1.0 / static_cast<double>(n) >= 0.0038 && dnn::isa_below_avx512();
+}
+
+/// `b_md` with each row kRowPadding elements longer and the batch dims dense
+/// over the longer rows.
+dnnl::memory::desc padded_rows(const Operand& b, dnnl::memory::data_type dt) {
+  const std::size_t r = b.dims.size();
+  dnnl::memory::dims strides(r);
+  strides[r - 1] = 1;
+  strides[r - 2] = static_cast<dnnl_dim_t>(b.dims[r - 1]) + kRowPadding;
+  for (std::size_t i = r - 2; i-- > 0;) strides[i] = strides[i + 1] * static_cast<dnnl_dim_t>(b.dims[i + 1]);
+  return dnnl::memory::desc(dnn::to_dims(b.dims), dt, strides);
+}
+
 /// oneDNN matmul of float operands into the contiguous `c`, plus `bias` (a
 /// row of the output's last-dim length, added to every row) and then
 /// `attr`'s post-ops (their arguments in `post_args`) when given; false when
@@ -209,7 +253,8 @@ bool dnnl_matmul(const Context& ctx, const CpuTensorPtr& a_t, const CpuTensorPtr
   // holds.
   const bool pack_right =
       out_dims.size() == 2 && out_dims[0] >= kPackedRightMinRows && a.dims[1] * out_dims[1] >= kPackedRightMinElements;
-  const auto b_want = pack_right ? dnn::any_layout(b_md) : b_md;
+  const bool pad_right = dt == dnnl::memory::data_type::f32 && pads_right_rows(b, out_dims);
+  const auto b_want = pad_right ? padded_rows(b, dt) : pack_right ? dnn::any_layout(b_md) : b_md;
   const auto op_desc = bias ? dnnl::matmul::desc(a_md, b_want, bias_md, c_md) : dnnl::matmul::desc(a_md, b_want, c_md);
   auto pd = attr ? dnn::try_create<dnnl::matmul::primitive_desc>(op_desc, *attr, dnn::engine())
                  : dnn::try_create<dnnl::matmul::primitive_desc>(op_desc, dnn::engine());
