@@ -4,7 +4,8 @@
 // the CPU it runs on. White-box: Highway's run-time dispatch is pointed at
 // each instruction set this CPU offers, in turn, and the results compared
 // bit for bit; and the default one is held to 1 ULP of the correctly rounded
-// exp over the whole range where exp is finite and nonzero, and beyond.
+// exp over the whole range where exp is finite and nonzero, and beyond. erf
+// is held to its own bound.
 #include <burn_test.hpp>
 
 #include <cmath>
@@ -102,6 +103,33 @@ TEST(FlexSimdMath, ExpIsWithinOneUlpOfTheCorrectlyRoundedResult) {
   EXPECT_EQ(edges[1], 0.0f);
   EXPECT_EQ(edges[2], inf);
   EXPECT_EQ(edges[3], 0.0f);
+  EXPECT_TRUE(std::isnan(edges[4]));
+}
+
+// erf in f32 is a rational function of x^2 (math.cpp): within 6 ULP of the
+// correctly rounded value, 2 or fewer almost everywhere, and exact at the
+// special values.
+TEST(FlexSimdMath, ErfIsWithinSixUlpOfTheCorrectlyRoundedResult) {
+  std::vector<float> in;
+  for (double x = -7.0; x <= 7.0; x += 1.7e-5) in.push_back(static_cast<float>(x));
+  for (float x : {1e-30f, -1e-30f, 1e-45f, 3.8f, 3.92f, 3.9200001f, 10.0f, -10.0f}) in.push_back(x);
+  std::vector<float> out(in.size());
+  burn::flex::simd::apply(MathFn::Erf, in.data(), out.data(), in.size());
+  std::size_t within_two = 0;
+  for (std::size_t i = 0; i < in.size(); ++i) {
+    const float want = static_cast<float>(std::erf(static_cast<double>(in[i])));
+    const std::int64_t ulps = std::llabs(ordered(out[i]) - ordered(want));
+    ASSERT_LE(ulps, 6) << "erf(" << in[i] << ") = " << out[i] << ", correctly rounded " << want;
+    within_two += ulps <= 2 ? 1 : 0;
+  }
+  EXPECT_GE(static_cast<double>(within_two), 0.98 * static_cast<double>(in.size()));
+  const float inf = std::numeric_limits<float>::infinity();
+  std::vector<float> edges{0.0f, -0.0f, inf, -inf, std::numeric_limits<float>::quiet_NaN()};
+  burn::flex::simd::apply(MathFn::Erf, edges.data(), edges.data(), edges.size());
+  EXPECT_EQ(edges[0], 0.0f);
+  EXPECT_TRUE(std::signbit(edges[1]) && edges[1] == 0.0f) << "erf(-0) is -0";
+  EXPECT_EQ(edges[2], 1.0f);
+  EXPECT_EQ(edges[3], -1.0f);
   EXPECT_TRUE(std::isnan(edges[4]));
 }
 
