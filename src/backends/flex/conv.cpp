@@ -164,13 +164,6 @@ void own_winograd(const Context& ctx, const ConvTensors& t, CpuTensor& y, const 
   blocked.finish(ctx, y);
 }
 
-/// oneDNN's general-purpose convolutions (im2col + gemm, reference loops),
-/// which it picks when no direct kernel takes the case.
-bool is_fallback(const dnnl::primitive_desc_base& pd) {
-  const std::string_view impl = pd.impl_info_str();
-  return impl.find("gemm") != std::string_view::npos || impl.starts_with("ref");
-}
-
 /// The output a convolution's sum post-op accumulates onto when it can be
 /// the residual itself: nobody else can observe the residual and it is
 /// already in the blocked layout `dst_md` the convolution writes. nullopt
@@ -269,7 +262,7 @@ bool dnnl_conv(const Context& ctx, const ConvTensors& t, CpuTensor& y, const ir:
       chosen = make_pd(make_desc(dnnl::algorithm::convolution_winograd));
     if (!chosen && first_layer) {
       chosen = make_pd(make_desc_from(x_md, dnnl::algorithm::convolution_direct));
-      if (chosen && is_fallback(chosen->pd)) chosen = nullptr;
+      if (chosen && dnn::is_fallback(chosen->pd)) chosen = nullptr;
     }
     if (!chosen) chosen = make_pd(desc);
     if (!chosen) return false;  // no implementation: the loop below
@@ -279,7 +272,7 @@ bool dnnl_conv(const Context& ctx, const ConvTensors& t, CpuTensor& y, const ir:
     // layout than the output's) send oneDNN to its gemm or reference
     // convolution, 4-8x slower than the direct kernel plus separate
     // elementwise passes: the caller runs the ops one by one instead.
-    if (attr && is_fallback(pd) && !is_fallback(fwd::primitive_desc(desc, dnn::engine()))) return false;
+    if (attr && dnn::is_fallback(pd) && !dnn::is_fallback(fwd::primitive_desc(desc, dnn::engine()))) return false;
     const dnnl::memory::desc dst_md = blocked_output ? pd.dst_desc() : y_md;
     std::optional<dnn::BlockedOutput> adopted = sum ? adopt_residual(*sum, dst_md, y_md) : std::nullopt;
     residual_taken = adopted.has_value();

@@ -100,6 +100,13 @@ template <class Prim>
 std::shared_ptr<const CachedPrimitive<Prim>> cached_primitive(const typename Prim::desc& desc,
                                                               const dnnl::primitive_attr& attr);
 
+/// oneDNN's general-purpose implementations (im2col + gemm, reference
+/// loops), which it picks when no direct kernel takes the case.
+inline bool is_fallback(const dnnl::primitive_desc_base& pd) {
+  const std::string_view impl = pd.impl_info_str();
+  return impl.find("gemm") != std::string_view::npos || impl.starts_with("ref");
+}
+
 /// True for a half-precision primitive that oneDNN would run with its
 /// reference (emulated) implementation: converting to f32 is faster then.
 inline bool slow_half(const dnnl::primitive_desc_base& pd, dnnl::memory::data_type dt) {

@@ -110,23 +110,24 @@ V tanh_checked(D d, V x) {
 // series below 0.5; within 3 ULP) was bound by one long chain of dependent
 // multiply-adds and took five times as long (1M values on one core of an
 // AMD EPYC, Zen 3: 0.44 against 2.17 ms).
+// The polynomial with coefficients c (highest power first) at t, by
+// Horner's rule: one multiply-add per coefficient.
+template <class D, class V, std::size_t N>
+V horner(D d, V t, const float (&c)[N]) {
+  V r = hn::Set(d, c[0]);
+  for (std::size_t i = 1; i < N; ++i) r = hn::MulAdd(r, t, hn::Set(d, c[i]));
+  return r;
+}
+
 template <class D, class V>
 V erf_f32(D d, V x) {
+  static constexpr float kP[] = {2.0526798224229648e-6f, 2.847331775658428e-4f,  3.7559827651281797e-3f,
+                                 5.271877314121915e-2f,  1.9017279623394903e-1f, 1.1283791472999671f};
+  static constexpr float kQ[] = {3.8110942514435475e-5f, 1.1603346410827397e-3f, 1.4949705522828082e-2f,
+                                 1.140134278715287e-1f,  5.018690207936755e-1f,  1.0f};
   const V z = hn::Min(hn::Abs(x), hn::Set(d, 3.92f));
   const V t = hn::Mul(z, z);
-  V p = hn::Set(d, 2.0526798224229648e-6f);
-  p = hn::MulAdd(p, t, hn::Set(d, 2.847331775658428e-4f));
-  p = hn::MulAdd(p, t, hn::Set(d, 3.7559827651281797e-3f));
-  p = hn::MulAdd(p, t, hn::Set(d, 5.271877314121915e-2f));
-  p = hn::MulAdd(p, t, hn::Set(d, 1.9017279623394903e-1f));
-  p = hn::MulAdd(p, t, hn::Set(d, 1.1283791472999671f));
-  V q = hn::Set(d, 3.8110942514435475e-5f);
-  q = hn::MulAdd(q, t, hn::Set(d, 1.1603346410827397e-3f));
-  q = hn::MulAdd(q, t, hn::Set(d, 1.4949705522828082e-2f));
-  q = hn::MulAdd(q, t, hn::Set(d, 1.140134278715287e-1f));
-  q = hn::MulAdd(q, t, hn::Set(d, 5.018690207936755e-1f));
-  q = hn::MulAdd(q, t, hn::Set(d, 1.0f));
-  const V r = hn::Min(hn::Mul(z, hn::Div(p, q)), hn::Set(d, 1.0f));
+  const V r = hn::Min(hn::Mul(z, hn::Div(horner(d, t, kP), horner(d, t, kQ))), hn::Set(d, 1.0f));
   return hn::IfThenElse(hn::IsNaN(x), x, hn::CopySign(r, x));
 }
 
