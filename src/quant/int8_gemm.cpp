@@ -23,7 +23,7 @@ namespace {
 
 Int8Kernel default_kernel() {
   if (onednn_available() && onednn_has_vnni()) return Int8Kernel::OneDnn;
-  if (avx2_supported()) return Int8Kernel::Avx2;
+  if (avx2_supported()) return avx2_prefers_fewer_multiplies() ? Int8Kernel::Avx2FewerMultiplies : Int8Kernel::Avx2;
   if (onednn_available()) return Int8Kernel::OneDnn;
   return Int8Kernel::Reference;
 }
@@ -35,6 +35,7 @@ const char* kernel_name(Int8Kernel k) {
     case Int8Kernel::Auto: return "Auto";
     case Int8Kernel::OneDnn: return "OneDnn";
     case Int8Kernel::Avx2: return "Avx2";
+    case Int8Kernel::Avx2FewerMultiplies: return "Avx2FewerMultiplies";
     case Int8Kernel::Reference: return "Reference";
   }
   return "?";
@@ -75,7 +76,8 @@ int int8_threads() {
 int exact_activation_qmax() {
   switch (active_kernel()) {
     case Int8Kernel::OneDnn: return onednn_has_vnni() ? 127 : 63;
-    case Int8Kernel::Avx2: return 63;
+    case Int8Kernel::Avx2:
+    case Int8Kernel::Avx2FewerMultiplies: return 63;
     default: return 127;
   }
 }
@@ -105,7 +107,8 @@ void int8_matmul(const std::int8_t* a, std::size_t m, float a_scale, const Int8W
   std::vector<float> col_scales(w.n);
   for (std::size_t j = 0; j < w.n; ++j) col_scales[j] = a_scale * w.scales[j];
   switch (active_kernel()) {
-    case Int8Kernel::Avx2: return int8_matmul_avx2(a, m, w, col_scales.data(), out);
+    case Int8Kernel::Avx2: return int8_matmul_avx2(a, m, w, col_scales.data(), out, false);
+    case Int8Kernel::Avx2FewerMultiplies: return int8_matmul_avx2(a, m, w, col_scales.data(), out, true);
     case Int8Kernel::OneDnn: return int8_matmul_onednn(a, m, w, col_scales.data(), exact_activation_qmax() + 1, out);
     default: return reference_matmul(a, m, w, col_scales.data(), out);
   }
@@ -151,7 +154,10 @@ namespace burn::quant::detail {
 std::vector<Int8Kernel> available_int8_kernels() {
   std::vector<Int8Kernel> out;
   if (kernels::onednn_available()) out.push_back(Int8Kernel::OneDnn);
-  if (kernels::avx2_supported()) out.push_back(Int8Kernel::Avx2);
+  if (kernels::avx2_supported()) {
+    out.push_back(Int8Kernel::Avx2);
+    out.push_back(Int8Kernel::Avx2FewerMultiplies);
+  }
   out.push_back(Int8Kernel::Reference);
   return out;
 }

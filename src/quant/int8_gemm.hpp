@@ -4,9 +4,9 @@
 // (burn::quant::detail::Int8Kernel):
 //  - OneDnn: oneDNN's int8 matmul (the flex backend's dependency), the
 //    choice where the CPU has VNNI;
-//  - Avx2: our own AVX2 kernel (int8_gemm_avx2.cpp), the choice on AVX2
-//    CPUs without VNNI, where Debian's oneDNN 2.6 int8 GEMM is slower than
-//    its f32 one;
+//  - Avx2 and Avx2FewerMultiplies: our own AVX2 kernel (int8_gemm_avx2.cpp)
+//    with one of its two inner steps, the choice on AVX2 CPUs without VNNI,
+//    where Debian's oneDNN 2.6 int8 GEMM is slower than its f32 one;
 //  - Reference: plain loops, anywhere.
 #pragma once
 
@@ -133,11 +133,13 @@ void int8_matmul_any_range(const std::int8_t* a, std::size_t m, float a_scale, c
 // ---- the kernels (each file's entry points) ---------------------------------------------------------------
 /// Whether this CPU runs the AVX2 kernel.
 bool avx2_supported();
+/// Whether the AVX2 kernel's fewer-multiplies step is the faster one here.
+bool avx2_prefers_fewer_multiplies();
 /// The [k, n] row-major values of the AVX2 kernel's panels.
 std::vector<std::int8_t> unpack_avx2(const Avx2Panels& panels, std::size_t k, std::size_t n);
-/// out = (sum a w) * col_scales, for |a| <= 63.
+/// out = (sum a w) * col_scales, for |a| <= 63, by either inner step.
 void int8_matmul_avx2(const std::int8_t* a, std::size_t m, const Int8Weights& w, const float* col_scales,
-                      const Int8Output& out);
+                      const Int8Output& out, bool fewer_multiplies);
 
 /// Whether the build has oneDNN, and whether this CPU gives it VNNI.
 bool onednn_available();

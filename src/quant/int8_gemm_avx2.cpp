@@ -1,22 +1,38 @@
-// Our AVX2 int8 GEMM, for CPUs without VNNI (measured on this AMD EPYC: about
-// twice as fast as oneDNN 2.6's int8 matmul, which is slower there than its
-// f32 one; docs/precision.md).
+// Our AVX2 int8 GEMM, for CPUs without VNNI (on AMD EPYCs about twice as
+// fast as oneDNN 2.6's int8 matmul, which is slower there than its f32 one;
+// docs/precision.md).
 //
-// The inner step is vpmaddubsw, which multiplies 32 unsigned bytes by 32
-// signed bytes and adds neighbouring pairs into saturating 16-bit lanes. Its
-// unsigned operand is |w|, its signed one the activation carrying w's sign
-// (vpsignb), so a * w = |w| * (a sign(w)) for any signs. With 7-bit
-// activations (|a| <= 63) a pair sum stays within ±16002, so the pair sums
-// of two consecutive groups of four k add in 16 bits without saturating
-// (±32004); only then does vpmaddwd against ones widen them to 32-bit sums.
-// That is three multiplies per eight k instead of fbgemm's four: the
-// multiplies share one execution port on the CPUs this kernel is for.
+// Both inner steps rest on vpmaddubsw, which multiplies 32 unsigned bytes
+// by 32 signed bytes and adds neighbouring pairs into saturating 16-bit
+// lanes, and vpmaddwd against ones, which widens pair sums to 32 bits. The
+// kernel's activations have 7 bits (|a| <= 63); the two steps differ in
+// what they make of the spare bit:
+//
+//  - Int8Kernel::Avx2 (zero point): the unsigned operand is a + 64, in
+//    [1, 127], the signed one the weight, so a pair sum stays within
+//    2 * 127 * 127 = 32258 and never saturates; 64 times each column's
+//    weight sum comes off at the end. Two multiplies per four k and
+//    nothing else on the multiply units.
+//  - Int8Kernel::Avx2FewerMultiplies (sign transfer): the unsigned operand
+//    is |w|, the signed one the activation carrying w's sign (vpsignb), so
+//    a pair sum stays within 2 * 127 * 63 = 16002 and the pair sums of two
+//    groups of four k add in 16 bits before one vpmaddwd: three multiplies
+//    per eight k instead of four, plus four vpsignb and (shared by a
+//    block's rows) four vpabsb.
+//
+// Which is faster depends on where the CPU runs vpsignb and vpabsb. Zen 1
+// has one vector multiply pipe and runs them beside it: the sign transfer
+// took a 64 x 4096 x 4096 product from 29.9 to 26.0 ms there. Zen 3 (and
+// Intel's AVX2 cores) run all four on the same two pipes, where the zero
+// point's 8 instructions per eight k beat the sign transfer's 11: 7.4 to
+// 5.5 ms on two Zen 3 cores. The default is the sign transfer on Zen 1 and
+// the zero point elsewhere; tests run both on any AVX2 CPU.
 //
 // Weights are packed once into panels of 16 columns: for each group of four
 // k, 64 bytes holding columns 0-7 (four k each) then columns 8-15, so one
-// broadcast of four activation bytes meets two vectors of weights. A block
-// of a few rows x 16 columns keeps its accumulators in registers for the
-// whole k loop; threads split the panels.
+// broadcast of four activation bytes meets two vectors of weights. Both
+// steps read the same panels. A block of a few rows x 16 columns keeps its
+// accumulators in registers for the whole k loop; threads split the panels.
 #include <algorithm>
 #include <cstring>
 
@@ -37,22 +53,32 @@ namespace burn::quant::kernels {
 
 namespace {
 constexpr std::size_t kPanel = 16;  // columns per panel
-// Rows per register block: 3 to 5 measured alike here; 3 leaves registers
-// for the weights of both groups of four k.
-constexpr std::size_t kRows = 3;
+constexpr std::size_t kGroup = 4;   // k per 32-bit lane of vpmaddubsw's operands
+// Rows per register block: each row more shares the block's weight loads
+// until the accumulators (two per row) no longer fit in the 16 vector
+// registers beside the weights, the ones and a broadcast. The zero point
+// holds two weight vectors (at 6 rows GCC spills; 5 ran 4-5 % faster than 4
+// or 3 on Zen 3), the sign transfer eight (weights and their magnitudes).
+constexpr std::size_t kZeroPointRows = 5;
+constexpr std::size_t kSignRows = 3;
+constexpr std::size_t kMaxRows = 5;
+// What the zero-point step adds to each activation: 7-bit activations become
+// unsigned bytes 1..127.
+constexpr int kZeroPoint = 64;
 }  // namespace
 
 struct Avx2Panels {
-  std::size_t k4 = 0;             // k rounded up to a multiple of 8, over 4 (an even count of groups)
-  std::size_t panels = 0;         // n rounded up to a multiple of 16, over 16
-  std::vector<std::int8_t> data;  // panels x k4 x 64 bytes
+  std::size_t groups = 0;              // k rounded up to a multiple of 8, over 4 (an even count)
+  std::size_t panels = 0;              // n rounded up to a multiple of 16, over 16
+  std::vector<std::int8_t> data;       // panels x groups x 64 bytes
+  std::vector<std::int32_t> col_sums;  // each column's sum of weights over k
 };
 
 namespace {
 /// Where weight [l, j] sits in the panels.
 std::size_t panel_offset(const Avx2Panels& p, std::size_t l, std::size_t j) {
   const std::size_t panel = j / kPanel, col = j % kPanel;
-  return (panel * p.k4 + l / 4) * 64 + (col / 8) * 32 + (col % 8) * 4 + l % 4;
+  return (panel * p.groups + l / kGroup) * 64 + (col / 8) * 32 + (col % 8) * kGroup + l % kGroup;
 }
 }  // namespace
 
@@ -70,17 +96,27 @@ bool avx2_supported() {
   return supported;
 }
 
+bool avx2_prefers_fewer_multiplies() {
+  static const bool zen1 = __builtin_cpu_is("znver1");
+  return zen1;
+}
+
 namespace {
 
 std::shared_ptr<const Avx2Panels> pack(const Int8Weights& w) {
   auto p = std::make_shared<Avx2Panels>();
-  p->k4 = (w.k + 7) / 8 * 2;
+  p->groups = (w.k + 2 * kGroup - 1) / (2 * kGroup) * 2;
   p->panels = (w.n + kPanel - 1) / kPanel;
-  p->data.assign(p->panels * p->k4 * 64, 0);
+  p->data.assign(p->panels * p->groups * 64, 0);
+  p->col_sums.assign(w.n, 0);
   // Read, not values(): the panels are all this kernel keeps.
   const std::vector<std::int8_t> values = w.read_values();
   for (std::size_t l = 0; l < w.k; ++l)
-    for (std::size_t j = 0; j < w.n; ++j) p->data[panel_offset(*p, l, j)] = values[l * w.n + j];
+    for (std::size_t j = 0; j < w.n; ++j) {
+      const std::int8_t v = values[l * w.n + j];
+      p->data[panel_offset(*p, l, j)] = v;
+      p->col_sums[j] += v;
+    }
   return p;
 }
 
@@ -88,28 +124,68 @@ __attribute__((target("avx2"))) inline __m256i load(const std::int8_t* p) {
   return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
 }
 
-/// acc[2 r + h] = sum over k of a[r, k] * panel columns 8 h .. 8 h + 7.
+__attribute__((target("avx2"))) inline __m256i broadcast_four(const std::int8_t* p) {
+  std::int32_t four = 0;
+  std::memcpy(&four, p, kGroup);
+  return _mm256_set1_epi32(four);
+}
+
 template <std::size_t R>
-__attribute__((target("avx2"))) void block(const std::int8_t* a, std::size_t lda, const std::int8_t* panel,
-                                           std::size_t k4, std::int32_t (*acc)[8]) {
+__attribute__((target("avx2"))) inline void zero_sums(__m256i (&c)[R][2]) {
+#pragma GCC unroll 8
+  for (std::size_t r = 0; r < R; ++r) c[r][0] = c[r][1] = _mm256_setzero_si256();
+}
+
+/// acc[2 r + h] = c[r][h], a block's 32-bit sums for its caller.
+template <std::size_t R>
+__attribute__((target("avx2"))) inline void store_sums(const __m256i (&c)[R][2], std::int32_t (*acc)[8]) {
+#pragma GCC unroll 8
+  for (std::size_t r = 0; r < R; ++r) {
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(acc[2 * r]), c[r][0]);
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(acc[2 * r + 1]), c[r][1]);
+  }
+}
+
+/// acc[2 r + h] = sum over k of a[r, k] * panel columns 8 h .. 8 h + 7, for
+/// activation bytes a read as unsigned (the zero-point step: each below 128).
+template <std::size_t R>
+__attribute__((target("avx2"))) void zero_point_block(const std::int8_t* a, std::size_t lda, const std::int8_t* panel,
+                                                      std::size_t groups, std::int32_t (*acc)[8]) {
   const __m256i ones = _mm256_set1_epi16(1);
   // The row loops are unrolled so that the accumulators stay in registers
   // (GCC keeps a rolled loop's array on the stack).
   __m256i c[R][2];
+  zero_sums<R>(c);
+  for (std::size_t g = 0; g < groups; ++g) {
+    // Group g of four k: columns 0-7, then 8-15.
+    const __m256i w0 = load(panel + g * 64), w1 = load(panel + g * 64 + 32);
 #pragma GCC unroll 8
-  for (std::size_t r = 0; r < R; ++r) c[r][0] = c[r][1] = _mm256_setzero_si256();
-  for (std::size_t s = 0; s < k4; s += 2) {
-    // w[g][h]: group s + g of four k, columns 8 h .. 8 h + 7.
-    const std::int8_t* w = panel + s * 64;
+    for (std::size_t r = 0; r < R; ++r) {
+      const __m256i x = broadcast_four(a + r * lda + g * kGroup);
+      c[r][0] = _mm256_add_epi32(c[r][0], _mm256_madd_epi16(_mm256_maddubs_epi16(x, w0), ones));
+      c[r][1] = _mm256_add_epi32(c[r][1], _mm256_madd_epi16(_mm256_maddubs_epi16(x, w1), ones));
+    }
+  }
+  store_sums<R>(c, acc);
+}
+
+/// The same sums for signed activations within ±63, by the sign transfer.
+template <std::size_t R>
+__attribute__((target("avx2"))) void sign_block(const std::int8_t* a, std::size_t lda, const std::int8_t* panel,
+                                                std::size_t groups, std::int32_t (*acc)[8]) {
+  const __m256i ones = _mm256_set1_epi16(1);
+  __m256i c[R][2];
+  zero_sums<R>(c);
+  for (std::size_t g = 0; g < groups; g += 2) {
+    // w[s][h]: group g + s of four k, columns 8 h .. 8 h + 7.
+    const std::int8_t* w = panel + g * 64;
     const __m256i w00 = load(w), w01 = load(w + 32), w10 = load(w + 64), w11 = load(w + 96);
     const __m256i u00 = _mm256_abs_epi8(w00), u01 = _mm256_abs_epi8(w01);
     const __m256i u10 = _mm256_abs_epi8(w10), u11 = _mm256_abs_epi8(w11);
 #pragma GCC unroll 8
     for (std::size_t r = 0; r < R; ++r) {
-      std::int32_t four0 = 0, four1 = 0;
-      std::memcpy(&four0, a + r * lda + s * 4, 4);
-      std::memcpy(&four1, a + r * lda + s * 4 + 4, 4);
-      const __m256i x0 = _mm256_set1_epi32(four0), x1 = _mm256_set1_epi32(four1);
+      const __m256i x0 = broadcast_four(a + r * lda + g * kGroup);
+      const __m256i x1 = broadcast_four(a + r * lda + (g + 1) * kGroup);
       const __m256i t0 = _mm256_add_epi16(_mm256_maddubs_epi16(u00, _mm256_sign_epi8(x0, w00)),
                                           _mm256_maddubs_epi16(u10, _mm256_sign_epi8(x1, w10)));
       const __m256i t1 = _mm256_add_epi16(_mm256_maddubs_epi16(u01, _mm256_sign_epi8(x0, w01)),
@@ -118,41 +194,73 @@ __attribute__((target("avx2"))) void block(const std::int8_t* a, std::size_t lda
       c[r][1] = _mm256_add_epi32(c[r][1], _mm256_madd_epi16(t1, ones));
     }
   }
-#pragma GCC unroll 8
-  for (std::size_t r = 0; r < R; ++r) {
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(acc[2 * r]), c[r][0]);
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(acc[2 * r + 1]), c[r][1]);
-  }
+  store_sums<R>(c, acc);
 }
 
-void run_block(std::size_t rows, const std::int8_t* a, std::size_t lda, const std::int8_t* panel, std::size_t k4,
-               std::int32_t (*acc)[8]) {
-  switch (rows) {
-    case 3: return block<3>(a, lda, panel, k4, acc);
-    case 2: return block<2>(a, lda, panel, k4, acc);
-    default: return block<1>(a, lda, panel, k4, acc);
+using BlockFn = void (*)(const std::int8_t*, std::size_t, const std::int8_t*, std::size_t, std::int32_t (*)[8]);
+
+/// One inner step: its block for each row count up to its block height, and
+/// what it adds to each activation.
+struct Step {
+  std::size_t rows = 0;
+  int zero_point = 0;
+  BlockFn blocks[kMaxRows] = {};  // blocks[r - 1] computes r rows
+};
+
+const Step& zero_point_step() {
+  static const Step step{
+      kZeroPointRows,
+      kZeroPoint,
+      {zero_point_block<1>, zero_point_block<2>, zero_point_block<3>, zero_point_block<4>, zero_point_block<5>}};
+  static_assert(kZeroPointRows == 5 && kMaxRows >= kZeroPointRows, "one block per row count");
+  return step;
+}
+
+const Step& sign_step() {
+  static const Step step{kSignRows, 0, {sign_block<1>, sign_block<2>, sign_block<3>}};
+  static_assert(kSignRows == 3, "one block per row count");
+  return step;
+}
+
+/// Writes a block's 16 columns of `rows` rows into rows of contiguous
+/// output: out.value() of each sum less the zero point's share, eight
+/// columns per instruction.
+__attribute__((target("avx2"))) void store_rows(const std::int32_t (*acc)[8], std::size_t rows, int zero_point,
+                                                const std::int32_t* col_sums, const float* scales,
+                                                const Int8Output& out, std::size_t i, std::size_t j0) {
+  const __m256i zp = _mm256_set1_epi32(zero_point);
+  for (std::size_t h = 0; h < 2; ++h) {
+    const std::size_t j = j0 + 8 * h;
+    const __m256i shift =
+        _mm256_mullo_epi32(zp, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(col_sums + 8 * h)));
+    const __m256 scale = _mm256_loadu_ps(scales + 8 * h);
+    for (std::size_t r = 0; r < rows; ++r) {
+      const __m256i sum = _mm256_sub_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(acc[2 * r + h])), shift);
+      // (sum * scale) + bias, two roundings as out.value() does (no FMA).
+      __m256 v = _mm256_mul_ps(_mm256_cvtepi32_ps(sum), scale);
+      if (out.bias) v = _mm256_add_ps(v, _mm256_loadu_ps(out.bias + j));
+      _mm256_storeu_ps(&out.at(i + r, j), v);
+    }
   }
 }
 
 }  // namespace
 
 void int8_matmul_avx2(const std::int8_t* a, std::size_t m, const Int8Weights& w, const float* col_scales,
-                      const Int8Output& out) {
+                      const Int8Output& out, bool fewer_multiplies) {
   std::call_once(w.avx2_once, [&] {
     w.avx2 = pack(w);
     w.avx2_held.store(true, std::memory_order_release);
   });
   const Avx2Panels& p = *w.avx2;
-  const std::size_t lda = p.k4 * 4;
-  // Rows padded to the packed k with zeros (the padding's weights are 0 too);
-  // a already in that form is used as it is.
-  std::vector<std::int8_t> padded;
-  const std::int8_t* rows_a = a;
-  if (lda != w.k) {
-    padded.assign(m * lda, 0);
-    for (std::size_t i = 0; i < m; ++i) std::memcpy(padded.data() + i * lda, a + i * w.k, w.k);
-    rows_a = padded.data();
-  }
+  const Step& step = fewer_multiplies ? sign_step() : zero_point_step();
+  // The activations plus the step's zero point, rows padded to the packed k
+  // (the padding meets zero weights).
+  const std::size_t lda = p.groups * kGroup;
+  const auto zero_point = static_cast<std::int8_t>(step.zero_point);
+  std::vector<std::int8_t> rows_a(m * lda, zero_point);
+  for (std::size_t i = 0; i < m; ++i)
+    for (std::size_t l = 0; l < w.k; ++l) rows_a[i * lda + l] = static_cast<std::int8_t>(a[i * w.k + l] + zero_point);
   // Threads take tiles of rows x one panel, a panel's tiles in a row so that
   // its weights stay in cache: whole panels where there are enough of them
   // (a Linear layer's thousands of columns), else row tiles too (a
@@ -161,7 +269,7 @@ void int8_matmul_avx2(const std::int8_t* a, std::size_t m, const Int8Weights& w,
   const auto threads = omp_in_parallel() ? std::size_t{1} : static_cast<std::size_t>(int8_threads());
   std::size_t row_tiles = 1;
   if (p.panels < 4 * threads) row_tiles = std::min((4 * threads + p.panels - 1) / p.panels, (m + 47) / 48);
-  const std::size_t tile_rows = ((m + row_tiles - 1) / row_tiles + kRows - 1) / kRows * kRows;
+  const std::size_t tile_rows = ((m + row_tiles - 1) / row_tiles + step.rows - 1) / step.rows * step.rows;
   row_tiles = (m + tile_rows - 1) / tile_rows;
   const auto tiles = static_cast<std::ptrdiff_t>(p.panels * row_tiles);
 #pragma omp parallel for schedule(static) num_threads(static_cast <int>(threads))
@@ -169,18 +277,24 @@ void int8_matmul_avx2(const std::int8_t* a, std::size_t m, const Int8Weights& w,
     const std::size_t panel = static_cast<std::size_t>(tile) / row_tiles;
     const std::size_t first = static_cast<std::size_t>(tile) % row_tiles * tile_rows;
     const std::size_t last = std::min(m, first + tile_rows);
-    const std::int8_t* packed = p.data.data() + panel * p.k4 * 64;
+    const std::int8_t* packed = p.data.data() + panel * p.groups * 64;
     const std::size_t columns = std::min(kPanel, w.n - panel * kPanel);
-    std::int32_t acc[2 * kRows][8];
-    for (std::size_t i = first; i < last; i += kRows) {
-      const std::size_t rows = std::min(kRows, last - i);
-      run_block(rows, rows_a + i * lda, lda, packed, p.k4, acc);
+    std::int32_t acc[2 * kMaxRows][8];
+    for (std::size_t i = first; i < last; i += step.rows) {
+      const std::size_t rows = std::min(step.rows, last - i);
+      step.blocks[rows - 1](rows_a.data() + i * lda, lda, packed, p.groups, acc);
+      const std::size_t j0 = panel * kPanel;
+      if (out.col_stride == 1 && columns == kPanel) {
+        store_rows(acc, rows, step.zero_point, &p.col_sums[j0], &col_scales[j0], out, i, j0);
+        continue;
+      }
       // Column by column: a convolution's output rows are adjacent pixels
       // of one channel, so each column's values land side by side.
       for (std::size_t c = 0; c < columns; ++c) {
-        const std::size_t j = panel * kPanel + c;
+        const std::size_t j = j0 + c;
+        const std::int32_t shift = step.zero_point * p.col_sums[j];
         for (std::size_t r = 0; r < rows; ++r)
-          out.at(i + r, j) = out.value(acc[2 * r + c / 8][c % 8], col_scales[j], j);
+          out.at(i + r, j) = out.value(acc[2 * r + c / 8][c % 8] - shift, col_scales[j], j);
       }
     }
   }
@@ -189,7 +303,8 @@ void int8_matmul_avx2(const std::int8_t* a, std::size_t m, const Int8Weights& w,
 #else  // not x86-64
 
 bool avx2_supported() { return false; }
-void int8_matmul_avx2(const std::int8_t*, std::size_t, const Int8Weights&, const float*, const Int8Output&) {
+bool avx2_prefers_fewer_multiplies() { return false; }
+void int8_matmul_avx2(const std::int8_t*, std::size_t, const Int8Weights&, const float*, const Int8Output&, bool) {
   throw Error("int8 matmul", "the AVX2 int8 kernel needs an x86-64 CPU");
 }
 

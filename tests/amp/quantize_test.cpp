@@ -246,28 +246,32 @@ TEST(QuantizedMatmul, MatchesIntegerSumsOnEveryDeviceAndKernel) {
     }
 }
 
-// Shapes that leave partial register blocks and panels (rows not a multiple
-// of 3, columns not of 16, k not of 8), with 7-bit activations as layers give them.
+// Shapes that leave partial register blocks and panels (every row count
+// from 1 to 11, so each block height of the AVX2 kernel's five and a
+// remainder of each; columns not a multiple of 16, k not of 4), with 7-bit
+// activations as layers give them.
 TEST(QuantizedMatmul, OddShapesAgreeAcrossKernels) {
-  const std::size_t m = 7, k = 13, n = 19;
+  const std::size_t k = 13, n = 19;
   std::mt19937 gen(9);
   std::uniform_int_distribution<int> dist(-63, 63);
-  std::vector<std::int8_t> a(m * k), b(k * n);
-  for (auto& v : a) v = static_cast<std::int8_t>(dist(gen));
-  for (auto& v : b) v = static_cast<std::int8_t>(dist(gen) * 2);
   const Device device = Device::flex();
-  const auto qa = int8_tensor(a, Shape{m, k}, 0.5f, device);
-  const auto qb = int8_tensor(b, Shape{k, n}, 0.25f, device);
-  for (const auto kernel : quant::detail::available_int8_kernels()) {
-    Int8KernelScope use(kernel);
-    const auto out = quant::quantized_matmul(qa, qb).to_data().to_vec<float>();
-    for (std::size_t i = 0; i < m; ++i)
-      for (std::size_t j = 0; j < n; ++j) {
-        std::int64_t acc = 0;
-        for (std::size_t l = 0; l < k; ++l) acc += std::int64_t{a[i * k + l]} * std::int64_t{b[l * n + j]};
-        EXPECT_EQ(out[i * n + j], static_cast<float>(acc) * 0.125f)
-            << static_cast<int>(kernel) << ": " << i << "," << j;
-      }
+  for (std::size_t m = 1; m <= 11; ++m) {
+    std::vector<std::int8_t> a(m * k), b(k * n);
+    for (auto& v : a) v = static_cast<std::int8_t>(dist(gen));
+    for (auto& v : b) v = static_cast<std::int8_t>(dist(gen) * 2);
+    const auto qa = int8_tensor(a, Shape{m, k}, 0.5f, device);
+    const auto qb = int8_tensor(b, Shape{k, n}, 0.25f, device);
+    for (const auto kernel : quant::detail::available_int8_kernels()) {
+      Int8KernelScope use(kernel);
+      const auto out = quant::quantized_matmul(qa, qb).to_data().to_vec<float>();
+      for (std::size_t i = 0; i < m; ++i)
+        for (std::size_t j = 0; j < n; ++j) {
+          std::int64_t acc = 0;
+          for (std::size_t l = 0; l < k; ++l) acc += std::int64_t{a[i * k + l]} * std::int64_t{b[l * n + j]};
+          EXPECT_EQ(out[i * n + j], static_cast<float>(acc) * 0.125f)
+              << "rows " << m << ", kernel " << static_cast<int>(kernel) << ": " << i << "," << j;
+        }
+    }
   }
   expect_quant_error([] { quant::detail::use_int8_kernel(static_cast<quant::detail::Int8Kernel>(99)); },
                      "not available");
@@ -275,7 +279,9 @@ TEST(QuantizedMatmul, OddShapesAgreeAcrossKernels) {
 
 // The largest 16-bit partial sums the 7-bit kernels form: rows of ±63 against
 // columns of ±127 with equal and alternating signs, so that every product
-// has the largest magnitude and the pair sums add up instead of cancelling.
+// has the largest magnitude and the pair sums add up instead of cancelling
+// (the AVX2 kernel's largest, 2 * (63 + 64) * 127 with its zero point, from
+// row 0 against column 0).
 TEST(QuantizedMatmul, LargestProductsStayExact) {
   const std::size_t m = 4, k = 40, n = 17;
   std::vector<std::int8_t> a(m * k), b(k * n);

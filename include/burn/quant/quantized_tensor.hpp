@@ -43,8 +43,10 @@ burn::detail::TensorRef quantized_matmul(const QuantizedRefs& a, const QuantSche
                                          const QuantScheme& b_scheme);
 
 /// The int8 GEMM implementations on the host (docs/precision.md): oneDNN's,
-/// our AVX2 kernel, plain loops. Auto is the default choice for this CPU.
-enum class Int8Kernel { Auto, OneDnn, Avx2, Reference };
+/// our AVX2 kernel with either of its inner steps (activations with a zero
+/// point; the weights' signs moved onto the activations, fewer multiplies),
+/// plain loops. Auto is the default choice for this CPU.
+enum class Int8Kernel { Auto, OneDnn, Avx2, Avx2FewerMultiplies, Reference };
 /// The ones this build and CPU can run.
 std::vector<Int8Kernel> available_int8_kernels();
 /// Makes the process use `kernel` (tests compare them); Auto restores the
