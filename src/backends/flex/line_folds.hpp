@@ -49,11 +49,19 @@ struct SquaredDeviation {
 template <class T, class A, class Term = AsIs>
 BURN_FLEX_ROW_CLONES A lane_sum(const T* p, std::int64_t s, std::size_t n, Term term = {}) {
   constexpr std::size_t kLanes = 32;
-  A lanes[kLanes] = {};
+  A lanes[kLanes];
   std::size_t k = 0;
-  if (s == 1)
-    for (; k + kLanes <= n; k += kLanes)
+  if (s == 1 && n >= kLanes) {
+    // The first elements start the lanes (0 + x, as adding to zeroed lanes
+    // gives), so that no loop zeroes them: GCC makes that a `rep stos`,
+    // whose start-up, once per 256 elements, held a 64 MiB sum about 12 %
+    // below the memory's speed.
+    for (std::size_t l = 0; l < kLanes; ++l) lanes[l] = A(0) + term(static_cast<A>(load(p[l])));
+    for (k = kLanes; k + kLanes <= n; k += kLanes)
       for (std::size_t l = 0; l < kLanes; ++l) lanes[l] += term(static_cast<A>(load(p[k + l])));
+  } else {
+    for (std::size_t l = 0; l < kLanes; ++l) lanes[l] = A(0);
+  }
   for (; k < n; ++k) lanes[k % kLanes] += term(static_cast<A>(load(p[static_cast<std::int64_t>(k) * s])));
   // The tree, one fixed-length loop per level so each level vectorises (a
   // loop over the widths compiled to 31 scalar adds, a cost paid per 256
