@@ -146,12 +146,16 @@ __attribute__((target("avx2"))) inline void store_sums(const __m256i (&c)[R][2],
   }
 }
 
-/// acc[2 r + h] = sum over k of a[r, k] * panel columns 8 h .. 8 h + 7, for
-/// activation bytes a read as unsigned (the zero-point step: each below 128).
+/// acc[2 r + h] = sum over k of (a[r, k] + 64) * panel columns 8 h .. 8 h +
+/// 7, for activations within ±63 (the zero-point step).
 template <std::size_t R>
 __attribute__((target("avx2"))) void zero_point_block(const std::int8_t* a, std::size_t lda, const std::int8_t* panel,
                                                       std::size_t groups, std::int32_t (*acc)[8]) {
   const __m256i ones = _mm256_set1_epi16(1);
+  // Added as the activations are broadcast, on a unit the multiplies leave
+  // free: a copy of the activations plus 64 cost a convolution more than
+  // its products.
+  const __m256i zero_point = _mm256_set1_epi8(static_cast<char>(kZeroPoint));
   // The row loops are unrolled so that the accumulators stay in registers
   // (GCC keeps a rolled loop's array on the stack).
   __m256i c[R][2];
@@ -161,7 +165,7 @@ __attribute__((target("avx2"))) void zero_point_block(const std::int8_t* a, std:
     const __m256i w0 = load(panel + g * 64), w1 = load(panel + g * 64 + 32);
 #pragma GCC unroll 8
     for (std::size_t r = 0; r < R; ++r) {
-      const __m256i x = broadcast_four(a + r * lda + g * kGroup);
+      const __m256i x = _mm256_add_epi8(broadcast_four(a + r * lda + g * kGroup), zero_point);
       c[r][0] = _mm256_add_epi32(c[r][0], _mm256_madd_epi16(_mm256_maddubs_epi16(x, w0), ones));
       c[r][1] = _mm256_add_epi32(c[r][1], _mm256_madd_epi16(_mm256_maddubs_epi16(x, w1), ones));
     }
@@ -200,7 +204,8 @@ __attribute__((target("avx2"))) void sign_block(const std::int8_t* a, std::size_
 using BlockFn = void (*)(const std::int8_t*, std::size_t, const std::int8_t*, std::size_t, std::int32_t (*)[8]);
 
 /// One inner step: its block for each row count up to its block height, and
-/// what it adds to each activation.
+/// the zero point its blocks add to each activation (whose share of each
+/// sum comes off as the output is written).
 struct Step {
   std::size_t rows = 0;
   int zero_point = 0;
@@ -254,13 +259,16 @@ void int8_matmul_avx2(const std::int8_t* a, std::size_t m, const Int8Weights& w,
   });
   const Avx2Panels& p = *w.avx2;
   const Step& step = fewer_multiplies ? sign_step() : zero_point_step();
-  // The activations plus the step's zero point, rows padded to the packed k
-  // (the padding meets zero weights).
-  const std::size_t lda = p.groups * kGroup;
-  const auto zero_point = static_cast<std::int8_t>(step.zero_point);
-  std::vector<std::int8_t> rows_a(m * lda, zero_point);
-  for (std::size_t i = 0; i < m; ++i)
-    for (std::size_t l = 0; l < w.k; ++l) rows_a[i * lda + l] = static_cast<std::int8_t>(a[i * w.k + l] + zero_point);
+  // Rows padded to the packed k with zeros (the padding's weights are 0 too);
+  // a already in that form is used as it is.
+  const std::size_t lda = p.groups * kGroup, k = w.k;
+  std::vector<std::int8_t> padded;
+  const std::int8_t* rows_a = a;
+  if (lda != k) {
+    padded.assign(m * lda, 0);
+    for (std::size_t i = 0; i < m; ++i) std::memcpy(padded.data() + i * lda, a + i * k, k);
+    rows_a = padded.data();
+  }
   // Threads take tiles of rows x one panel, a panel's tiles in a row so that
   // its weights stay in cache: whole panels where there are enough of them
   // (a Linear layer's thousands of columns), else row tiles too (a
@@ -282,14 +290,24 @@ void int8_matmul_avx2(const std::int8_t* a, std::size_t m, const Int8Weights& w,
     std::int32_t acc[2 * kMaxRows][8];
     for (std::size_t i = first; i < last; i += step.rows) {
       const std::size_t rows = std::min(step.rows, last - i);
-      step.blocks[rows - 1](rows_a.data() + i * lda, lda, packed, p.groups, acc);
+      step.blocks[rows - 1](rows_a + i * lda, lda, packed, p.groups, acc);
       const std::size_t j0 = panel * kPanel;
-      if (out.col_stride == 1 && columns == kPanel) {
+      if (columns == kPanel && out.col_stride == 1) {
         store_rows(acc, rows, step.zero_point, &p.col_sums[j0], &col_scales[j0], out, i, j0);
         continue;
       }
-      // Column by column: a convolution's output rows are adjacent pixels
-      // of one channel, so each column's values land side by side.
+      if (columns == kPanel) {
+        // A convolution's output: each column (channel) takes `rows`
+        // adjacent pixels. The values are made eight columns at a time into
+        // a block, then copied out column by column.
+        float values[kMaxRows][kPanel];
+        store_rows(acc, rows, step.zero_point, &p.col_sums[j0], &col_scales[j0],
+                   Int8Output{&values[0][0], kPanel, 1, out.bias ? out.bias + j0 : nullptr}, 0, 0);
+        for (std::size_t c = 0; c < kPanel; ++c)
+          for (std::size_t r = 0; r < rows; ++r) out.at(i + r, j0 + c) = values[r][c];
+        continue;
+      }
+      // A last, partial panel, column by column.
       for (std::size_t c = 0; c < columns; ++c) {
         const std::size_t j = j0 + c;
         const std::int32_t shift = step.zero_point * p.col_sums[j];

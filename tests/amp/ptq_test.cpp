@@ -270,19 +270,57 @@ TEST(Ptq, Conv2dGeometriesMatchTheReferenceOnEveryDevice) {
       }
 }
 
+/// A 3x3 convolution padded by 1 (output the input's size), initialised on
+/// `d` from `seed`.
+QuantConv same_size_3x3_conv(std::size_t in, std::size_t out, std::uint64_t seed, const Device& d) {
+  nn::Conv2dConfig config;
+  config.channels = {in, out};
+  config.kernel_size = {3, 3};
+  config = config.with_padding(nn::PaddingConfig2d::explicit_(1, 1));
+  d.seed(seed);
+  return QuantConv{config.init(d)};
+}
+
+// Output channels in whole panels of the AVX2 kernel's 16 columns and a
+// partial one (36 = 16 + 16 + 4), with a bias, and row counts that end in a
+// partial register block (8 x 7 = 56 pixels): the int8 convolution against
+// its input on the activation grid convolved with the dequantized weights,
+// on the host with every int8 kernel.
+TEST(Ptq, Conv2dWithWholePanelsOfChannelsMatchesTheReference) {
+  const Device d = Device::flex();
+  const QuantConv model = same_size_3x3_conv(8, 36, 10, d);
+  const auto calib = batch<4>(Shape{2, 8, 8, 7}, 48, d);
+  const auto x = batch<4>(Shape{3, 8, 8, 7}, 49, d);
+  const auto wq = quant::quantize(model.conv.weight.val(), QuantScheme::int8_per_channel(0)).dequantize();
+  for (const auto kernel : quant::detail::available_int8_kernels()) {
+    SCOPED_TRACE("kernel " + std::to_string(static_cast<int>(kernel)));
+    // Quantized under the kernel: its activation range (7 or 8 bits) is
+    // the layer's.
+    const burn::testing::Int8KernelScope use(kernel);
+    const auto calibration = quant::calibrate(model, [&](const QuantConv& m) { (void)m.forward(calib); });
+    const auto qmodel = quant::quantize_model(model, calibration);
+    const float qmax = static_cast<float>(quant::activation_qmax());
+    const float sa = calibration.layers.at("conv.weight").input_amax / qmax;
+    const auto xq = (x / sa).round().clamp(-qmax, qmax) * sa;
+    const auto want_tensor =
+        module::conv2d(xq, wq, model.conv.bias->val(), module::ConvOptions<2>({1, 1}, {1, 1}, {1, 1}, 1));
+    ASSERT_EQ(want_tensor.shape(), (Shape{3, 36, 8, 7}));
+    const auto want = want_tensor.to_data().to_vec<float>();
+    const auto have = qmodel.forward(x).to_data().to_vec<float>();
+    ASSERT_EQ(have.size(), want.size());
+    const float tolerance = 1e-5f * max_abs(want);
+    for (std::size_t i = 0; i < want.size(); ++i) EXPECT_NEAR(have[i], want[i], tolerance) << i;
+  }
+}
+
 // Several images at once: the convolution runs one image per thread, each
 // through the same GEMM (its primitive, its packed weights) at the same
 // time. Every kernel gives each image the bits it gives that image alone.
 // Layers this size keep the threads' products overlapping in time, so a
 // kernel that shares working memory between concurrent calls shows it here.
 TEST(Ptq, ConcurrentImagesGiveEachImagesOwnBitsOnEveryKernel) {
-  nn::Conv2dConfig config;
-  config.channels = {32, 64};
-  config.kernel_size = {3, 3};
-  config = config.with_padding(nn::PaddingConfig2d::explicit_(1, 1));
   const Device d = Device::flex();
-  d.seed(9);
-  const QuantConv model{config.init(d)};
+  const QuantConv model = same_size_3x3_conv(32, 64, 9, d);
   const auto calib = batch<4>(Shape{2, 32, 14, 14}, 46, d);
   const auto calibration = quant::calibrate(model, [&](const QuantConv& m) { (void)m.forward(calib); });
   constexpr std::size_t kImages = 16;
