@@ -22,11 +22,13 @@
 //
 // Which is faster depends on where the CPU runs vpsignb and vpabsb. Zen 1
 // has one vector multiply pipe and runs them beside it: the sign transfer
-// took a 64 x 4096 x 4096 product from 29.9 to 26.0 ms there. Zen 3 (and
-// Intel's AVX2 cores) run all four on the same two pipes, where the zero
-// point's 8 instructions per eight k beat the sign transfer's 11: 7.4 to
-// 5.5 ms on two Zen 3 cores. The default is the sign transfer on Zen 1 and
-// the zero point elsewhere; tests run both on any AVX2 CPU.
+// took a 64 x 4096 x 4096 product from 29.9 to 26.0 ms there. Zen 3 runs
+// all four on the same two pipes, where the zero point's 8 instructions per
+// eight k beat the sign transfer's 11: 7.4 to 5.5 ms on two Zen 3 cores.
+// The default is the sign transfer on Zen 1 and on Haswell and Broadwell
+// (whose published port assignments are Zen 1's case: integer multiplies
+// on one port, vpsignb and vpabsb on others; not measured here), the zero
+// point elsewhere; tests run both on any AVX2 CPU.
 //
 // Weights are packed once into panels of 16 columns: for each group of four
 // k, 64 bytes holding columns 0-7 (four k each) then columns 8-15, so one
@@ -97,8 +99,9 @@ bool avx2_supported() {
 }
 
 bool avx2_prefers_fewer_multiplies() {
-  static const bool zen1 = __builtin_cpu_is("znver1");
-  return zen1;
+  static const bool one_multiply_port =
+      __builtin_cpu_is("znver1") || __builtin_cpu_is("haswell") || __builtin_cpu_is("broadwell");
+  return one_multiply_port;
 }
 
 namespace {
