@@ -37,7 +37,8 @@ wgrad::Problem with_output(wgrad::Problem p) {
 }
 
 /// The weight gradient in double, row-major [OC, IC, KH, KW].
-std::vector<double> reference_weight_grad(const wgrad::Problem& p, const std::vector<float>& x, const std::vector<float>& g) {
+std::vector<double> reference_weight_grad(const wgrad::Problem& p, const std::vector<float>& x,
+                                          const std::vector<float>& g) {
   std::vector<double> dw(p.out_channels * p.in_channels * p.kernel_h * p.kernel_w);
   for (std::size_t oc = 0; oc < p.out_channels; ++oc)
     for (std::size_t ic = 0; ic < p.in_channels; ++ic)
@@ -47,10 +48,10 @@ std::vector<double> reference_weight_grad(const wgrad::Problem& p, const std::ve
           for (std::size_t n = 0; n < p.batch; ++n)
             for (std::size_t oh = 0; oh < p.out_h; ++oh)
               for (std::size_t ow = 0; ow < p.out_w; ++ow) {
-                const auto ih = static_cast<std::ptrdiff_t>(oh + kh * p.dilation_h) -
-                                static_cast<std::ptrdiff_t>(p.pad_top);
-                const auto iw = static_cast<std::ptrdiff_t>(ow + kw * p.dilation_w) -
-                                static_cast<std::ptrdiff_t>(p.pad_left);
+                const auto ih =
+                    static_cast<std::ptrdiff_t>(oh + kh * p.dilation_h) - static_cast<std::ptrdiff_t>(p.pad_top);
+                const auto iw =
+                    static_cast<std::ptrdiff_t>(ow + kw * p.dilation_w) - static_cast<std::ptrdiff_t>(p.pad_left);
                 if (ih < 0 || iw < 0 || ih >= static_cast<std::ptrdiff_t>(p.in_h) ||
                     iw >= static_cast<std::ptrdiff_t>(p.in_w))
                   continue;

@@ -1,9 +1,10 @@
 // The weight gradient of a convolution. f32 / bf16 run oneDNN's
 // backward-weights primitive in its blocked layouts (f16 through f32),
 // reading x and the output gradient in the layout a convolution left them
-// in; f64 and cases oneDNN declines use the direct loop below. On AVX2 CPUs,
-// a stride-1 f32 gradient whose operands are both row-major runs burn's own
-// kernel (conv_weight_grad_avx2.hpp) instead.
+// in; f64 and cases oneDNN declines use the direct loop below. Where oneDNN
+// runs its AVX2 kernels (no AVX-512), a stride-1 f32 gradient whose operands
+// are both row-major runs burn's own kernel (conv_weight_grad_avx2.hpp)
+// instead.
 #include <algorithm>
 
 #include "backends/flex/blocked_layout.hpp"
@@ -54,8 +55,10 @@ bool dnnl_weight_grad(const Context& ctx, const host::CpuTensorPtr& x_in, const 
 
 /// burn's AVX2 kernel, where it takes the problem: f32, 1-D or 2-D, stride
 /// 1, one group, x and g row-major (an opaque operand is oneDNN's: it reads
-/// the blocked layout as it is). Measured on a 2-core Zen 3 against oneDNN
-/// 2.6's AVX2 kernel with the reorders of x and g it needs: a first layer
+/// the blocked layout as it is), on a CPU where oneDNN's own kernel is its
+/// AVX2 one (its AVX-512 kernels were not measured against this one).
+/// Measured on a 2-core Zen 3 against oneDNN 2.6's AVX2 kernel with the
+/// reorders of x and g it needs: a first layer
 /// (64 x 1 x 28 x 28, 32 channels) 0.53 against 2.07 ms, 3x3 layers of
 /// 32-256 channels 1.1-1.25x faster, a 7x7 image with 512 channels level.
 /// With fewer than 16 output channels most of its 16-channel tiles would be
@@ -68,7 +71,7 @@ bool avx2_weight_grad(const Context& ctx, const host::CpuTensorPtr& x_in, const 
   if (op.groups != 1 || op.stride.empty() || op.stride.size() > 2 || x_in->is_opaque() || g_in->is_opaque())
     return false;
   if (std::any_of(op.stride.begin(), op.stride.end(), [](std::size_t s) { return s != 1; })) return false;
-  if (!wg::available()) return false;
+  if (!wg::available() || !dnn::isa_below_avx512()) return false;
   const bool two_d = op.stride.size() == 2;
   const auto& xs = x_in->shape;
   const auto& gs = g_in->shape;

@@ -32,9 +32,9 @@
 namespace burn::flex::weight_grad_avx2 {
 namespace {
 
-constexpr std::size_t kChannels = 16;   // output channels per tile: two vectors
-constexpr std::size_t kColumns = 6;     // (ic, kh, kw) columns per tile
-constexpr std::size_t kChunk = 256;     // pixels per chunk: a 16 KB transposed gradient
+constexpr std::size_t kChannels = 16;  // output channels per tile: two vectors
+constexpr std::size_t kColumns = 6;    // (ic, kh, kw) columns per tile
+constexpr std::size_t kChunk = 256;    // pixels per chunk: a 16 KB transposed gradient
 constexpr std::size_t kMinThreadFmas = std::size_t(1) << 17;
 
 /// Sizes derived from a Problem.
@@ -129,8 +129,7 @@ void for_each_run(const Problem& p, std::size_t p0, std::size_t p1, F&& f) {
 
 /// gt[i][c] = g[channel oc0 + c] at the chunk's i-th pixel, 0 for channels
 /// past the last.
-void transpose_gradient(const Problem& p, const float* g, std::size_t oc0, std::size_t p0, std::size_t p1,
-                        float* gt) {
+void transpose_gradient(const Problem& p, const float* g, std::size_t oc0, std::size_t p0, std::size_t p1, float* gt) {
   const std::size_t plane = p.out_h * p.out_w, valid = std::min(kChannels, p.out_channels - oc0);
   std::size_t i = 0;
   for_each_run(p, p0, p1, [&](const Run& r) {
