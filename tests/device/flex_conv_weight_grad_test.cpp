@@ -169,6 +169,35 @@ TEST(FlexConvWeightGrad, AutodiffOnFlexMatchesNdarray) {
   }
 }
 
+TEST(FlexConvWeightGrad, HalfPrecisionGradientsSumInF32) {
+  // f16 and bf16 weight gradients on flex widen x and dy to f32 and take
+  // the same kernel: against an f32 gradient on ndarray from the same
+  // rounded values, only the result's final rounding differs.
+  const Shape xs{8, 16, 9, 9}, ws{32, 16, 3, 3};
+  const module::ConvOptions<2> pad1{{1, 1}, {1, 1}, {1, 1}};
+  const auto x_values = signal(xs.num_elements(), 1.0, 0.4), w_values = signal(ws.num_elements(), 0.2, 0.8);
+  for (const DType half : {DType::F16, DType::BF16}) {
+    SCOPED_TRACE(dtype_name(half));
+    auto gradient = [&](const Device& device, DType dtype) {
+      const Device ad = device.autodiff();
+      const auto rounded = [&](const std::vector<float>& v, const Shape& shape) {
+        return Tensor<4>::from_data(TensorData(v, shape), ad).cast(half).cast(dtype).detach();
+      };
+      const auto x = rounded(x_values, xs);
+      const auto w = rounded(w_values, ws).require_grad();
+      const auto y = module::conv2d(x, w, std::nullopt, pad1);
+      const auto weights = rounded(signal(y.shape().num_elements(), 1.0, 2.0), y.shape());
+      const auto grads = (y * weights).sum().backward();
+      return w.grad(grads)->cast(DType::F32).to_data();
+    };
+    // |dW| reaches about 60: a unit in the last place of f16 is 0.03 there,
+    // of bf16 0.25.
+    const double ulp = half == DType::F16 ? 1.0 / 1024 : 1.0 / 128;
+    gradient(Device::flex(), half)
+        .assert_approx_eq(gradient(Device::ndarray(), DType::F32), Tolerance::rel_abs(ulp, ulp));
+  }
+}
+
 }  // namespace
 
 #endif

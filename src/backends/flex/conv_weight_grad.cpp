@@ -164,7 +164,8 @@ Result kernel(const Context& ctx, const ir::ConvWeightGrad& op, Inputs in, Outpu
   if (is_half(dtype)) {
     auto x32 = dnn::to_f32(ctx, *x), g32 = dnn::to_f32(ctx, *g);
     auto dw32 = ctx.output({out[0].shape, DType::F32});
-    if (!dnnl_weight_grad(ctx, x32, g32, *dw32, op, dnnl::memory::data_type::f32))
+    if (!avx2_weight_grad(ctx, x32, g32, *dw32, op) &&
+        !dnnl_weight_grad(ctx, x32, g32, *dw32, op, dnnl::memory::data_type::f32))
       loop_weight_grad<float>(*x32, *g32, *dw32, op);
     dnn::narrow_from_f32(*dw32, *dw);
     return {dw};
