@@ -151,6 +151,49 @@ TEST(Epilogue, ConvWithChannelScaleShiftAndRelu) {
   EXPECT_EQ(s.ops_fused, 5u) << "conv, mul, add, compare and mask_fill in one kernel";
 }
 
+// With small weights beside its output (a first layer), the convolution
+// scales its weights and bias by the per-channel factor instead of taking
+// the multiply and the add as oneDNN post-ops, which slowed oneDNN's
+// first-layer kernel 4x (src/backends/flex/conv.cpp, fold_channel_affine).
+// The values agree with flex's op-by-op ones within float rounding, for a
+// shift added or subtracted, a scalar factor, and post-ops after the folded
+// ones (a residual as oneDNN's sum, relu, then a per-channel multiply,
+// whose operand is renumbered).
+TEST(Epilogue, ConvWithSmallWeightsFoldsTheChannelScaleIntoThem) {
+  enum class Form { ScaleShiftRelu, ScalarScaleMinusShift, ThenResidualReluAndScale };
+  for (Form form : {Form::ScaleShiftRelu, Form::ScalarScaleMinusShift, Form::ThenResidualReluAndScale}) {
+    SCOPED_TRACE(static_cast<int>(form));
+    auto chain = [form](const Device& d) {
+      // 1 input channel, 8 outputs at 20 x 20 (batch 4): 12,800 outputs
+      // for 72 weights.
+      auto x = Tensor<4>::from_data(volume({4, 1, 20, 20}, 1.0f), d);
+      auto w = Tensor<4>::from_data(volume({8, 1, 3, 3}, 0.4f), d);
+      auto b = Tensor<1>::from_data(TensorData(volume({8}, 0.2f).to_vec<float>(), {8}), d);
+      auto scale = Tensor<4>::from_data(volume({1, 8, 1, 1}, 1.5f), d);
+      auto shift = Tensor<4>::from_data(volume({1, 8, 1, 1}, 0.3f), d);
+      const burn::module::ConvOptions<2> opts({1, 1}, {1, 1}, {1, 1}, 1);
+      auto y = burn::module::conv2d(x, w, b, opts);
+      switch (form) {
+        case Form::ScaleShiftRelu: return burn::activation::relu(y * scale + shift);
+        case Form::ScalarScaleMinusShift: return y * 0.7 - shift;
+        case Form::ThenResidualReluAndScale: {
+          auto residual = Tensor<4>::from_data(volume({4, 8, 20, 20}, 0.7f), d);
+          auto after = Tensor<4>::from_data(volume({1, 8, 1, 1}, 2.0f), d);
+          return burn::activation::relu(y * scale + shift + residual) * after;
+        }
+      }
+      throw std::logic_error("unreachable");
+    };
+    const auto s = fused_against_flex(chain);
+    EXPECT_EQ(s.fused_groups, 1u);
+    EXPECT_EQ(s.ops_eager, 0u) << "the whole chain in the convolution";
+    // Scaled weights round differently from a scaled output: equal bits
+    // would mean the group fell back to flex's kernels one by one.
+    EXPECT_NE(bitwise_diff(chain(fused_device()).to_data(), chain(eager_device()).to_data()), "")
+        << "the convolution did not take the chain";
+  }
+}
+
 // A pool queues like the ops before it and runs alone at the drain: written
 // as one expression, the convolution's output and the batch norm's are
 // temporaries the pool no longer sees held, so the convolution still takes
