@@ -35,8 +35,9 @@ struct Problem {
   std::size_t dilation_h = 1, dilation_w = 1;
 };
 
-/// Whether the kernel takes `p`: every size positive and the output size the
-/// one stride 1 gives for this input, kernel, dilation and padding.
+/// Whether the kernel takes `p`: every size positive. (Any output size is
+/// summed correctly: each output pixel reads the input at its taps, zero
+/// outside it.)
 bool takes(const Problem& p);
 
 /// Size in floats of the scratch `weight_grad` needs (the padded input and
