@@ -70,6 +70,15 @@ dnnl::memory::desc blocked8(const dnnl::memory::desc& md) {
   return {md.dims(), dnnl::memory::data_type::f32, dnnl::memory::format_tag::nChw8c};
 }
 
+/// The operand of post-op `i` among `post_args` (its slot is
+/// DNNL_ARG_ATTR_MULTIPLE_POST_OP(i) | DNNL_ARG_SRC_1); nullptr when absent.
+const dnn::PlainArg* post_op_operand(std::span<const dnn::PlainArg> post_args, int i) {
+  const int slot = DNNL_ARG_ATTR_MULTIPLE_POST_OP(i) | DNNL_ARG_SRC_1;
+  const auto arg =
+      std::find_if(post_args.begin(), post_args.end(), [&](const dnn::PlainArg& a) { return a.arg == slot; });
+  return arg == post_args.end() ? nullptr : &*arg;
+}
+
 /// The post-ops of `attr` (the cpu device's fused epilogue) as steps of
 /// burn's Winograd, with their operands from `post_args` and `sum` (a sum
 /// post-op's residual, read as a full operand in the output's layout, its
@@ -113,10 +122,8 @@ bool epilogue_steps(const dnnl::primitive_attr& attr, std::span<const dnn::Plain
       case dnnl::algorithm::binary_div: step.op = Step::Op::Div; break;
       default: return false;
     }
-    const int slot = DNNL_ARG_ATTR_MULTIPLE_POST_OP(i) | DNNL_ARG_SRC_1;
-    const auto arg =
-        std::find_if(post_args.begin(), post_args.end(), [&](const dnn::PlainArg& a) { return a.arg == slot; });
-    if (arg == post_args.end() || md.data_type() != dnnl::memory::data_type::f32) return false;
+    const dnn::PlainArg* arg = post_op_operand(post_args, i);
+    if (!arg || md.data_type() != dnnl::memory::data_type::f32) return false;
     const auto dims = md.dims();
     const auto ones = [&](std::size_t from) {
       return std::all_of(dims.begin() + static_cast<std::ptrdiff_t>(from), dims.end(), [](auto d) { return d == 1; });
@@ -392,34 +399,25 @@ std::optional<ConvWithPostOps> fold_channel_affine(const Context& ctx, const Con
   const std::size_t channels = y.shape[1];
   if (y.num_elements() < kOutputsPerWeight * t.w->num_elements() || t.w->dtype != DType::F32) return std::nullopt;
   const dnnl::post_ops post = attr.get_post_ops();
-  const auto operand = [&](int i) -> std::vector<float> {
-    if (post.kind(i) != dnnl::primitive::kind::binary) return {};
+  // Post-op i's algorithm and its operand's value per channel, when it is a
+  // binary op with such an operand (undef and no values otherwise).
+  const auto channel_step = [&](int i) -> std::pair<dnnl::algorithm, std::vector<float>> {
+    if (i >= post.len() || post.kind(i) != dnnl::primitive::kind::binary) return {dnnl::algorithm::undef, {}};
     dnnl::algorithm alg{};
     dnnl::memory::desc md;
     post.get_params_binary(i, alg, md);
-    const int slot = DNNL_ARG_ATTR_MULTIPLE_POST_OP(i) | DNNL_ARG_SRC_1;
-    const auto arg =
-        std::find_if(post_args.begin(), post_args.end(), [&](const dnn::PlainArg& a) { return a.arg == slot; });
-    return arg == post_args.end() ? std::vector<float>{} : per_channel_values(md, *arg, channels);
+    const dnn::PlainArg* arg = post_op_operand(post_args, i);
+    return {alg, arg ? per_channel_values(md, *arg, channels) : std::vector<float>{}};
   };
-  const auto binary_alg = [&](int i) {
-    dnnl::algorithm alg{};
-    dnnl::memory::desc md;
-    if (post.kind(i) == dnnl::primitive::kind::binary) post.get_params_binary(i, alg, md);
-    return alg;
-  };
-  if (post.len() < 1 || binary_alg(0) != dnnl::algorithm::binary_mul) return std::nullopt;
-  const std::vector<float> scale = operand(0);
-  if (scale.empty()) return std::nullopt;
+  const auto [first, scale] = channel_step(0);
+  if (first != dnnl::algorithm::binary_mul || scale.empty()) return std::nullopt;
   int folded = 1;
   std::vector<float> shift(channels, 0.0f);
-  if (post.len() > 1 &&
-      (binary_alg(1) == dnnl::algorithm::binary_add || binary_alg(1) == dnnl::algorithm::binary_sub)) {
-    if (auto values = operand(1); !values.empty()) {
-      const float sign = binary_alg(1) == dnnl::algorithm::binary_sub ? -1.0f : 1.0f;
-      for (std::size_t c = 0; c < channels; ++c) shift[c] = sign * values[c];
-      folded = 2;
-    }
+  if (const auto [second, values] = channel_step(1);
+      !values.empty() && (second == dnnl::algorithm::binary_add || second == dnnl::algorithm::binary_sub)) {
+    const float sign = second == dnnl::algorithm::binary_sub ? -1.0f : 1.0f;
+    for (std::size_t c = 0; c < channels; ++c) shift[c] = sign * values[c];
+    folded = 2;
   }
   // The post-ops after the folded ones, their operands renumbered.
   ConvWithPostOps out;
@@ -444,10 +442,8 @@ std::optional<ConvWithPostOps> fold_channel_affine(const Context& ctx, const Con
         dnnl::algorithm alg{};
         dnnl::memory::desc md;
         post.get_params_binary(i, alg, md);
-        const int slot = DNNL_ARG_ATTR_MULTIPLE_POST_OP(i) | DNNL_ARG_SRC_1;
-        const auto arg =
-            std::find_if(post_args.begin(), post_args.end(), [&](const dnn::PlainArg& a) { return a.arg == slot; });
-        if (arg == post_args.end()) return std::nullopt;
+        const dnn::PlainArg* arg = post_op_operand(post_args, i);
+        if (!arg) return std::nullopt;
         rest.append_binary(alg, md);
         out.post_args.push_back({DNNL_ARG_ATTR_MULTIPLE_POST_OP(at) | DNNL_ARG_SRC_1, arg->md, arg->tensor});
         break;
