@@ -4,8 +4,8 @@
 // the CPU it runs on. White-box: Highway's run-time dispatch is pointed at
 // each instruction set this CPU offers, in turn, and the results compared
 // bit for bit; and the default one is held to 1 ULP of the correctly rounded
-// exp over the whole range where exp is finite and nonzero, and beyond. erf
-// is held to its own bound.
+// exp over the whole range where exp is finite and nonzero, and beyond, on
+// both of its paths. erf is held to its own bound.
 #include <burn_test.hpp>
 
 #include <cmath>
@@ -104,6 +104,27 @@ TEST(FlexSimdMath, ExpIsWithinOneUlpOfTheCorrectlyRoundedResult) {
   EXPECT_EQ(edges[2], inf);
   EXPECT_EQ(edges[3], 0.0f);
   EXPECT_TRUE(std::isnan(edges[4]));
+}
+
+// A vector of in-range values takes a short path (the scaling as an
+// exponent add); one with a NaN, an infinity or a value beyond +-87 takes the
+// full-range one. A value's exp must not depend on its neighbours: each input
+// is computed once among its in-range neighbours and once beside a NaN.
+TEST(FlexSimdMath, ExpOfAValueDoesNotDependOnItsNeighbours) {
+  const auto in = exp_inputs();
+  const auto alone = exp_of(in);
+  std::vector<float> beside_nan;
+  for (float x : in) {
+    beside_nan.push_back(x);
+    beside_nan.push_back(std::numeric_limits<float>::quiet_NaN());
+  }
+  const auto mixed = exp_of(beside_nan);
+  for (std::size_t i = 0; i < in.size(); ++i) {
+    const float a = alone[i], b = mixed[2 * i];
+    const bool same = (std::isnan(a) && std::isnan(b)) || std::memcmp(&a, &b, sizeof a) == 0;
+    ASSERT_TRUE(same) << "exp(" << in[i] << "): " << a << " among in-range values, " << b << " beside a NaN";
+    ASSERT_TRUE(std::isnan(mixed[2 * i + 1]));
+  }
 }
 
 // erf in f32 is a rational function of x^2 (math.cpp): within 6 ULP of the
