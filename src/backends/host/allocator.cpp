@@ -184,8 +184,14 @@ std::byte* Allocator::fresh_block(std::size_t capacity) {
   // training pass 3-6 %. Debian's default THP mode is "madvise", so without
   // the advice no huge page is used; a kernel without THP ignores it.
   // Larger blocks keep 4 KiB pages: with huge pages the Fashion-MNIST test
-  // pass (batch 1000: 25-100 MB activations) took 1.2 s instead of 0.75 s
-  // here, for a reason not yet found (first touch itself is faster).
+  // pass (batch 1000: 25-100 MB activations) took 0.9-1.2 s instead of
+  // 0.7 s on the 2-core VMs this is developed on, 13 % of all samples in
+  // the kernel zeroing new huge pages. Their balloon device reports free
+  // 2 MiB blocks to the host, which discards them, so a new huge page is
+  // memory the host must fault in again; small pages mostly come from
+  // recently freed ones. (Touching 18 GB first made the two equal until
+  // the reports caught up.) On a machine without that, huge pages for
+  // these blocks may well pay: unmeasured.
   std::byte* p = map_aligned(capacity, kHugePage);
   if (p != nullptr) madvise(p, capacity / kHugePage * kHugePage, MADV_HUGEPAGE);
   return p;
