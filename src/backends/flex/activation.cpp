@@ -52,19 +52,24 @@ void apply_in_place(RowFn fn, T* v, std::size_t n) {
 }
 
 // One row of n elements; `e` is scratch for n values. exp_fn and log_fn are
-// flex's unary row functions for T.
+// flex's unary row functions for T. The last pass prefetches `next`, the
+// row after this one (null for none).
 template <class T>
-BURN_FLEX_ROW_CLONES void softmax_row(const T* row, T* out, T* e, std::size_t n, bool log, RowFn exp_fn, RowFn log_fn) {
+BURN_FLEX_ROW_CLONES void softmax_row(const T* row, T* out, T* e, std::size_t n, bool log, RowFn exp_fn, RowFn log_fn,
+                                      const T* next) {
   const compute_t<T> max = fold_line<ExtremeR<T, true>>(row, n);  // an element: exact in T
   for (std::size_t i = 0; i < n; ++i) e[i] = store<T>(load(row[i]) - max);
   if (log) std::copy_n(e, n, out);  // the shifted row is the result's first term
   apply_in_place(exp_fn, e, n);
   T sum = store<T>(fold_line<SumR<T>>(e, n));
+  if (log) apply_in_place(log_fn, &sum, 1);
+  // By value: `sum`'s address escaped above, so a store to out[i] might
+  // change it as far as the compiler knows, and the loop would not vectorise.
+  const compute_t<T> s = load(sum);
   if (log) {
-    apply_in_place(log_fn, &sum, 1);
-    for (std::size_t i = 0; i < n; ++i) out[i] = store<T>(load(out[i]) - load(sum));
+    for_each_prefetching(next, n, [&, s](std::size_t i) { out[i] = store<T>(load(out[i]) - s); });
   } else {
-    for (std::size_t i = 0; i < n; ++i) out[i] = store<T>(load(e[i]) / load(sum));
+    for_each_prefetching(next, n, [&, s](std::size_t i) { out[i] = store<T>(load(e[i]) / s); });
   }
 }
 
@@ -81,7 +86,8 @@ void softmax_rows(const CpuTensor& x, const CpuTensor& y, bool log) {
       [&](std::size_t begin, std::size_t end) {
         std::vector<T> e(n);  // reused by the chunk's rows
         for (std::size_t r = begin; r < end; ++r)
-          softmax_row<T>(src + r * n, dst + r * n, e.data(), n, log, exp_fn, log_fn);
+          softmax_row<T>(src + r * n, dst + r * n, e.data(), n, log, exp_fn, log_fn,
+                         r + 1 < end ? src + (r + 1) * n : nullptr);
       },
       std::max<std::size_t>(1, kMathGrain / n));
 }

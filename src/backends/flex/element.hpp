@@ -110,6 +110,25 @@ struct ErrorSlot {
 #define BURN_FLEX_ROW_CLONES
 #endif
 
+/// Runs f(i) for i < n, prefetching `next` (a row of at least n elements
+/// the caller reads next; null for none) a cache line per line of this row:
+/// for a multi-pass row kernel (layer norm, softmax) whose later passes hit
+/// L1, so that the next row's first pass does not wait on memory. Inlined
+/// into the caller's clone. The prefetches go out 16 lines at a time ahead
+/// of a loop over the same stretch, not one per line inside it: GCC unrolls
+/// a 16-element inner loop whole and then leaves it scalar.
+template <class T, class F>
+[[gnu::always_inline]] inline void for_each_prefetching(const T* next, std::size_t n, F&& f) {
+  constexpr std::size_t kLine = 64 / sizeof(T);
+  constexpr std::size_t kStretch = 16 * kLine;
+  for (std::size_t begin = 0; begin < n; begin += kStretch) {
+    const std::size_t end = std::min(n, begin + kStretch);
+    if (next != nullptr)
+      for (std::size_t i = begin; i < end; i += kLine) __builtin_prefetch(next + i);
+    for (std::size_t i = begin; i < end; ++i) f(i);
+  }
+}
+
 /// Elementwise rows. `F(args...)` computes one element in the compute type;
 /// the contiguous cases are separate loops the compiler can vectorise.
 /// Unary: ptrs = {out R, in T}.

@@ -2,7 +2,8 @@
 // biased variance as pairwise sums (the variance of the deviations from the
 // mean, not E[x^2] - mean^2, which cancels badly), then one pass writing
 // (x - mean) * rstd * weight + bias. A row is read from memory once; its
-// second and third passes hit the cache. Rows split across flex's threads.
+// second and third passes hit the cache, and the third prefetches the next
+// row. Rows split across flex's threads.
 #include <cmath>
 
 #include "backends/flex/kernels.hpp"
@@ -14,10 +15,17 @@ namespace {
 
 using host::CpuTensor;
 
-// One row: y = (x - mean) * rstd * w + b, in the compute type.
+// One row: y = (x - mean) * rstd * w + b, in the compute type, prefetching
+// the next row (`next`, null for none). The mean and variance passes read
+// the row from L1; only the first pass waits on memory, and without the
+// prefetch it waited for each row in turn: 4096 rows of 1024 floats on two
+// threads of a Zen 3 EPYC took 0.91-1.43 ms, with it 0.71-0.85 (eight
+// alternating runs; a single pass writing x * w + b takes about 0.6).
 template <class T, class C>
-BURN_FLEX_ROW_CLONES void normalize_row(const T* x, const T* w, const T* b, T* y, std::size_t n, C mean, C rstd) {
-  for (std::size_t i = 0; i < n; ++i) y[i] = store<T>((load(x[i]) - mean) * rstd * load(w[i]) + load(b[i]));
+BURN_FLEX_ROW_CLONES void normalize_row(const T* x, const T* w, const T* b, T* y, std::size_t n, C mean, C rstd,
+                                        const T* next) {
+  for_each_prefetching(next, n,
+                       [&](std::size_t i) { y[i] = store<T>((load(x[i]) - mean) * rstd * load(w[i]) + load(b[i])); });
 }
 
 template <class T>
@@ -39,7 +47,7 @@ void layer_norm_rows(const CpuTensor& x, const CpuTensor& w, const CpuTensor& b,
           const C var = reduce_engine::pairwise_sum<T, C>(row, 1, n, reduce_engine::SquaredDeviation<C>{mean}) /
                         static_cast<C>(n);
           const C rstd = C(1) / std::sqrt(var + eps);
-          normalize_row<T, C>(row, weight, bias, dst + r * n, n, mean, rstd);
+          normalize_row<T, C>(row, weight, bias, dst + r * n, n, mean, rstd, r + 1 < end ? row + n : nullptr);
         }
       },
       std::max<std::size_t>(1, kGrainSize / n));
