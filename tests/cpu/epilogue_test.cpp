@@ -134,17 +134,29 @@ TensorData volume(std::vector<std::size_t> shape, float scale) {
   return TensorData(v, Shape(shape));
 }
 
+/// A 3x3 convolution's input, weights and bias, and the per-channel scale
+/// and shift of an inference batch norm after it, as sine volumes; padding
+/// 1 keeps the side.
+struct ConvAndAffine {
+  Tensor<4> x, w;
+  Tensor<1> b;
+  Tensor<4> scale, shift;
+  burn::module::ConvOptions<2> opts{{1, 1}, {1, 1}, {1, 1}, 1};
+};
+
+ConvAndAffine conv_and_affine(const Device& d, std::size_t batch, std::size_t in, std::size_t out, std::size_t side) {
+  return {Tensor<4>::from_data(volume({batch, in, side, side}, 1.0f), d),
+          Tensor<4>::from_data(volume({out, in, 3, 3}, 0.4f), d),
+          Tensor<1>::from_data(TensorData(volume({out}, 0.2f).to_vec<float>(), {out}), d),
+          Tensor<4>::from_data(volume({1, out, 1, 1}, 1.5f), d), Tensor<4>::from_data(volume({1, out, 1, 1}, 0.3f), d)};
+}
+
 TEST(Epilogue, ConvWithChannelScaleShiftAndRelu) {
   // Inference batch norm folded into a per-channel scale and shift, then
   // relu: one oneDNN convolution with post-ops.
   auto chain = [](const Device& d) {
-    auto x = Tensor<4>::from_data(volume({2, 3, 9, 9}, 1.0f), d);
-    auto w = Tensor<4>::from_data(volume({5, 3, 3, 3}, 0.4f), d);
-    auto b = Tensor<1>::from_data(TensorData(volume({5}, 0.2f).to_vec<float>(), {5}), d);
-    auto scale = Tensor<4>::from_data(volume({1, 5, 1, 1}, 1.5f), d);
-    auto shift = Tensor<4>::from_data(volume({1, 5, 1, 1}, 0.3f), d);
-    const burn::module::ConvOptions<2> opts({1, 1}, {1, 1}, {1, 1}, 1);
-    return burn::activation::relu(burn::module::conv2d(x, w, b, opts) * scale + shift);
+    const auto c = conv_and_affine(d, 2, 3, 5, 9);
+    return burn::activation::relu(burn::module::conv2d(c.x, c.w, c.b, c.opts) * c.scale + c.shift);
   };
   const auto s = fused_against_flex(chain);
   EXPECT_EQ(s.fused_groups, 1u);
@@ -166,20 +178,15 @@ TEST(Epilogue, ConvWithSmallWeightsFoldsTheChannelScaleIntoThem) {
     auto chain = [form](const Device& d) {
       // 1 input channel, 8 outputs at 20 x 20 (batch 4): 12,800 outputs
       // for 72 weights.
-      auto x = Tensor<4>::from_data(volume({4, 1, 20, 20}, 1.0f), d);
-      auto w = Tensor<4>::from_data(volume({8, 1, 3, 3}, 0.4f), d);
-      auto b = Tensor<1>::from_data(TensorData(volume({8}, 0.2f).to_vec<float>(), {8}), d);
-      auto scale = Tensor<4>::from_data(volume({1, 8, 1, 1}, 1.5f), d);
-      auto shift = Tensor<4>::from_data(volume({1, 8, 1, 1}, 0.3f), d);
-      const burn::module::ConvOptions<2> opts({1, 1}, {1, 1}, {1, 1}, 1);
-      auto y = burn::module::conv2d(x, w, b, opts);
+      const auto c = conv_and_affine(d, 4, 1, 8, 20);
+      auto y = burn::module::conv2d(c.x, c.w, c.b, c.opts);
       switch (form) {
-        case Form::ScaleShiftRelu: return burn::activation::relu(y * scale + shift);
-        case Form::ScalarScaleMinusShift: return y * 0.7 - shift;
+        case Form::ScaleShiftRelu: return burn::activation::relu(y * c.scale + c.shift);
+        case Form::ScalarScaleMinusShift: return y * 0.7 - c.shift;
         case Form::ThenResidualReluAndScale: {
           auto residual = Tensor<4>::from_data(volume({4, 8, 20, 20}, 0.7f), d);
           auto after = Tensor<4>::from_data(volume({1, 8, 1, 1}, 2.0f), d);
-          return burn::activation::relu(y * scale + shift + residual) * after;
+          return burn::activation::relu(y * c.scale + c.shift + residual) * after;
         }
       }
       throw std::logic_error("unreachable");
@@ -203,21 +210,19 @@ TEST(Epilogue, APoolAroundTheChainLeavesItOneConvolution) {
   for (Pool pool : {Pool::Max, Pool::Avg, Pool::Adaptive}) {
     SCOPED_TRACE(static_cast<int>(pool));
     auto chain = [pool](const Device& d) {
-      auto x = Tensor<4>::from_data(volume({2, 3, 10, 10}, 1.0f), d);
-      auto w = Tensor<4>::from_data(volume({5, 3, 3, 3}, 0.4f), d);
-      auto scale = Tensor<4>::from_data(volume({1, 5, 1, 1}, 1.5f), d);
-      auto shift = Tensor<4>::from_data(volume({1, 5, 1, 1}, 0.3f), d);
-      const burn::module::ConvOptions<2> opts({1, 1}, {1, 1}, {1, 1}, 1);
+      const auto c = conv_and_affine(d, 2, 3, 5, 10);
       switch (pool) {
         case Pool::Max:
           return burn::module::max_pool2d(
-              burn::activation::relu(burn::module::conv2d(x, w, std::nullopt, opts) * scale + shift), {2, 2}, {2, 2});
+              burn::activation::relu(burn::module::conv2d(c.x, c.w, std::nullopt, c.opts) * c.scale + c.shift), {2, 2},
+              {2, 2});
         case Pool::Avg:
           return burn::module::avg_pool2d(
-              burn::activation::relu(burn::module::conv2d(x, w, std::nullopt, opts) * scale + shift), {2, 2}, {2, 2});
+              burn::activation::relu(burn::module::conv2d(c.x, c.w, std::nullopt, c.opts) * c.scale + c.shift), {2, 2},
+              {2, 2});
         case Pool::Adaptive:
           return burn::module::adaptive_avg_pool2d(
-              burn::activation::relu(burn::module::conv2d(x, w, std::nullopt, opts) * scale + shift), {3, 3});
+              burn::activation::relu(burn::module::conv2d(c.x, c.w, std::nullopt, c.opts) * c.scale + c.shift), {3, 3});
       }
       throw std::logic_error("unreachable");
     };
