@@ -427,8 +427,9 @@ std::optional<ConvWithPostOps> fold_channel_affine(const Context& ctx, const Con
     switch (post.kind(i)) {
       case dnnl::primitive::kind::sum: {
         float s = 0;
-        post.get_params_sum(i, s);
-        rest.append_sum(s);
+        dnnl::memory::data_type dt{};
+        post.get_params_sum(i, s, dt);
+        rest.append_sum(s, dt);
         break;
       }
       case dnnl::primitive::kind::eltwise: {

@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <limits>
 
 #include "backends/flex/simd/math.hpp"
@@ -48,14 +49,19 @@ struct Limits {
 // bounded it).
 template <class V>
 struct ExpReduced {
-  V k_shifted;  // 1.5 * 2^23 + k
+  V k_shifted;  // kExpShifter + k
   V k;
   V q;  // e^r - 1
 };
 
+// Adding it rounds a float below 2^22 in magnitude to an integer k, which
+// the sum's bits hold as kExpShifterBits + k.
+constexpr float kExpShifter = 12582912.0f;  // 1.5 * 2^23
+constexpr std::int32_t kExpShifterBits = 0x4B400000;
+
 template <class D, class V>
 HWY_INLINE ExpReduced<V> exp_reduce(D d, V x) {
-  const V shifter = hn::Set(d, 12582912.0f);  // 1.5 * 2^23
+  const V shifter = hn::Set(d, kExpShifter);
   const V k_shifted = hn::MulAdd(x, hn::Set(d, 1.44269504088896341f), shifter);
   const V k = hn::Sub(k_shifted, shifter);
   V r = hn::MulAdd(k, hn::Set(d, -0.693145751953125f), x);
@@ -72,8 +78,8 @@ HWY_NOINLINE V exp_f32_full_range(D d, V x) {
   const V y{_mm512_scalef_ps(hn::Add(q, hn::Set(d, 1.0f)).raw, k.raw)};
 #else
   const hn::RebindToSigned<D> di;
-  const auto ki = hn::Sub(hn::BitCast(di, k_shifted), hn::Set(di, 0x4B400000));  // k
-  const auto half = hn::ShiftRight<1>(ki);                                       // floor(k / 2)
+  const auto ki = hn::Sub(hn::BitCast(di, k_shifted), hn::Set(di, kExpShifterBits));  // k
+  const auto half = hn::ShiftRight<1>(ki);                                            // floor(k / 2)
   const auto one = hn::Set(di, 127 << 23);
   const V lower = hn::BitCast(d, hn::Add(hn::ShiftLeft<23>(half), one));
   const V upper = hn::BitCast(d, hn::Add(hn::ShiftLeft<23>(hn::Sub(ki, half)), one));
@@ -90,8 +96,8 @@ HWY_INLINE V exp_f32(D d, V x) {
     const hn::RebindToSigned<D> di;
     const auto [k_shifted, k, q] = exp_reduce(d, x);
     const V p = hn::Add(q, hn::Set(d, 1.0f));
-    // k_shifted's bits are 0x4B400000 + k; shifted by 23 only k's low 9 bits
-    // remain, which is k << 23 modulo 2^32.
+    // k_shifted's bits are kExpShifterBits + k, and kExpShifterBits << 23
+    // is 0 modulo 2^32: shifting them gives k << 23.
     return hn::BitCast(d, hn::Add(hn::BitCast(di, p), hn::ShiftLeft<23>(hn::BitCast(di, k_shifted))));
   }
   return exp_f32_full_range(d, x);
